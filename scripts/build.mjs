@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// The build: protobuf code for the plugin, bundled entry points, executables in bin/,
+// and the cdktf bindings and docs generated from the provider schema.
+// Bundling matters: the engine starts the plugin several times per command, and one file
+// with lazily-loaded provider code starts far faster than a tree of node_modules.
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bin = (name) => join(root, "node_modules", ".bin", name);
+const step = (name) => process.stderr.write(`build: ${name}\n`);
+
+// 1. tfplugin6 messages as static protobufjs code (no .proto parsing at plugin start).
+step("protobuf");
+const protoDir = join(root, "src/plugin/proto");
+const genDir = join(protoDir, "gen");
+mkdirSync(genDir, { recursive: true });
+const protos = ["tfplugin6.proto", "plugin.proto"].map((f) => join(protoDir, f)).filter(existsSync);
+execFileSync(bin("pbjs"), ["-t", "static-module", "-w", "commonjs", "--no-verify", "--no-delimited", "--no-beautify", "--force-number", "-o", join(genDir, "messages.js"), ...protos], { stdio: "inherit" });
+execFileSync(bin("pbts"), ["-o", join(genDir, "messages.d.ts"), join(genDir, "messages.js")], { stdio: "inherit" });
+
+// 2. Bundles.
+step("bundle");
+const common = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "cjs",
+  sourcemap: "linked",
+  logLevel: "warning",
+  // Native addon and engine-only libraries stay outside the bundle.
+  external: ["better-sqlite3", "pg", "pg-native"],
+};
+await Promise.all([
+  esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/main.ts")], outfile: join(root, "dist/plugin.js") }),
+  esbuild.build({ ...common, entryPoints: [join(root, "src/cli/main.ts")], outfile: join(root, "dist/cli.js") }),
+]);
+
+// 3. Executables.
+step("bin");
+mkdirSync(join(root, "bin"), { recursive: true });
+for (const [name, target] of [["mgmt", "cli.js"], ["terraform-provider-mgmt", "plugin.js"]]) {
+  const file = join(root, "bin", name);
+  writeFileSync(file, `#!/usr/bin/env node\nrequire("../dist/${target}");\n`);
+  chmodSync(file, 0o755);
+}
+
+// 4. Provider schema -> cdktf bindings and docs.
+step("bindings");
+execFileSync(process.execPath, [join(root, "scripts/generate-bindings.mjs")], { stdio: "inherit", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });

@@ -1,0 +1,69 @@
+/** Shapes every area shares: timestamps, the error body, the paginated envelope, page bounds. */
+import { z } from "zod";
+
+/** All times on the wire are UTC without offset or fraction, as upstream clients parse them. */
+export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
+export const Timestamp = z.string().regex(TIMESTAMP_PATTERN, "must be a UTC timestamp YYYY-MM-DDTHH:MM:SS");
+
+export function formatTimestamp(date: Date): string {
+  return date.toISOString().slice(0, 19);
+}
+
+export function parseTimestamp(text: string): Date {
+  return new Date(`${text}Z`);
+}
+
+export const ErrorItem = z.object({
+  field: z.string().nullish(),
+  reason: z.string(),
+});
+export const ErrorBody = z.object({ errors: z.array(ErrorItem).min(1) });
+export type ErrorItem = z.infer<typeof ErrorItem>;
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+export const EmptyBody = z.object({}).strict();
+
+export function paginated<T extends z.ZodType>(item: T) {
+  return z.object({
+    data: z.array(item),
+    page: z.number().int().min(1),
+    pages: z.number().int().min(0),
+    results: z.number().int().min(0),
+  });
+}
+export interface Page<T> {
+  data: T[];
+  page: number;
+  pages: number;
+  results: number;
+}
+
+/** Upstream bounds, applied to every list (the contract leaves them "not shown"). */
+export const PAGE_SIZE = { min: 25, max: 500, default: 100 } as const;
+
+const intParam = (name: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be a positive integer`)
+    .transform((s) => Number(s));
+
+export const PageQuery = z.object({
+  page: intParam("page")
+    .pipe(z.number().int().min(1, "page must be at least 1"))
+    .optional()
+    .transform((v) => v ?? 1),
+  page_size: intParam("page_size")
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(PAGE_SIZE.min, `page_size must be between ${PAGE_SIZE.min} and ${PAGE_SIZE.max}`)
+        .max(PAGE_SIZE.max, `page_size must be between ${PAGE_SIZE.min} and ${PAGE_SIZE.max}`),
+    )
+    .optional()
+    .transform((v) => v ?? PAGE_SIZE.default),
+});
+export type PageQuery = z.output<typeof PageQuery>;
+
+/** Path ids are positive integers; anything else is simply not found. */
+export const PathId = z.string().regex(/^[1-9]\d{0,15}$/).transform(Number);

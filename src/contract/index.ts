@@ -1,0 +1,4 @@
+export * from "./common";
+export * from "./profile";
+export * from "./sshkeys";
+export * from "./sshkey-format";

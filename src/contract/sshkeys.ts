@@ -1,0 +1,37 @@
+/** SSH keys of the profile (`/profile/sshkeys`). */
+import { z } from "zod";
+import { Timestamp } from "./common";
+import { parseSshPublicKey } from "./sshkey-format";
+
+export const SSH_KEY_LABEL_MAX = 64;
+
+export const SshKeyLabel = z.string().max(SSH_KEY_LABEL_MAX, `Length must be ${SSH_KEY_LABEL_MAX} characters or less.`);
+
+export const SshPublicKeyText = z.string().superRefine((text, ctx) => {
+  const parsed = parseSshPublicKey(text);
+  if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.reason });
+});
+
+export const SshKey = z.object({
+  id: z.number().int(),
+  label: z.string(),
+  ssh_key: z.string(),
+  created: Timestamp,
+});
+export type SshKey = z.infer<typeof SshKey>;
+
+/**
+ * The contract marks neither field required; a key without key material is meaningless, so
+ * `ssh_key` is required (as upstream answers) and `label` defaults to "".
+ */
+export const SshKeyCreate = z.object({
+  label: SshKeyLabel.optional(),
+  ssh_key: SshPublicKeyText,
+});
+export type SshKeyCreate = z.input<typeof SshKeyCreate>;
+
+/** Only the label can change. */
+export const SshKeyUpdate = z.object({
+  label: SshKeyLabel,
+});
+export type SshKeyUpdate = z.input<typeof SshKeyUpdate>;

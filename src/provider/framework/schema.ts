@@ -1,0 +1,62 @@
+/**
+ * Schemas in the shape of `terraform providers schema -json`, which is also what
+ * @cdktf/provider-generator reads. The plugin converts these to tfplugin6 Schema messages;
+ * `mgmt schema` prints them as they are.
+ */
+import type { TfType } from "./value";
+
+export interface Attribute {
+  readonly type: TfType;
+  readonly description?: string;
+  readonly description_kind?: "plain" | "markdown";
+  readonly required?: boolean;
+  readonly optional?: boolean;
+  readonly computed?: boolean;
+  readonly sensitive?: boolean;
+  readonly deprecated?: boolean;
+}
+
+export interface BlockType {
+  readonly nesting_mode: "single" | "list" | "set" | "map" | "group";
+  readonly block: Block;
+  readonly min_items?: number;
+  readonly max_items?: number;
+}
+
+export interface Block {
+  readonly attributes?: { readonly [name: string]: Attribute };
+  readonly block_types?: { readonly [name: string]: BlockType };
+  readonly description?: string;
+  readonly description_kind?: "plain" | "markdown";
+  readonly deprecated?: boolean;
+}
+
+export interface Schema {
+  readonly version: number;
+  readonly block: Block;
+}
+
+/** The object type a block's values have on the wire. */
+export function blockType(block: Block): TfType {
+  const attrs: Record<string, TfType> = {};
+  for (const [name, a] of Object.entries(block.attributes ?? {})) attrs[name] = a.type;
+  for (const [name, bt] of Object.entries(block.block_types ?? {})) {
+    const inner = blockType(bt.block);
+    switch (bt.nesting_mode) {
+      case "single":
+      case "group":
+        attrs[name] = inner;
+        break;
+      case "list":
+        attrs[name] = ["list", inner];
+        break;
+      case "set":
+        attrs[name] = ["set", inner];
+        break;
+      case "map":
+        attrs[name] = ["map", inner];
+        break;
+    }
+  }
+  return ["object", attrs];
+}

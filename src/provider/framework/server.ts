@@ -1,0 +1,74 @@
+/**
+ * The boundary between the plugin (wire protocol) and the provider (API knowledge).
+ * Every value here is already decoded against the schema's object type; every state is an
+ * object value or null. The plugin never interprets values; the provider never sees bytes.
+ */
+import type { AttributePath, Diagnostic } from "./diagnostics";
+import type { Schema } from "./schema";
+import type { ObjectValue } from "./value";
+
+export interface ProviderSchemas {
+  readonly provider: Schema;
+  readonly resources: { readonly [typeName: string]: Schema };
+  readonly dataSources: { readonly [typeName: string]: Schema };
+}
+
+export interface Diagnosed {
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+export interface ReadResourceResult extends Diagnosed {
+  /** null: the object is gone; the engine plans to create it again. */
+  readonly newState: ObjectValue | null;
+  readonly private?: Uint8Array;
+}
+
+export interface PlanResourceChangeRequest {
+  readonly priorState: ObjectValue | null;
+  /** null when the plan is a destroy. */
+  readonly proposedNewState: ObjectValue | null;
+  readonly config: ObjectValue | null;
+  readonly priorPrivate?: Uint8Array;
+}
+
+export interface PlanResourceChangeResult extends Diagnosed {
+  readonly plannedState: ObjectValue | null;
+  readonly requiresReplace: readonly AttributePath[];
+  readonly plannedPrivate?: Uint8Array;
+}
+
+export interface ApplyResourceChangeRequest {
+  readonly priorState: ObjectValue | null;
+  /** null: destroy. */
+  readonly plannedState: ObjectValue | null;
+  readonly config: ObjectValue | null;
+  readonly plannedPrivate?: Uint8Array;
+}
+
+export interface ApplyResourceChangeResult extends Diagnosed {
+  readonly newState: ObjectValue | null;
+  readonly private?: Uint8Array;
+}
+
+export interface ImportedResource {
+  readonly typeName: string;
+  readonly state: ObjectValue;
+  readonly private?: Uint8Array;
+}
+
+export interface ProviderServer {
+  schemas(): ProviderSchemas;
+  validateProviderConfig(config: ObjectValue): Promise<Diagnosed>;
+  configure(config: ObjectValue): Promise<Diagnosed>;
+  validateResourceConfig(typeName: string, config: ObjectValue): Promise<Diagnosed>;
+  validateDataResourceConfig(typeName: string, config: ObjectValue): Promise<Diagnosed>;
+  /** rawState is the parsed JSON of the stored state, written under schema `version`. */
+  upgradeResourceState(typeName: string, version: number, rawState: unknown): Promise<Diagnosed & { readonly upgradedState: ObjectValue | null }>;
+  readResource(typeName: string, currentState: ObjectValue, priv?: Uint8Array): Promise<ReadResourceResult>;
+  planResourceChange(typeName: string, req: PlanResourceChangeRequest): Promise<PlanResourceChangeResult>;
+  applyResourceChange(typeName: string, req: ApplyResourceChangeRequest): Promise<ApplyResourceChangeResult>;
+  importResourceState(typeName: string, id: string): Promise<Diagnosed & { readonly imported: readonly ImportedResource[] }>;
+  readDataSource(typeName: string, config: ObjectValue): Promise<Diagnosed & { readonly state: ObjectValue | null }>;
+  /** Cancel in-flight work (Ctrl-C in the engine). */
+  stop(): Promise<void>;
+}
