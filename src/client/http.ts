@@ -1,0 +1,328 @@
+/**
+ * The transport: one undici Pool for the API's origin, bearer auth, JSON in and out, a timeout per
+ * attempt, the retry loop (policy in ./retry), and parsing of every body with a contract schema.
+ */
+import { STATUS_CODES } from "node:http";
+import { setTimeout as delay } from "node:timers/promises";
+import { Pool, type Dispatcher } from "undici";
+import type { z } from "zod";
+import { version } from "../../package.json";
+import { ErrorBody } from "../contract/common";
+import { ApiError, NetworkError, ResponseShapeError, type ApiErrorItem, type ShapeIssue } from "./errors";
+import { DEFAULT_RETRY_POLICY, classifyError, decideRetry, type FailureKind, type RetryPolicy } from "./retry";
+
+export const DEFAULT_USER_AGENT = `terraform-provider-mgmt/${version}`;
+/** Per attempt: covers connecting, waiting for headers and reading the body. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_CONNECTIONS = 16;
+
+export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** Reported before each retry, e.g. for the provider's log. Holds nothing secret. */
+export interface RetryEvent {
+  readonly operation: string;
+  readonly method: string;
+  readonly path: string;
+  /** The attempt that failed (1 = the first request). */
+  readonly attempt: number;
+  readonly delayMs: number;
+  /** `429`, `503`, `ECONNREFUSED`, `timeout`... */
+  readonly reason: string;
+}
+
+export interface HttpOptions {
+  /** API root including the version, e.g. `http://127.0.0.1:8080/v4` (trailing slash optional). */
+  readonly url: string;
+  readonly token: string;
+  readonly userAgent?: string;
+  /** Per attempt; default 60 s. */
+  readonly timeoutMs?: number;
+  /** Shorthand for retry.maxRetries (default 5). */
+  readonly maxRetries?: number;
+  readonly retry?: Partial<RetryPolicy>;
+  /** Waits between attempts; injectable so tests record delays instead of waiting. */
+  readonly sleep?: Sleep;
+  /** Clock (ms since epoch) for HTTP-date Retry-After. */
+  readonly now?: () => number;
+  /** Jitter source in [0, 1). */
+  readonly random?: () => number;
+  /** Use this dispatcher (not closed by close()) instead of an own Pool. */
+  readonly dispatcher?: Dispatcher;
+  /** Pool size when the client makes its own Pool; default 16. */
+  readonly connections?: number;
+  readonly onRetry?: (event: RetryEvent) => void;
+}
+
+export interface CallOptions {
+  /** Cancels the call, including any wait between attempts. */
+  readonly signal?: AbortSignal;
+}
+
+export interface RequestSpec<S extends z.ZodType> extends CallOptions {
+  /** Client operation name, used in error messages (`getSshKey`). */
+  readonly operation: string;
+  readonly method: Method;
+  /** Relative to the API root, starting with `/` (use `route` to build it). */
+  readonly path: string;
+  readonly query?: Query;
+  /** Sent as JSON. */
+  readonly body?: unknown;
+  /** Schema the success body must match. */
+  readonly schema: S;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Builds a path, percent-encoding every interpolated value:
+ * route`/profile/sshkeys/${id}`. Numbers must be integers; strings must be non-empty and not
+ * `.`/`..`, so a missing id can never turn a single-item path into the collection's path.
+ */
+export function route(strings: TemplateStringsArray, ...values: Array<string | number>): string {
+  let out = strings[0] ?? "";
+  values.forEach((v, i) => {
+    if (typeof v === "number") {
+      if (!Number.isSafeInteger(v)) throw new TypeError(`path parameter must be an integer, got ${v}`);
+    } else if (v === "" || v === "." || v === "..") {
+      throw new TypeError(`path parameter must be a non-empty name, got '${v}'`);
+    }
+    out += encodeURIComponent(String(v)) + (strings[i + 1] ?? "");
+  });
+  return out;
+}
+
+function queryString(query: Query | undefined): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.append(k, String(v));
+  const s = params.toString();
+  return s === "" ? "" : `?${s}`;
+}
+
+function parseBaseUrl(url: string): { origin: string; basePath: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TypeError(`API url is not a valid URL: '${url}'`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new TypeError(`API url must be http or https, got '${parsed.protocol}'`);
+  }
+  // Never echo the URL here: credentials in it would be secrets.
+  if (parsed.username !== "" || parsed.password !== "") throw new TypeError("API url must not contain credentials; pass the token instead");
+  if (parsed.search !== "" || parsed.hash !== "") throw new TypeError("API url must not contain a query or fragment");
+  return { origin: parsed.origin, basePath: parsed.pathname.replace(/\/+$/, "") };
+}
+
+interface RawResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+}
+
+class AttemptFailure {
+  constructor(
+    readonly kind: FailureKind,
+    readonly error: unknown,
+  ) {}
+}
+
+function errorCode(err: unknown): string | undefined {
+  if (typeof err !== "object" || err === null) return undefined;
+  const e = err as { code?: unknown; errors?: unknown };
+  if (typeof e.code === "string") return e.code;
+  if (Array.isArray(e.errors) && e.errors.length > 0) return errorCode(e.errors[0]);
+  return undefined;
+}
+
+function header(headers: RawResponse["headers"], name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The `errors` of an error response, or one item standing for a body that is not one. */
+function errorItems(res: RawResponse): ApiErrorItem[] {
+  try {
+    const parsed = ErrorBody.safeParse(JSON.parse(res.text));
+    if (parsed.success) return parsed.data.errors;
+  } catch {
+    // not JSON; fall through
+  }
+  const type = header(res.headers, "content-type") ?? "";
+  const text = res.text.trim();
+  if (type.startsWith("text/plain") && text !== "" && text.length <= 200 && !text.includes("\n")) return [{ reason: text }];
+  return [{ reason: STATUS_CODES[res.status] ?? "HTTP error" }];
+}
+
+function shapeIssues(error: z.ZodError): ShapeIssue[] {
+  return error.issues.map((i) => ({ field: i.path.map(String).join("."), message: i.message }));
+}
+
+export class HttpClient {
+  readonly origin: string;
+  readonly basePath: string;
+  readonly userAgent: string;
+  readonly timeoutMs: number;
+  readonly policy: RetryPolicy;
+  // Private fields stay out of util.inspect / JSON: the token never shows in a log.
+  readonly #token: string;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #sleep: Sleep;
+  readonly #now: () => number;
+  readonly #random: () => number;
+  readonly #onRetry: ((event: RetryEvent) => void) | undefined;
+
+  constructor(opts: HttpOptions) {
+    const { origin, basePath } = parseBaseUrl(opts.url);
+    if (typeof opts.token !== "string" || !/^[\x21-\x7e]*$/.test(opts.token)) {
+      throw new TypeError("API token must be a string of visible ASCII characters");
+    }
+    this.origin = origin;
+    this.basePath = basePath;
+    this.#token = opts.token;
+    this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!(this.timeoutMs > 0)) throw new TypeError("timeoutMs must be positive");
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...opts.retry, ...(opts.maxRetries !== undefined ? { maxRetries: opts.maxRetries } : {}) };
+    if (!Number.isInteger(this.policy.maxRetries) || this.policy.maxRetries < 0) throw new TypeError("maxRetries must be a non-negative integer");
+    this.#sleep = opts.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
+    this.#now = opts.now ?? Date.now;
+    this.#random = opts.random ?? Math.random;
+    this.#onRetry = opts.onRetry;
+    if (opts.dispatcher) {
+      this.#dispatcher = opts.dispatcher;
+      this.#ownsDispatcher = false;
+    } else {
+      this.#dispatcher = new Pool(origin, {
+        connections: opts.connections ?? DEFAULT_CONNECTIONS,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        connect: { timeout: Math.min(this.timeoutMs, 10_000) },
+      });
+      this.#ownsDispatcher = true;
+    }
+  }
+
+  /** Sends the request (retrying per the policy) and returns the body parsed by `spec.schema`. */
+  async request<S extends z.ZodType>(spec: RequestSpec<S>): Promise<z.output<S>> {
+    if (!spec.path.startsWith("/")) throw new TypeError(`path must start with '/': ${spec.path}`);
+    const path = spec.path + queryString(spec.query);
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      "user-agent": this.userAgent,
+      ...spec.headers,
+    };
+    if (this.#token !== "") headers.authorization = `Bearer ${this.#token}`;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const { method, signal, operation } = spec;
+    const failure = (kind: FailureKind, attempts: number, cause?: unknown, detail?: string) =>
+      new NetworkError({ kind, method, path, origin: this.origin, code: errorCode(cause), attempts, cause, detail });
+
+    for (let attempts = 1; ; attempts++) {
+      if (signal?.aborted) throw failure("aborted", attempts - 1, signal.reason);
+      let res: RawResponse;
+      try {
+        res = await this.#attempt(method, this.basePath + path, headers, body, signal);
+      } catch (err) {
+        if (!(err instanceof AttemptFailure)) throw err;
+        const decision = decideRetry({ method, outcome: { failure: err.kind }, attempts }, this.policy, this.#now(), this.#random);
+        if (!decision.retry) {
+          const detail = err.kind === "timeout" ? `no complete answer within ${this.timeoutMs} ms` : undefined;
+          throw failure(err.kind, attempts, err.error, detail);
+        }
+        await this.#pause({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason: errorCode(err.error) ?? err.kind }, signal, () => failure("aborted", attempts, signal?.reason));
+        continue;
+      }
+
+      if (res.status >= 200 && res.status < 300) return this.#decode(spec, path, res);
+
+      const retryAfter = res.headers["retry-after"];
+      const decision = decideRetry({ method, outcome: { status: res.status }, attempts, retryAfter }, this.policy, this.#now(), this.#random);
+      if (decision.retry) {
+        await this.#pause({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason: String(res.status) }, signal, () => failure("aborted", attempts, signal?.reason));
+        continue;
+      }
+      let note: string | undefined;
+      let retryAfterMs: number | undefined;
+      if (!decision.retry && decision.why === "retry-after-too-long") {
+        retryAfterMs = decision.retryAfterMs;
+        note = `server asked to retry after ${Math.ceil((retryAfterMs ?? 0) / 1000)} s, longer than the ${this.policy.maxRetryAfterMs / 1000} s this client waits`;
+      } else if (attempts > 1) {
+        note = `gave up after ${attempts} attempts`;
+      }
+      throw new ApiError({ status: res.status, method, path, errors: errorItems(res), attempts, retryAfterMs, note });
+    }
+  }
+
+  /** Closes the own Pool (a dispatcher passed in is left to its owner). */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  async #attempt(method: Method, fullPath: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined): Promise<RawResponse> {
+    const controller = new AbortController();
+    const timedOut = new Error("attempt timed out");
+    const timer = setTimeout(() => controller.abort(timedOut), this.timeoutMs);
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const res = await this.#dispatcher.request({
+        origin: this.origin,
+        path: fullPath,
+        method,
+        headers,
+        body,
+        signal: controller.signal,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, headers: res.headers, text };
+    } catch (err) {
+      if (controller.signal.aborted) {
+        throw new AttemptFailure(controller.signal.reason === timedOut ? "timeout" : "aborted", controller.signal.reason === timedOut ? undefined : err);
+      }
+      throw new AttemptFailure(classifyError(err), err);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async #pause(event: RetryEvent, signal: AbortSignal | undefined, aborted: () => Error): Promise<void> {
+    this.#onRetry?.(event);
+    try {
+      await this.#sleep(event.delayMs, signal);
+    } catch (err) {
+      if (signal?.aborted) throw aborted();
+      throw err;
+    }
+    if (signal?.aborted) throw aborted();
+  }
+
+  #decode<S extends z.ZodType>(spec: RequestSpec<S>, path: string, res: RawResponse): z.output<S> {
+    const where = { operation: spec.operation, method: spec.method, path, status: res.status };
+    let value: unknown;
+    if (res.text.trim() === "") {
+      value = undefined;
+    } else {
+      try {
+        value = JSON.parse(res.text);
+      } catch {
+        // Say what came back, not what it contained: a body may hold a secret.
+        const type = header(res.headers, "content-type") ?? "no content-type";
+        throw new ResponseShapeError({ ...where, summary: "response body is not JSON", issues: [{ field: "", message: `${type}, ${Buffer.byteLength(res.text)} bytes` }] });
+      }
+    }
+    const parsed = spec.schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    if (value === undefined) {
+      throw new ResponseShapeError({ ...where, summary: "response body is empty", issues: [{ field: "", message: "expected a JSON body" }] });
+    }
+    throw new ResponseShapeError({ ...where, issues: shapeIssues(parsed.error) });
+  }
+}

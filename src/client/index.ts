@@ -1,0 +1,113 @@
+/**
+ * The Management API client: typed (every body parsed with the contract's zod schema), pooled
+ * (one undici Pool), paginating, and retrying per ./retry (a create is never silently repeated).
+ *
+ * Adding an endpoint is one method built on `get`, `list`, `page`, `send` or `remove`:
+ *
+ *   async getToken(id: number, o?: CallOptions) { return this.get("getToken", route`/profile/tokens/${id}`, Token, o); }
+ *   listTokens(o?: ListOptions) { return this.list("listTokens", "/profile/tokens", Token, o); }
+ */
+import type { z } from "zod";
+import { EmptyBody, PAGE_SIZE, paginated, type Page } from "../contract/common";
+import { Profile } from "../contract/profile";
+import { SshKey, type SshKeyCreate, type SshKeyUpdate } from "../contract/sshkeys";
+import { HttpClient, route, type CallOptions, type HttpOptions, type Method } from "./http";
+import { paginate } from "./paginate";
+
+export * from "./errors";
+export { DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT_MS, DEFAULT_USER_AGENT, HttpClient, route } from "./http";
+export type { CallOptions, HttpOptions, Method, Query, RequestSpec, RetryEvent, Sleep } from "./http";
+export { listAll, paginate, type PageFetcher } from "./paginate";
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry";
+
+export type MgmtClientOptions = HttpOptions;
+
+export interface ListOptions extends CallOptions {
+  /** Items per request while walking a whole list; default the upstream maximum (500). */
+  readonly pageSize?: number;
+}
+
+/** An item schema's paginated envelope, built once per schema. */
+const envelopes = new WeakMap<z.ZodType, z.ZodType>();
+function envelopeOf<T extends z.ZodType>(item: T): ReturnType<typeof paginated<T>> {
+  let env = envelopes.get(item);
+  if (!env) {
+    env = paginated(item);
+    envelopes.set(item, env);
+  }
+  return env as ReturnType<typeof paginated<T>>;
+}
+
+export class MgmtClient {
+  readonly http: HttpClient;
+
+  constructor(opts: MgmtClientOptions) {
+    this.http = new HttpClient(opts);
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+
+  // Profile
+
+  async getProfile(o?: CallOptions): Promise<Profile> {
+    return this.get("getProfile", "/profile", Profile, o);
+  }
+
+  // SSH keys
+
+  listSshKeys(o?: ListOptions): AsyncIterable<SshKey> {
+    return this.list("listSshKeys", "/profile/sshkeys", SshKey, o);
+  }
+
+  async listSshKeysPage(page: number, pageSize?: number, o?: CallOptions): Promise<Page<SshKey>> {
+    return this.page("listSshKeys", "/profile/sshkeys", SshKey, page, pageSize, o);
+  }
+
+  async getSshKey(id: number, o?: CallOptions): Promise<SshKey> {
+    return this.get("getSshKey", route`/profile/sshkeys/${id}`, SshKey, o);
+  }
+
+  async createSshKey(body: SshKeyCreate, o?: CallOptions): Promise<SshKey> {
+    return this.send("createSshKey", "POST", "/profile/sshkeys", body, SshKey, o);
+  }
+
+  async updateSshKey(id: number, body: SshKeyUpdate, o?: CallOptions): Promise<SshKey> {
+    return this.send("updateSshKey", "PUT", route`/profile/sshkeys/${id}`, body, SshKey, o);
+  }
+
+  async deleteSshKey(id: number, o?: CallOptions): Promise<void> {
+    return this.remove("deleteSshKey", route`/profile/sshkeys/${id}`, o);
+  }
+
+  // Building blocks: one line per endpoint above. (Endpoint methods are async so that a bad
+  // argument, e.g. a NaN id refused by `route`, surfaces as a rejection like any other error.)
+
+  protected get<S extends z.ZodType>(operation: string, path: string, schema: S, o?: CallOptions): Promise<z.output<S>> {
+    return this.http.request({ operation, method: "GET", path, schema, signal: o?.signal });
+  }
+
+  /** POST/PUT with a JSON body. Request bodies are not validated here: the server is the authority. */
+  protected send<S extends z.ZodType>(operation: string, method: Method, path: string, body: unknown, schema: S, o?: CallOptions): Promise<z.output<S>> {
+    return this.http.request({ operation, method, path, body, schema, signal: o?.signal });
+  }
+
+  /** DELETE answering `{}`. */
+  protected async remove(operation: string, path: string, o?: CallOptions): Promise<void> {
+    await this.http.request({ operation, method: "DELETE", path, schema: EmptyBody, signal: o?.signal });
+  }
+
+  /** One page of a paginated list. */
+  protected page<S extends z.ZodType>(operation: string, path: string, item: S, page: number, pageSize?: number, o?: CallOptions): Promise<Page<z.output<S>>> {
+    if (!Number.isSafeInteger(page) || page < 1) throw new TypeError(`${operation}: page must be a positive integer, got ${page}`);
+    if (pageSize !== undefined && !Number.isSafeInteger(pageSize)) throw new TypeError(`${operation}: pageSize must be an integer, got ${pageSize}`);
+    return this.http.request({ operation, method: "GET", path, query: { page, page_size: pageSize }, schema: envelopeOf(item), signal: o?.signal }) as Promise<Page<z.output<S>>>;
+  }
+
+  /** Every item of a paginated list, fetched page by page as the iteration proceeds. */
+  protected list<S extends z.ZodType>(operation: string, path: string, item: S, o?: ListOptions): AsyncIterable<z.output<S>> {
+    const pageSize = o?.pageSize ?? PAGE_SIZE.max;
+    return paginate((n) => this.page(operation, path, item, n, pageSize, o));
+  }
+}
