@@ -1,0 +1,18 @@
+/** `mgmt docs [DIR]`: writes the generated reference pages (committed under docs/reference). */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { renderDocs } from "../provider/docs";
+
+export async function runDocs(args: string[]): Promise<number> {
+  if (args.length > 1) {
+    process.stderr.write("usage: mgmt docs [DIR]\n");
+    return 2;
+  }
+  const dir = args[0] ?? "docs/reference";
+  for (const page of renderDocs()) {
+    const file = join(dir, page.path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, page.content);
+  }
+  return 0;
+}

@@ -1,0 +1,49 @@
+/**
+ * `mgmt`: the command line. Each subcommand is loaded only when used, so `mgmt schema`
+ * does not pay for the server and `mgmt serve` does not pay for the provider.
+ */
+const USAGE = `usage: mgmt <command> [options]
+
+commands:
+  serve    run the local Management API (see: mgmt serve --help)
+  schema   print the provider schema as 'terraform providers schema -json' does
+  docs     write the resource and data source reference into a folder (default docs/)
+  version  print the version as JSON
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "serve":
+      return (await import("./serve")).runServe(rest);
+    case "schema":
+      return (await import("./schema")).runSchema(rest);
+    case "docs":
+      return (await import("./docs")).runDocs(rest);
+    case "version":
+    case "--version": {
+      const { PROVIDER_VERSION, PROVIDER_SOURCE } = await import("../provider/identity");
+      process.stdout.write(`${JSON.stringify({ version: PROVIDER_VERSION, provider_source: PROVIDER_SOURCE })}\n`);
+      return 0;
+    }
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`mgmt: unknown command '${command}'\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`mgmt: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);
