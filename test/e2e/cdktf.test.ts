@@ -1,0 +1,69 @@
+/**
+ * One `cdktf deploy --skip-provider-lock` of examples/basic against a real `mgmt serve`, the way
+ * a cdktf user runs it: generated bindings, OpenTofu as the engine, dev_overrides for the plugin.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { MgmtClient } from "../../src/client";
+import { availableEngines, engineEnvironment, writeCliConfig } from "../../src/harness/engine";
+import { repoPath } from "../../src/harness/paths";
+import { startServe, type RunningServer } from "../../src/harness/serve";
+
+jest.setTimeout(300_000);
+
+function cdktf(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [repoPath("node_modules/cdktf-cli/bundle/bin/cdktf"), ...args], { cwd: repoPath(), env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, output }));
+  });
+}
+
+describe("cdktf deploy of examples/basic", () => {
+  let server: RunningServer;
+  let client: MgmtClient;
+  let work: string;
+
+  beforeAll(async () => {
+    server = await startServe();
+    client = new MgmtClient({ url: server.url, token: server.token });
+    work = mkdtempSync(join(tmpdir(), "mgmt-cdktf-"));
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await server?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("deploys the stack with OpenTofu and keeps the token out of the synthesized JSON", async () => {
+    const tofu = availableEngines().find((e) => e.name === "tofu")!;
+    const env = {
+      ...engineEnvironment({ cliConfig: writeCliConfig(work), url: server.url, token: server.token }),
+      PATH: `${dirname(tofu.binary)}${delimiter}${process.env.PATH ?? ""}`,
+      TERRAFORM_BINARY_NAME: "tofu",
+      CI: "1",
+      FORCE_COLOR: "0",
+    };
+    const outdir = join(work, "cdktf.out");
+    const outputsFile = join(work, "outputs.json");
+    const deploy = await cdktf(["deploy", "basic", "--skip-provider-lock", "--auto-approve", "--no-color", "--output", outdir, "--outputs-file", outputsFile], env);
+    expect({ code: deploy.code, output: deploy.code === 0 ? "" : deploy.output }).toEqual({ code: 0, output: "" });
+
+    const keys = [];
+    for await (const key of client.listSshKeys()) keys.push(key);
+    expect(keys.map((k) => k.label).sort()).toEqual(["ci-deploy", "laptop"]);
+
+    const outputs = JSON.parse(readFileSync(outputsFile, "utf8")) as { basic: Record<string, unknown> };
+    expect(outputs.basic.username).toBe((await client.getProfile()).username);
+    expect(keys.map((k) => String(k.id))).toContain(outputs.basic.laptop_key_id);
+
+    const synthesized = readFileSync(join(outdir, "stacks", "basic", "cdk.tf.json"), "utf8");
+    expect(synthesized).not.toContain(server.token);
+  });
+});
