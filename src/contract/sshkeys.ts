@@ -35,3 +35,13 @@ export const SshKeyUpdate = z.object({
   label: SshKeyLabel,
 });
 export type SshKeyUpdate = z.input<typeof SshKeyUpdate>;
+
+/**
+ * The update body the server accepts: `label`, plus an optional `ssh_key` so that a client
+ * sending back the object it read still succeeds. The server refuses an `ssh_key` that
+ * differs from the stored key (400 naming `ssh_key`): only the label can change.
+ */
+export const SshKeyUpdateBody = SshKeyUpdate.extend({
+  ssh_key: z.string().optional(),
+});
+export type SshKeyUpdateBody = z.input<typeof SshKeyUpdateBody>;

@@ -1,0 +1,142 @@
+/**
+ * `mgmt serve`: the local Management API. Prints one JSON line on stdout when listening
+ * (`{"url": ..., "token": ...}`), logs on stderr, stops cleanly on SIGINT or SIGTERM.
+ */
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { isTokenText, startServer, type RunningServer } from "../server";
+
+export const DEFAULT_PORT = 8080;
+export const DEFAULT_HOST = "127.0.0.1";
+
+const USAGE = `usage: mgmt serve [--port N] [--host ADDR] [--db PATH]
+
+Runs the local Management API. When it is listening it prints one line on stdout,
+  {"url":"http://127.0.0.1:8080/v4","token":"<token>"}
+and logs to stderr. SIGINT or SIGTERM stops it.
+
+options:
+  --port N      port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
+  --host ADDR   address to listen on (default ${DEFAULT_HOST})
+  --db PATH     SQLite file, created if missing, or :memory: for a store that
+                ends with the process (default $MGMT_DATA_DIR/mgmt.sqlite)
+  -h, --help    show this help
+
+environment:
+  MGMT_DATA_DIR     where the default store lives
+                    (default $XDG_DATA_HOME/mgmt, else ~/.local/share/mgmt)
+  MGMT_SERVE_TOKEN  a fixed value for the printed token (letters, digits and
+                    . _ ~ + / - with optional trailing =, at most 256); created
+                    in the store if not there yet. Without it, the first start
+                    prints the store's first token and every later start mints
+                    a new one (tokens are stored hashed and cannot be shown again).
+`;
+
+interface ServeFlags {
+  port: number;
+  host: string;
+  db: string;
+}
+
+type Parsed = { ok: true; flags: ServeFlags } | { ok: false; message: string } | { ok: "help" };
+
+export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {
+  const dataDir = env.MGMT_DATA_DIR || join(env.XDG_DATA_HOME || join(homedir(), ".local", "share"), "mgmt");
+  return join(dataDir, "mgmt.sqlite");
+}
+
+export function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.env): Parsed {
+  const flags: ServeFlags = { port: DEFAULT_PORT, host: DEFAULT_HOST, db: "" };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "-h" || arg === "--help") return { ok: "help" };
+    const eq = arg.indexOf("=");
+    const name = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
+    if (name !== "--port" && name !== "--host" && name !== "--db") {
+      return { ok: false, message: arg.startsWith("-") ? `unknown option '${name}'` : `unexpected argument '${arg}'` };
+    }
+    let value: string | undefined;
+    if (eq > 0 && arg.startsWith("--")) value = arg.slice(eq + 1);
+    else value = args[++i];
+    if (value === undefined || value === "") return { ok: false, message: `option '${name}' needs a value` };
+    if (name === "--port") {
+      if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) return { ok: false, message: `option '--port' must be an integer from 0 to 65535, not '${value}'` };
+      flags.port = Number(value);
+    } else if (name === "--host") {
+      flags.host = value;
+    } else {
+      flags.db = value;
+    }
+  }
+  if (flags.db === "") flags.db = defaultDbPath(env);
+  return { ok: true, flags };
+}
+
+/**
+ * Resolves on the first SIGINT or SIGTERM; a second one while stopping exits at once.
+ * `dispose` removes exactly the listeners added here.
+ */
+function watchSignals(): { received: Promise<NodeJS.Signals>; dispose(): void } {
+  let handler: (signal: NodeJS.Signals) => void = () => {};
+  const received = new Promise<NodeJS.Signals>((resolve) => {
+    let first = true;
+    handler = (signal) => {
+      if (!first) process.exit(130);
+      first = false;
+      resolve(signal);
+    };
+  });
+  process.on("SIGINT", handler);
+  process.on("SIGTERM", handler);
+  return {
+    received,
+    dispose: () => {
+      process.off("SIGINT", handler);
+      process.off("SIGTERM", handler);
+    },
+  };
+}
+
+export async function runServe(args: string[]): Promise<number> {
+  const parsed = parseServeArgs(args);
+  if (parsed.ok === "help") {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (parsed.ok === false) {
+    process.stderr.write(`mgmt serve: ${parsed.message}\n(see: mgmt serve --help)\n`);
+    return 2;
+  }
+  const { port, host, db } = parsed.flags;
+  const fixedToken = process.env.MGMT_SERVE_TOKEN;
+  if (fixedToken !== undefined && fixedToken !== "" && !isTokenText(fixedToken)) {
+    process.stderr.write("mgmt serve: MGMT_SERVE_TOKEN must be 1 to 256 of the characters A-Z a-z 0-9 . _ ~ + / - (then optional =)\n");
+    return 2;
+  }
+
+  const signals = watchSignals();
+  try {
+    let server: RunningServer;
+    try {
+      if (db !== ":memory:") mkdirSync(dirname(db), { recursive: true });
+      server = await startServer({ host, port, db, token: fixedToken || undefined });
+    } catch (err) {
+      process.stderr.write(`mgmt serve: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    }
+    process.stdout.write(`${JSON.stringify({ url: server.url, token: server.token })}\n`);
+
+    const signal = await signals.received;
+    process.stderr.write(`mgmt serve: ${signal}, stopping\n`);
+    try {
+      await server.close();
+    } catch (err) {
+      process.stderr.write(`mgmt serve: error while stopping: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    signals.dispose();
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Accounts and users. For now: bootstrap, which gives an empty store one account, one
+ * unrestricted user and a `*` token, and on later starts mints a fresh token for that user
+ * (tokens are stored hashed, so an earlier one cannot be shown again).
+ */
+import type { UserRecord } from "../store/store";
+import { timestamp, type Deps } from "./context";
+import { Scopes } from "./scopes";
+import type { TokenService } from "./tokens";
+
+export interface BootstrapOptions {
+  /** A fixed token value for the bootstrap user, created if its hash is not stored yet. */
+  token?: string;
+  /** On a store that already existed and without `token`: mint a new token (default true). */
+  mintToken?: boolean;
+}
+
+export interface BootstrapResult {
+  /** True when this start created the account. */
+  created: boolean;
+  user: UserRecord;
+  /** The token to hand to the operator; null when none was asked for. */
+  token: string | null;
+}
+
+export const BOOTSTRAP_USER = { username: "admin", email: "admin@example.com", timezone: "UTC" } as const;
+
+export class AccountService {
+  constructor(
+    private readonly deps: Deps,
+    private readonly tokens: TokenService,
+  ) {}
+
+  async bootstrap(options: BootstrapOptions = {}): Promise<BootstrapResult> {
+    const { store, clock, secrets } = this.deps;
+    return store.transaction(async (tx) => {
+      const now = timestamp(clock);
+      let created = false;
+      let user: UserRecord | undefined;
+      if ((await tx.accounts.count()) === 0) {
+        const account = await tx.accounts.insert({ euuid: secrets.uuid().toUpperCase(), active_since: now });
+        user = await tx.users.insert({
+          account_id: account.id,
+          ...BOOTSTRAP_USER,
+          restricted: false,
+          authentication_type: "password",
+          authorized_keys: null,
+          email_notifications: true,
+          ip_whitelist_enabled: false,
+          lish_auth_method: "password_keys",
+          two_factor_auth: false,
+          verified_phone_number: null,
+          referral_code: secrets.hex(20),
+          created: now,
+        });
+        created = true;
+      } else {
+        user = await tx.users.first();
+        if (user === undefined) throw new Error("the store has an account but no user; it was not created by mgmt serve");
+      }
+
+      const mint = (value?: string) =>
+        this.tokens.mint({ userId: user.id, label: `mgmt serve ${now}`, scopes: Scopes.ALL, expiry: null, value }, tx);
+
+      if (options.token !== undefined) {
+        const existing = await this.tokens.findByValue(options.token, tx);
+        if (existing === undefined) await mint(options.token);
+        else if (!this.tokens.usable(existing)) throw new Error("the fixed bootstrap token (MGMT_SERVE_TOKEN) was revoked or has expired in this store");
+        return { created, user, token: options.token };
+      }
+      if (created || options.mintToken !== false) return { created, user, token: (await mint()).token };
+      return { created, user, token: null };
+    });
+  }
+}

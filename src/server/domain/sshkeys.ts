@@ -1,0 +1,62 @@
+/**
+ * SSH keys of the acting user. Rules: only the label changes after creation (an `ssh_key`
+ * sent with an update must name the stored key, so a read-modify-write round trip works);
+ * deleting removes only the profile's record of the key. Inputs are the contract schemas'
+ * output: the key has already been parsed and checked (`SshPublicKeyText`), the label's
+ * length too.
+ */
+import type { z } from "zod";
+import { sameSshKey, type Page, type PageQuery, type SshKeyCreate, type SshKeyUpdateBody } from "../../contract";
+import type { SshKeyRecord } from "../store/store";
+import { timestamp, type Actor, type Deps } from "./context";
+import { invalid, notFound } from "./errors";
+import { pageOf } from "./paging";
+
+export type SshKeyInput = z.output<typeof SshKeyCreate>;
+export type SshKeyChange = z.output<typeof SshKeyUpdateBody>;
+
+export class SshKeyService {
+  constructor(private readonly deps: Deps) {}
+
+  list(actor: Actor, query: PageQuery): Promise<Page<SshKeyRecord>> {
+    return this.deps.store.transaction((tx) =>
+      pageOf(
+        query,
+        () => tx.sshKeys.count(actor.user.id),
+        (slice) => tx.sshKeys.list(actor.user.id, slice),
+      ),
+    );
+  }
+
+  async create(actor: Actor, input: SshKeyInput): Promise<SshKeyRecord> {
+    return this.deps.store.sshKeys.insert({
+      user_id: actor.user.id,
+      label: input.label ?? "",
+      ssh_key: input.ssh_key.trim(),
+      created: timestamp(this.deps.clock),
+    });
+  }
+
+  async get(actor: Actor, id: number): Promise<SshKeyRecord> {
+    const key = await this.deps.store.sshKeys.get(actor.user.id, id);
+    if (key === undefined) throw notFound();
+    return key;
+  }
+
+  async update(actor: Actor, id: number, change: SshKeyChange): Promise<SshKeyRecord> {
+    return this.deps.store.transaction(async (tx) => {
+      const key = await tx.sshKeys.get(actor.user.id, id);
+      if (key === undefined) throw notFound();
+      if (change.ssh_key !== undefined && !sameSshKey(change.ssh_key, key.ssh_key)) {
+        throw invalid("ssh_key", "Only the label of an SSH key can be updated; delete it and add the new key instead");
+      }
+      const updated = await tx.sshKeys.updateLabel(actor.user.id, id, change.label);
+      if (updated === undefined) throw notFound();
+      return updated;
+    });
+  }
+
+  async delete(actor: Actor, id: number): Promise<void> {
+    if (!(await this.deps.store.sshKeys.delete(actor.user.id, id))) throw notFound();
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * The Fastify application: conventions (JSON only, body limit, error bodies, 404/405) and
+ * the routes of every area. Routes are thin: parse, authorise (in the router), call the
+ * domain, shape through the contract.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
+import type { Socket } from "node:net";
+import type { Domain } from "../domain";
+import { notFound } from "../domain/errors";
+import type { Logger } from "../logger";
+import { errorResponse, makeErrorHandler, NOT_FOUND_BODY } from "./errors";
+import { Router } from "./router";
+import { profileRoutes } from "./routes/profile";
+import { sshKeyRoutes } from "./routes/sshkeys";
+
+export interface AppOptions {
+  domain: Domain;
+  logger: Logger;
+  /** Largest accepted request body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** A protocol-level error (unparseable request line or headers): answered as JSON, then closed. */
+function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, text, reason] =
+    err.code === "HPE_HEADER_OVERFLOW" ? [431, "Request Header Fields Too Large", "Request headers are too large"] : [400, "Bad Request", "Bad request"];
+  const body = JSON.stringify({ errors: [{ reason }] });
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+export function buildApp(options: AppOptions): FastifyInstance {
+  const { domain, logger } = options;
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true },
+    clientErrorHandler: onClientError,
+    frameworkErrors: (error, _req, reply) => {
+      const { status, body } = errorResponse(error);
+      void (reply as unknown as FastifyReply).code(status).send(body);
+    },
+  });
+
+  // Bodies are JSON; Fastify's text/plain parser would let other media types through.
+  app.removeContentTypeParser("text/plain");
+
+  app.setErrorHandler(makeErrorHandler(logger));
+  app.setNotFoundHandler((_req, reply) => {
+    void reply.code(404).send(NOT_FOUND_BODY);
+  });
+  // An unknown route is 404 before its body is read, so a bad body cannot turn it into 400.
+  app.addHook("onRequest", async (req) => {
+    if (req.is404) throw notFound();
+  });
+  app.addHook("onResponse", async (req, reply) => {
+    logger.info("request", { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
+  });
+
+  const router = new Router(app, domain);
+  profileRoutes(router, domain);
+  sshKeyRoutes(router, domain);
+  router.closeMethods();
+  return app;
+}

@@ -1,0 +1,111 @@
+/**
+ * Route registration with the API's conventions built in: the `/v4` prefix, bearer
+ * authentication and the route's required scope checked in `onRequest` (before the body is
+ * read or validated), 405 with `Allow` for a known path and an unsupported method, and
+ * responses shaped through a contract schema.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { PathId } from "../../contract";
+import type { Actor, Domain, Scope } from "../domain";
+import { invalidToken, notFound, scopeMissing } from "../domain/errors";
+import { isTokenText } from "../domain/tokens";
+import { methodNotAllowed } from "./errors";
+
+export const API_PREFIX = "/v4";
+
+/** Who may call: anyone, any valid token, or a token holding a scope. */
+export type RouteAccess = "public" | "token" | Scope;
+
+type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+/** A shaped answer: status and a body already parsed by its contract schema. */
+export interface Answer {
+  status: number;
+  body: unknown;
+}
+
+export interface RouteContext {
+  req: FastifyRequest;
+  reply: FastifyReply;
+  /** The caller; reading it on a public route is a programming error. */
+  readonly actor: Actor;
+}
+
+const HANDLED = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"] as const;
+const BEARER = /^Bearer +(\S+) *$/i;
+
+export class Router {
+  private readonly methods = new Map<string, Set<Method>>();
+  private readonly actors = new WeakMap<FastifyRequest, Actor>();
+
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly domain: Domain,
+  ) {}
+
+  route(method: Method, path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>): this {
+    const url = API_PREFIX + path;
+    const known = this.methods.get(url) ?? new Set<Method>();
+    known.add(method);
+    this.methods.set(url, known);
+
+    this.app.route({
+      method,
+      url,
+      onRequest: access === "public" ? [] : [(req, reply) => this.authenticate(req, reply, access)],
+      handler: async (req, reply) => {
+        const actors = this.actors;
+        const answer = await handler({
+          req,
+          reply,
+          get actor(): Actor {
+            const actor = actors.get(req);
+            if (actor === undefined) throw new Error(`${method} ${url} is public: it has no actor`);
+            return actor;
+          },
+        });
+        return reply.code(answer.status).send(answer.body);
+      },
+    });
+    return this;
+  }
+
+  get = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>) => this.route("GET", path, access, handler);
+  post = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>) => this.route("POST", path, access, handler);
+  put = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>) => this.route("PUT", path, access, handler);
+  delete = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>) => this.route("DELETE", path, access, handler);
+
+  /** Answers 405 for every method a known path does not serve. Call once, after all routes. */
+  closeMethods(): void {
+    for (const [url, served] of this.methods) {
+      const allowed = [...served, ...(served.has("GET") ? ["HEAD"] : [])];
+      const others = HANDLED.filter((m) => !allowed.includes(m));
+      this.app.route({
+        method: [...others],
+        url,
+        onRequest: async () => {
+          throw methodNotAllowed([...allowed].sort());
+        },
+        handler: async () => undefined,
+      });
+    }
+  }
+
+  private async authenticate(req: FastifyRequest, reply: FastifyReply, access: "token" | Scope): Promise<void> {
+    const match = BEARER.exec(req.headers.authorization ?? "");
+    if (match === null || !isTokenText(match[1]!)) throw invalidToken();
+    const actor = await this.domain.tokens.authenticate(match[1]!);
+    // Upstream reports the token's scopes and the ones the operation accepts.
+    reply.header("x-oauth-scopes", actor.scopes.toString());
+    if (access !== "token") reply.header("x-accepted-oauth-scopes", access);
+    if (access !== "token" && !actor.scopes.allows(access)) throw scopeMissing();
+    this.actors.set(req, actor);
+  }
+}
+
+/** A path id: a positive integer, or the resource is simply not found. */
+export function pathId(req: FastifyRequest, name: string): number {
+  const parsed = PathId.safeParse((req.params as Record<string, unknown>)[name]);
+  if (!parsed.success) throw notFound();
+  return parsed.data;
+}

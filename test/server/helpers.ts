@@ -1,0 +1,59 @@
+/** Shared by the server tests: a server on port 0 over `:memory:`, and an HTTP caller. */
+import { request } from "undici";
+import { ManualClock, lineLogger, startServer, type RunningServer, type ServerOptions } from "../../src/server";
+
+export interface TestServer extends RunningServer {
+  clock: ManualClock;
+  /** Every log line the server wrote. */
+  logs: string[];
+}
+
+export const START = "2025-03-01T12:00:00Z";
+
+export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
+  const clock = new ManualClock(START);
+  const logs: string[] = [];
+  const server = await startServer({ db: ":memory:", port: 0, clock, logger: lineLogger((line) => logs.push(line)), ...options });
+  return Object.assign(server, { clock, logs });
+}
+
+export interface CallOptions {
+  /** Bearer token; null sends no Authorization header. Default: the server's token. */
+  token?: string | null;
+  /** Sent as a JSON body with Content-Type application/json. */
+  json?: unknown;
+  /** Sent as is. */
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  body: unknown;
+}
+
+/** Calls `path` (relative to the `/v4` base, or absolute from `/` when it starts with `//`). */
+export async function call(server: RunningServer, method: string, path: string, options: CallOptions = {}): Promise<Reply> {
+  const base = path.startsWith("//") ? server.url.replace(/\/v4$/, "") + path.slice(1) : server.url + path;
+  const headers: Record<string, string> = { ...options.headers };
+  const token = options.token === undefined ? server.token : options.token;
+  if (token !== null) headers.authorization ??= `Bearer ${token}`;
+  let body = options.body;
+  if (options.json !== undefined) {
+    body = JSON.stringify(options.json);
+    headers["content-type"] ??= "application/json";
+  }
+  const res = await request(base, { method: method as "GET", headers, body });
+  const text = await res.body.text();
+  let parsed: unknown;
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    // Not JSON: `body` stays undefined and the test looks at `text`.
+  }
+  return { status: res.statusCode, headers: res.headers, text, body: parsed };
+}
+
+export const errorBody = (reason: string, field?: string) => ({ errors: [field === undefined ? { reason } : { field, reason }] });
