@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", "generated/", "**/cdktf.out/", ".gen/", "coverage/", ".tmp/"] },
+  { ignores: ["node_modules/", "dist/", "generated/", "src/plugin/proto/gen/", "bin/", "**/cdktf.out/", ".gen/", "coverage/", ".tmp/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -9,6 +9,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 process.env.CHECKPOINT_DISABLE = "1";
+// The generator's commons module runs `terraform version` when loaded; an empty CLI config
+// keeps that from warning about a missing ~/.terraformrc.
+process.env.TF_CLI_CONFIG_FILE = "/dev/null";
 const require = createRequire(import.meta.url);
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = join(root, "generated");

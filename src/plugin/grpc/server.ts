@@ -1,0 +1,197 @@
+/**
+ * The small gRPC server the plugin needs, directly on node:http2: unary and server-streaming
+ * methods routed by `:path`. @grpc/grpc-js would do this too, but loading it costs about as
+ * much as starting node itself, and the engine starts the plugin several times per command.
+ *
+ * A call: request HEADERS (`content-type: application/grpc…`), DATA holding one
+ * length-prefixed message, END_STREAM. A response: HEADERS (`:status 200`), DATA messages,
+ * then trailers with `grpc-status`/`grpc-message`. Failures before any message is sent use a
+ * "trailers-only" response (status in the one HEADERS frame), as gRPC servers do.
+ */
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Stream } from "node:http2";
+import { FrameDecoder, encodeFrame } from "./framing";
+import { GrpcError, Status, type StatusCode, encodeGrpcMessage } from "./status";
+
+export interface CallContext {
+  /** `/package.Service/Method` */
+  readonly path: string;
+  /** Aborted when the client cancels or the connection drops. */
+  readonly signal: AbortSignal;
+  /** Runs once the response has been handed to the socket (or the call was torn down). */
+  afterResponse(callback: () => void): void;
+}
+
+export interface ServerStreamCall extends CallContext {
+  /** Sends one message; resolves when the stream can take more (backpressure). */
+  send(message: Uint8Array): Promise<void>;
+}
+
+export type UnaryHandler = (request: Uint8Array, call: CallContext) => Uint8Array | Promise<Uint8Array>;
+export type ServerStreamHandler = (request: Uint8Array, call: ServerStreamCall) => void | Promise<void>;
+
+type Route = { readonly kind: "unary"; readonly handler: UnaryHandler } | { readonly kind: "stream"; readonly handler: ServerStreamHandler };
+
+export interface GrpcServerOptions {
+  /** Called for handler failures that are not GrpcErrors, before they become INTERNAL. */
+  readonly onError?: (path: string, error: unknown) => void;
+}
+
+export class GrpcServer {
+  private readonly routes = new Map<string, Route>();
+
+  constructor(private readonly options: GrpcServerOptions = {}) {}
+
+  unary(path: string, handler: UnaryHandler): this {
+    this.routes.set(path, { kind: "unary", handler });
+    return this;
+  }
+
+  serverStream(path: string, handler: ServerStreamHandler): this {
+    this.routes.set(path, { kind: "stream", handler });
+    return this;
+  }
+
+  handleStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
+    const call = new Call(stream, String(headers[":path"] ?? ""), this.options);
+    // A reset or dropped stream emits 'error'; without a listener that would crash the process.
+    stream.on("error", () => call.abort());
+    stream.on("close", () => call.abort());
+
+    const contentType = String(headers["content-type"] ?? "");
+    if (headers[":method"] !== "POST" || !/^application\/grpc([+;]|$)/.test(contentType)) {
+      // Not gRPC at all: plain HTTP answer, as the spec asks (415 for a wrong content type).
+      call.respondHttp(headers[":method"] !== "POST" ? 405 : 415);
+      return;
+    }
+    const route = this.routes.get(call.path);
+    if (!route) {
+      stream.resume();
+      call.finish(Status.UNIMPLEMENTED, `unknown method ${call.path}`);
+      return;
+    }
+
+    const decoder = new FrameDecoder();
+    const messages: Uint8Array[] = [];
+    let failed = false;
+    stream.on("data", (chunk: Buffer) => {
+      if (failed) return;
+      try {
+        messages.push(...decoder.push(chunk));
+      } catch (e) {
+        failed = true;
+        stream.resume();
+        call.fail(e);
+      }
+    });
+    stream.on("end", () => {
+      if (failed || call.done) return;
+      if (decoder.partial || messages.length !== 1) {
+        call.finish(Status.INTERNAL, `expected exactly one request message, got ${messages.length}${decoder.partial ? " and a truncated one" : ""}`);
+        return;
+      }
+      void call.run(route, messages[0]);
+    });
+  }
+}
+
+/** One RPC's response side: headers once, messages, then exactly one status. */
+class Call implements ServerStreamCall {
+  private readonly controller = new AbortController();
+  private headersSent = false;
+  private readonly endCallbacks: (() => void)[] = [];
+  done = false;
+
+  constructor(
+    private readonly stream: ServerHttp2Stream,
+    readonly path: string,
+    private readonly options: GrpcServerOptions,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  afterResponse(callback: () => void): void {
+    this.endCallbacks.push(callback);
+  }
+
+  abort(): void {
+    if (!this.done) {
+      this.done = true;
+      this.controller.abort();
+      this.ended();
+    }
+  }
+
+  private ended(): void {
+    for (const callback of this.endCallbacks.splice(0)) callback();
+  }
+
+  async run(route: Route, request: Uint8Array): Promise<void> {
+    try {
+      if (route.kind === "unary") {
+        const response = await route.handler(request, this);
+        await this.send(response);
+      } else {
+        await route.handler(request, this);
+      }
+      this.finish(Status.OK, "");
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  send(message: Uint8Array): Promise<void> {
+    if (this.done || !this.writable()) return Promise.reject(new GrpcError(Status.CANCELLED, "call already ended"));
+    const frame = encodeFrame(message);
+    this.sendHeaders();
+    return new Promise((resolve) => {
+      if (this.stream.write(frame)) resolve();
+      else this.stream.once("drain", resolve).once("close", resolve);
+    });
+  }
+
+  fail(e: unknown): void {
+    if (e instanceof GrpcError) {
+      this.finish(e.code, e.message);
+    } else {
+      this.options.onError?.(this.path, e);
+      this.finish(Status.INTERNAL, e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  finish(code: StatusCode, message: string): void {
+    if (this.done) return;
+    this.done = true;
+    if (!this.writable()) {
+      this.ended();
+      return;
+    }
+    const status: OutgoingHttpHeaders = { "grpc-status": String(code) };
+    if (message) status["grpc-message"] = encodeGrpcMessage(message);
+    this.stream.once("close", () => this.ended());
+    if (this.headersSent) {
+      this.stream.once("wantTrailers", () => this.stream.sendTrailers(status));
+      this.stream.end();
+    } else {
+      this.headersSent = true;
+      this.stream.respond({ ":status": 200, "content-type": "application/grpc", ...status }, { endStream: true });
+    }
+  }
+
+  respondHttp(statusCode: number): void {
+    this.done = true;
+    this.stream.resume();
+    if (this.writable()) this.stream.respond({ ":status": statusCode }, { endStream: true });
+  }
+
+  private sendHeaders(): void {
+    if (this.headersSent) return;
+    this.headersSent = true;
+    this.stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+  }
+
+  private writable(): boolean {
+    return !this.stream.destroyed && !this.stream.closed;
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * go-plugin's start-up contract (hashicorp/go-plugin server.go, client.go): the engine sets a
+ * magic cookie and the protocol versions it speaks, the plugin listens and prints one line on
+ * stdout, `CORE|APP|NETWORK|ADDRESS|PROTOCOL|CERT`, and the engine reads only that line.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import type { Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
+/** Fixed forever by Terraform (internal/plugin/serve.go); OpenTofu uses the same value. */
+export const MAGIC_COOKIE_VALUE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
+export const CORE_PROTOCOL_VERSION = 1;
+export const APP_PROTOCOL_VERSION = 6;
+
+export type HandshakeCheck = { readonly ok: true; readonly clientCertPem?: string } | { readonly ok: false; readonly message: string };
+
+/** Decides from the environment whether we were started by an engine that speaks protocol 6. */
+export function checkEnvironment(env: NodeJS.ProcessEnv): HandshakeCheck {
+  if (env[MAGIC_COOKIE_KEY] !== MAGIC_COOKIE_VALUE) {
+    return {
+      ok: false,
+      message:
+        "This binary is a plugin. These are not meant to be executed directly.\n" +
+        "Please execute the program that consumes these plugins, which will load any plugins automatically " +
+        "(terraform-provider-mgmt is started by Terraform or OpenTofu).",
+    };
+  }
+  const offered = env.PLUGIN_PROTOCOL_VERSIONS?.trim();
+  // Unset means an old or hand-rolled client; go-plugin servers then fall back to their
+  // only version too, and the client checks the answer.
+  if (offered) {
+    const versions = offered.split(",").map((v) => Number(v.trim()));
+    if (!versions.includes(APP_PROTOCOL_VERSION)) {
+      return {
+        ok: false,
+        message: `This provider speaks plugin protocol ${APP_PROTOCOL_VERSION}, but the engine offered only ${offered} (PLUGIN_PROTOCOL_VERSIONS). Use Terraform ≥ 1.0 or OpenTofu.`,
+      };
+    }
+  }
+  const clientCertPem = env.PLUGIN_CLIENT_CERT?.trim();
+  return clientCertPem ? { ok: true, clientCertPem } : { ok: true };
+}
+
+export interface Endpoint {
+  readonly network: "unix" | "tcp";
+  readonly address: string;
+}
+
+/**
+ * go-plugin decodes the certificate with base64.RawStdEncoding: standard alphabet, and
+ * padding makes it fail ("error parsing server cert"). Without AutoMTLS (TF_DISABLE_PLUGIN_TLS,
+ * reattach) the field is left out and the engine dials plaintext.
+ */
+export function handshakeLine(endpoint: Endpoint, certDer?: Uint8Array): string {
+  const fields: (string | number)[] = [CORE_PROTOCOL_VERSION, APP_PROTOCOL_VERSION, endpoint.network, endpoint.address, "grpc"];
+  if (certDer) fields.push(Buffer.from(certDer).toString("base64").replace(/=+$/, ""));
+  return fields.join("|") + "\n";
+}
+
+export interface Listening extends Endpoint {
+  /** Removes what listening left on disk; safe to call from an 'exit' handler (sync). */
+  readonly cleanup: () => void;
+}
+
+/**
+ * Go plugins on Unix listen on a socket in a fresh temporary location (honouring
+ * PLUGIN_UNIX_SOCKET_DIR), so no port is taken and only this user can connect. Windows has
+ * no unix sockets in go-plugin; there we bind 127.0.0.1 within PLUGIN_MIN_PORT..MAX_PORT.
+ */
+export async function listen(server: Server, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<Listening> {
+  if (platform === "win32") return listenTcp(server, env);
+  const dir = mkdtempSync(join(env.PLUGIN_UNIX_SOCKET_DIR || tmpdir(), "tfplugin-"));
+  const address = join(dir, "plugin.sock");
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(address, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return { network: "unix", address, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+async function listenTcp(server: Server, env: NodeJS.ProcessEnv): Promise<Listening> {
+  const min = Number(env.PLUGIN_MIN_PORT) || 0;
+  const max = Number(env.PLUGIN_MAX_PORT) || 0;
+  const candidates = min > 0 && max >= min ? Array.from({ length: max - min + 1 }, (_, i) => min + i) : [0];
+  for (const port of candidates) {
+    const bound = await new Promise<boolean>((resolve, reject) => {
+      const onError = (e: NodeJS.ErrnoException) => (e.code === "EADDRINUSE" || e.code === "EACCES" ? resolve(false) : reject(e));
+      server.once("error", onError);
+      server.listen(port, "127.0.0.1", () => {
+        server.off("error", onError);
+        resolve(true);
+      });
+    });
+    if (bound) {
+      const addr = server.address();
+      const actual = typeof addr === "object" && addr ? addr.port : port;
+      return { network: "tcp", address: `127.0.0.1:${actual}`, cleanup: () => {} };
+    }
+  }
+  throw new Error(`no free port in ${min}..${max} (PLUGIN_MIN_PORT..PLUGIN_MAX_PORT)`);
+}

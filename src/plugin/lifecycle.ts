@@ -1,0 +1,59 @@
+/**
+ * The plugin process's signals and parent watch. Ctrl-C reaches the whole process group,
+ * but the engine handles it by calling StopProvider, so SIGINT itself is ignored, as
+ * go-plugin servers do. Kept free of protobuf so it can be installed before the handshake.
+ */
+import { readFileSync } from "node:fs";
+import type { Logger } from "./log";
+
+export interface ProcessGuardOptions {
+  readonly exit: (code: number) => void;
+  readonly log: Logger;
+  /** How often to check that the engine is still there. */
+  readonly parentPollMs?: number;
+}
+
+export function installProcessGuards(options: ProcessGuardOptions): void {
+  const { exit, log } = options;
+  process.on("SIGINT", () => log("debug", "ignoring SIGINT; the engine cancels work through StopProvider"));
+  // The default SIGTERM action skips 'exit' handlers and would leave the socket directory behind.
+  process.on("SIGTERM", () => exit(0));
+  process.on("SIGHUP", () => exit(0));
+  // A stray rejection in provider code must not take down the process mid-apply; the
+  // engine would only see "plugin crashed". Log it and carry on.
+  process.on("unhandledRejection", (reason) => {
+    log("error", "unhandled promise rejection in the provider", { error: reason instanceof Error ? reason.stack : String(reason) });
+  });
+
+  // If the engine dies without Shutdown (SIGKILL, crash) nobody would ever stop us. stdin is
+  // no signal: go-plugin hands us the engine's own stdin (a terminal, /dev/null, or the pipe
+  // feeding "yes" to apply), which we must neither read nor wait on. So watch the parent.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (!parentAlive(parent)) {
+      log("warn", "the engine process is gone; exiting");
+      exit(0);
+    }
+  }, options.parentPollMs ?? 1000).unref();
+}
+
+/** The parent pid as the kernel sees it now (process.ppid is fixed at start-up in Node 20). */
+function procParent(): number | undefined {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+function parentAlive(original: number): boolean {
+  const now = procParent();
+  if (now !== undefined) return now === original;
+  try {
+    process.kill(original, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

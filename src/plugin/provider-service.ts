@@ -1,0 +1,319 @@
+/**
+ * tfplugin6.Provider on top of ProviderServer: decode the request, find the schema for the
+ * type name, decode DynamicValues against it, call the provider, encode the answer.
+ *
+ * Failure policy: anything that goes wrong inside a call (an unknown type name, a value that
+ * does not fit the schema, a provider that throws or rejects, a provider that failed to load)
+ * is answered as an ERROR diagnostic. The engines render diagnostics next to the resource
+ * and carry on cleanly; a gRPC error or a dead process shows up as "plugin crashed".
+ * Only a request that is not even valid protobuf becomes a gRPC INTERNAL status.
+ */
+import { type Diagnostic, error } from "../provider/framework/diagnostics";
+import { type Schema, blockType } from "../provider/framework/schema";
+import type { ProviderSchemas, ProviderServer } from "../provider/framework/server";
+import { type ObjectValue, type TfType, type TfValue, isDynamic } from "../provider/framework/value";
+import { CodecError, decodeJsonValue, decodeValue, encodeValue } from "./codec";
+import { int64ToNumber, toProtoDiagnostic, toProtoDiagnostics, toProtoPath, toProtoSchema } from "./convert";
+import type { GrpcServer } from "./grpc/server";
+import { type Logger, describeError } from "./log";
+import { tfplugin6 } from "./proto/gen/messages";
+
+const P = tfplugin6;
+const SERVICE = "/tfplugin6.Provider/";
+
+/** A problem we can describe precisely; reported as the given diagnostic. */
+class Failure extends Error {
+  constructor(readonly diagnostic: Diagnostic) {
+    super(diagnostic.summary);
+  }
+}
+
+interface Typed {
+  readonly schema: Schema;
+  readonly type: TfType;
+}
+
+/** The provider and everything derived from its schemas, built once per process. */
+class Loaded {
+  readonly schemas: ProviderSchemas;
+  readonly providerType: Typed;
+  readonly resources = new Map<string, Typed>();
+  readonly dataSources = new Map<string, Typed>();
+
+  constructor(readonly provider: ProviderServer) {
+    this.schemas = provider.schemas();
+    this.providerType = typed(this.schemas.provider);
+    for (const [name, s] of Object.entries(this.schemas.resources)) this.resources.set(name, typed(s));
+    for (const [name, s] of Object.entries(this.schemas.dataSources)) this.dataSources.set(name, typed(s));
+  }
+
+  resource(typeName: string): Typed {
+    const t = this.resources.get(typeName);
+    if (!t) throw new Failure(error(`Unknown resource type "${typeName}"`, `This provider has no managed resource type named "${typeName}". Known types: ${[...this.resources.keys()].join(", ") || "none"}.`));
+    return t;
+  }
+
+  dataSource(typeName: string): Typed {
+    const t = this.dataSources.get(typeName);
+    if (!t) throw new Failure(error(`Unknown data source type "${typeName}"`, `This provider has no data source type named "${typeName}". Known types: ${[...this.dataSources.keys()].join(", ") || "none"}.`));
+    return t;
+  }
+}
+
+const typed = (schema: Schema): Typed => ({ schema, type: blockType(schema.block) });
+
+// --- values -----------------------------------------------------------------------------
+
+function decodeDynamic(dv: tfplugin6.IDynamicValue | null | undefined, type: TfType): TfValue {
+  // The engines always send msgpack; JSON is the protocol's fallback. Neither set is a nil value.
+  if (dv?.msgpack && dv.msgpack.length > 0) return decodeValue(dv.msgpack, type);
+  if (dv?.json && dv.json.length > 0) return decodeJsonValue(JSON.parse(Buffer.from(dv.json).toString("utf8")), type);
+  return null;
+}
+
+// Always msgpack: JSON cannot express unknown values, and not every engine version reads JSON answers.
+const encodeDynamic = (value: TfValue, type: TfType): tfplugin6.IDynamicValue => ({ msgpack: encodeValue(value, type) });
+
+function encodeResult(value: TfValue, type: TfType, what: string): tfplugin6.IDynamicValue {
+  try {
+    return encodeDynamic(value, type);
+  } catch (e) {
+    if (e instanceof CodecError) {
+      throw new Failure(error(`Provider returned an invalid ${what}`, `The value does not conform to the schema: ${e.message}`, e.path.length > 0 ? e.path : undefined));
+    }
+    throw e;
+  }
+}
+
+function decodeObject(dv: tfplugin6.IDynamicValue | null | undefined, type: TfType, what: string): ObjectValue | null {
+  const v = decodeDynamic(dv, type);
+  if (v === null) return null;
+  if (typeof v === "object" && !Array.isArray(v) && !isDynamic(v)) return v as ObjectValue;
+  throw new Failure(error(`Invalid ${what}`, `Expected an object value for the ${what}, but it is ${typeof v === "symbol" ? "unknown" : "not an object"}.`));
+}
+
+function requireObject(dv: tfplugin6.IDynamicValue | null | undefined, type: TfType, what: string): ObjectValue {
+  const v = decodeObject(dv, type, what);
+  if (v === null) throw new Failure(error(`Missing ${what}`, `The engine sent a null ${what}.`));
+  return v;
+}
+
+/** The engine sends empty bytes for "no private state"; the provider sees undefined. */
+const priv = (b: Uint8Array | null | undefined): Uint8Array | undefined => (b && b.length > 0 ? b : undefined);
+
+// --- service ----------------------------------------------------------------------------
+
+interface Codec<T> {
+  decode(bytes: Uint8Array): T;
+}
+interface Encoder<T> {
+  encode(message: T): { finish(): Uint8Array };
+}
+
+export interface ProviderServiceOptions {
+  readonly log: Logger;
+}
+
+/**
+ * Registers the Provider RPCs. `load` is called on first need and shared after: the provider
+ * (and the API client behind it) is only loaded once the handshake line is out.
+ */
+export function registerProviderService(server: GrpcServer, load: () => Promise<ProviderServer>, options: ProviderServiceOptions): { preload(): void } {
+  const { log } = options;
+  let loading: Promise<Loaded> | undefined;
+  let provider: ProviderServer | undefined;
+  const loaded = (): Promise<Loaded> =>
+    (loading ??= load().then(
+      (p) => {
+        provider = p;
+        return new Loaded(p);
+      },
+      (e: unknown) => {
+        log("error", "loading the provider failed", { error: describeError(e), stack: e instanceof Error ? e.stack : undefined });
+        throw new Failure(error("Failed to load the provider", describeError(e)));
+      },
+    ));
+
+  function toDiagnostic(method: string, e: unknown): tfplugin6.IDiagnostic {
+    if (e instanceof Failure) return toProtoDiagnostic(e.diagnostic);
+    if (e instanceof CodecError) {
+      const detail = `${method}: the value does not conform to the provider schema: ${e.message}`;
+      return toProtoDiagnostic(error("Invalid value from the engine", detail, e.path.length > 0 ? e.path : undefined));
+    }
+    log("error", `${method}: provider error`, { error: describeError(e), stack: e instanceof Error ? e.stack : undefined });
+    return toProtoDiagnostic(error("Unexpected provider error", `${method}: ${describeError(e)}`));
+  }
+
+  function rpc<Req, Res extends { diagnostics?: tfplugin6.IDiagnostic[] | null }>(
+    method: string,
+    reqType: Codec<Req>,
+    resType: Encoder<Res>,
+    handle: (req: Req, l: Loaded) => Promise<Res>,
+  ): void {
+    server.unary(SERVICE + method, async (bytes) => {
+      const req = reqType.decode(bytes);
+      let res: Res;
+      try {
+        res = await handle(req, await loaded());
+      } catch (e) {
+        res = { diagnostics: [toDiagnostic(method, e)] } as Res;
+      }
+      return resType.encode(res).finish();
+    });
+  }
+
+  rpc("GetMetadata", P.GetMetadata.Request, P.GetMetadata.Response, async (_req, l) => ({
+    serverCapabilities: { planDestroy: false },
+    resources: [...l.resources.keys()].map((typeName) => ({ typeName })),
+    dataSources: [...l.dataSources.keys()].map((typeName) => ({ typeName })),
+    diagnostics: [],
+  }));
+
+  rpc("GetProviderSchema", P.GetProviderSchema.Request, P.GetProviderSchema.Response, async (_req, l) => {
+    const resourceSchemas: Record<string, tfplugin6.ISchema> = {};
+    for (const [name, t] of l.resources) resourceSchemas[name] = toProtoSchema(t.schema);
+    const dataSourceSchemas: Record<string, tfplugin6.ISchema> = {};
+    for (const [name, t] of l.dataSources) dataSourceSchemas[name] = toProtoSchema(t.schema);
+    return {
+      provider: toProtoSchema(l.schemas.provider),
+      resourceSchemas,
+      dataSourceSchemas,
+      // Terraform dereferences every Schema.block, so "no provider_meta" is an empty block, not nil.
+      providerMeta: { version: 0, block: {} },
+      // plan_destroy off: destroys arrive as ApplyResourceChange with a null planned state.
+      serverCapabilities: { planDestroy: false, getProviderSchemaOptional: false },
+      diagnostics: [],
+    };
+  });
+
+  rpc("ValidateProviderConfig", P.ValidateProviderConfig.Request, P.ValidateProviderConfig.Response, async (req, l) => {
+    const config = requireObject(req.config, l.providerType.type, "provider configuration");
+    return { diagnostics: toProtoDiagnostics((await l.provider.validateProviderConfig(config)).diagnostics) };
+  });
+
+  rpc("ConfigureProvider", P.ConfigureProvider.Request, P.ConfigureProvider.Response, async (req, l) => {
+    const config = requireObject(req.config, l.providerType.type, "provider configuration");
+    return { diagnostics: toProtoDiagnostics((await l.provider.configure(config)).diagnostics) };
+  });
+
+  rpc("ValidateResourceConfig", P.ValidateResourceConfig.Request, P.ValidateResourceConfig.Response, async (req, l) => {
+    const typeName = req.typeName ?? "";
+    const config = requireObject(req.config, l.resource(typeName).type, "resource configuration");
+    return { diagnostics: toProtoDiagnostics((await l.provider.validateResourceConfig(typeName, config)).diagnostics) };
+  });
+
+  rpc("ValidateDataResourceConfig", P.ValidateDataResourceConfig.Request, P.ValidateDataResourceConfig.Response, async (req, l) => {
+    const typeName = req.typeName ?? "";
+    const config = requireObject(req.config, l.dataSource(typeName).type, "data source configuration");
+    return { diagnostics: toProtoDiagnostics((await l.provider.validateDataResourceConfig(typeName, config)).diagnostics) };
+  });
+
+  rpc("UpgradeResourceState", P.UpgradeResourceState.Request, P.UpgradeResourceState.Response, async (req, l) => {
+    const typeName = req.typeName ?? "";
+    const { type } = l.resource(typeName);
+    const json = req.rawState?.json;
+    let rawState: unknown = null;
+    if (json && json.length > 0) {
+      try {
+        rawState = JSON.parse(Buffer.from(json).toString("utf8"));
+      } catch (e) {
+        throw new Failure(error("Invalid stored state", `The stored state of this ${typeName} is not valid JSON: ${describeError(e)}`));
+      }
+    } else if (req.rawState?.flatmap && Object.keys(req.rawState.flatmap).length > 0) {
+      throw new Failure(error("Unsupported legacy state", `The stored state of this ${typeName} is in the pre-0.12 flatmap format, which this provider never wrote.`));
+    }
+    const result = await l.provider.upgradeResourceState(typeName, int64ToNumber(req.version), rawState);
+    return {
+      upgradedState: encodeResult(result.upgradedState, type, "upgraded state"),
+      diagnostics: toProtoDiagnostics(result.diagnostics),
+    };
+  });
+
+  rpc("ReadResource", P.ReadResource.Request, P.ReadResource.Response, async (req, l) => {
+    const typeName = req.typeName ?? "";
+    const { type } = l.resource(typeName);
+    const current = requireObject(req.currentState, type, "current state");
+    const result = await l.provider.readResource(typeName, current, priv(req.private));
+    return {
+      newState: encodeResult(result.newState, type, "state"),
+      // Private state is carried forward unless the provider replaces it.
+      private: result.private ?? req.private ?? new Uint8Array(),
+      diagnostics: toProtoDiagnostics(result.diagnostics),
+    };
+  });
+
+  rpc("PlanResourceChange", P.PlanResourceChange.Request, P.PlanResourceChange.Response, async (req, l) => {
+    const typeName = req.typeName ?? "";
+    const { type } = l.resource(typeName);
+    const result = await l.provider.planResourceChange(typeName, {
+      priorState: decodeObject(req.priorState, type, "prior state"),
+      proposedNewState: decodeObject(req.proposedNewState, type, "proposed new state"),
+      config: decodeObject(req.config, type, "configuration"),
+      priorPrivate: priv(req.priorPrivate),
+    });
+    return {
+      plannedState: encodeResult(result.plannedState, type, "planned state"),
+      requiresReplace: result.requiresReplace.map(toProtoPath),
+      plannedPrivate: result.plannedPrivate ?? req.priorPrivate ?? new Uint8Array(),
+      diagnostics: toProtoDiagnostics(result.diagnostics),
+    };
+  });
+
+  rpc("ApplyResourceChange", P.ApplyResourceChange.Request, P.ApplyResourceChange.Response, async (req, l) => {
+    const typeName = req.typeName ?? "";
+    const { type } = l.resource(typeName);
+    const result = await l.provider.applyResourceChange(typeName, {
+      priorState: decodeObject(req.priorState, type, "prior state"),
+      plannedState: decodeObject(req.plannedState, type, "planned state"),
+      config: decodeObject(req.config, type, "configuration"),
+      plannedPrivate: priv(req.plannedPrivate),
+    });
+    return {
+      newState: encodeResult(result.newState, type, "new state"),
+      private: result.private ?? req.plannedPrivate ?? new Uint8Array(),
+      diagnostics: toProtoDiagnostics(result.diagnostics),
+    };
+  });
+
+  rpc("ImportResourceState", P.ImportResourceState.Request, P.ImportResourceState.Response, async (req, l) => {
+    const typeName = req.typeName ?? "";
+    l.resource(typeName);
+    const result = await l.provider.importResourceState(typeName, req.id ?? "");
+    return {
+      importedResources: result.imported.map((r) => ({
+        typeName: r.typeName,
+        state: encodeResult(r.state, l.resource(r.typeName).type, "imported state"),
+        private: r.private ?? new Uint8Array(),
+      })),
+      diagnostics: toProtoDiagnostics(result.diagnostics),
+    };
+  });
+
+  rpc("ReadDataSource", P.ReadDataSource.Request, P.ReadDataSource.Response, async (req, l) => {
+    const typeName = req.typeName ?? "";
+    const { type } = l.dataSource(typeName);
+    const config = requireObject(req.config, type, "data source configuration");
+    const result = await l.provider.readDataSource(typeName, config);
+    return {
+      state: encodeResult(result.state, type, "data source state"),
+      diagnostics: toProtoDiagnostics(result.diagnostics),
+    };
+  });
+
+  // Ctrl-C in the engine. Not routed through rpc(): it has no diagnostics, only an error
+  // string, and must not trigger loading a provider that was never needed.
+  server.unary(SERVICE + "StopProvider", async (bytes) => {
+    P.StopProvider.Request.decode(bytes);
+    let message = "";
+    try {
+      if (provider) await provider.stop();
+    } catch (e) {
+      message = describeError(e);
+      log("error", "StopProvider: provider error", { error: message });
+    }
+    return P.StopProvider.Response.encode({ Error: message }).finish();
+  });
+
+  // Starts loading while the engine is still connecting; a failure is reported by the first call.
+  return { preload: () => void loaded().catch(() => {}) };
+}

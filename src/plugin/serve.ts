@@ -1,0 +1,96 @@
+/**
+ * The plugin process from start to exit: check we were started by an engine, listen, print
+ * the handshake line, then set up TLS, the gRPC services and the provider while the engine
+ * reads the line and dials. The engine starts the plugin several times per command and
+ * waits for that line each time, so only what the line needs comes before it: the server
+ * certificate and a listening socket. Connections that arrive meanwhile wait in the
+ * socket's backlog until the transport takes them.
+ */
+import { createServer } from "node:net";
+import type { ProviderServer } from "../provider/framework/server";
+import { checkEnvironment, handshakeLine, listen } from "./handshake";
+import { installProcessGuards } from "./lifecycle";
+import { type Logger, describeError, stderrLogger } from "./log";
+import { type SelfSignedCertificate, createSelfSignedCertificate, parseCertificatePem } from "./tls";
+
+export interface ServeOptions {
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** Resolves once the handshake line is out; the process then lives until Shutdown. */
+export async function servePlugin(factory: () => Promise<ProviderServer>, options: ServeOptions = {}): Promise<void> {
+  const env = options.env ?? process.env;
+  const check = checkEnvironment(env);
+  if (!check.ok) return fatal(check.message);
+
+  const writeHandshake = takeStdout();
+  const log = stderrLogger();
+
+  let cleanup = () => {};
+  const exit = (code: number) => {
+    cleanup();
+    process.exit(code);
+  };
+  process.on("exit", () => cleanup());
+  installProcessGuards({ exit, log });
+
+  let tls: { serverCert: SelfSignedCertificate; clientCertPem: string } | undefined;
+  if (check.clientCertPem) {
+    try {
+      parseCertificatePem(check.clientCertPem);
+    } catch (e) {
+      return fatal(`PLUGIN_CLIENT_CERT does not hold a PEM certificate: ${describeError(e)}`);
+    }
+    tls = { serverCert: createSelfSignedCertificate(), clientCertPem: check.clientCertPem };
+  }
+  // Without PLUGIN_CLIENT_CERT (TF_DISABLE_PLUGIN_TLS, reattach-style clients) we serve plaintext h2.
+
+  const acceptor = createServer();
+  let listening;
+  try {
+    listening = await listen(acceptor, env);
+  } catch (e) {
+    return fatal(`cannot listen for the engine: ${describeError(e)}`);
+  }
+  cleanup = listening.cleanup;
+  writeHandshake(handshakeLine(listening, tls?.serverCert.certDer));
+
+  // Synchronous from here to the end, so the transport is in place before the first
+  // 'connection' event can fire.
+  try {
+    startServing(acceptor, { tls, factory, log, exit });
+  } catch (e) {
+    log("error", "the plugin could not start serving", { error: describeError(e), stack: e instanceof Error ? e.stack : undefined });
+    exit(1);
+  }
+}
+
+function startServing(
+  acceptor: ReturnType<typeof createServer>,
+  options: { tls: { serverCert: SelfSignedCertificate; clientCertPem: string } | undefined; factory: () => Promise<ProviderServer>; log: Logger; exit: (code: number) => void },
+): void {
+  const { startServices } = require("./services") as typeof import("./services");
+  const { createTransport } = require("./transport") as typeof import("./transport");
+  const router = startServices({ factory: options.factory, log: options.log, exit: options.exit });
+  const transport = createTransport({ tls: options.tls, log: options.log, onStream: (stream, headers) => router.handleStream(stream, headers) });
+  acceptor.on("connection", (socket) => transport.accept(socket));
+}
+
+function fatal(message: string): never {
+  process.stderr.write(message + "\n");
+  process.exit(1);
+}
+
+/**
+ * The engine reads our first stdout line as the handshake; anything printed before it
+ * breaks the start, and anything after is discarded. So stdout is reserved for that line and
+ * every other write (console.log in provider code included) is sent to stderr.
+ */
+function takeStdout(): (line: string) => void {
+  const stdout = process.stdout;
+  const write = stdout.write.bind(stdout);
+  stdout.write = process.stderr.write.bind(process.stderr) as typeof stdout.write;
+  return (line) => {
+    write(line);
+  };
+}
