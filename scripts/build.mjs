@@ -49,6 +49,17 @@ for (const [name, target] of [["mgmt", "cli.js"], ["terraform-provider-mgmt", "p
   chmodSync(file, 0o755);
 }
 
+// The same plugin as a local provider mirror (unpacked layout), for engines and tools that
+// insist on a version constraint, such as cdktf: dev_overrides cannot satisfy one at init.
+const { provider_source: source, version } = JSON.parse(execFileSync(process.execPath, [join(root, "dist/cli.js"), "version"], { encoding: "utf8" }));
+const platform = `${process.platform}_${{ x64: "amd64", arm64: "arm64", ia32: "386" }[process.arch] ?? process.arch}`;
+const mirrorDir = join(root, "dist", "mirror", source, version, platform);
+mkdirSync(mirrorDir, { recursive: true });
+const mirrored = join(mirrorDir, "terraform-provider-mgmt");
+// exec, so the engine's signals and kill reach node itself rather than a wrapper shell.
+writeFileSync(mirrored, `#!/bin/sh\nexec "${process.execPath}" "${join(root, "dist", "plugin.js")}" "$@"\n`);
+chmodSync(mirrored, 0o755);
+
 // 4. Provider schema -> cdktf bindings and docs.
 step("bindings");
 execFileSync(process.execPath, [join(root, "scripts/generate-bindings.mjs")], { stdio: "inherit", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });

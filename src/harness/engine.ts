@@ -36,13 +36,19 @@ export function availableEngines(): Engine[] {
   return engines;
 }
 
-/** A CLI config file whose dev_overrides make the engine run bin/terraform-provider-mgmt. */
-export function writeCliConfig(dir: string = mkdtempSync(join(tmpdir(), "mgmt-cli-"))): string {
+/**
+ * A CLI config file that makes the engine run our plugin: `dev` through dev_overrides (no init,
+ * no lock entry; what plain engine runs use), `mirror` through the local mirror the build writes
+ * under dist/mirror (needed where a version constraint must be satisfied, as cdktf writes one).
+ */
+export function writeCliConfig(dir: string = mkdtempSync(join(tmpdir(), "mgmt-cli-")), mode: "dev" | "mirror" = "dev"): string {
   const file = join(dir, "mgmt.tfrc");
-  writeFileSync(
-    file,
-    `provider_installation {\n  dev_overrides {\n    "${PROVIDER_SOURCE}" = "${repoPath("bin")}"\n  }\n  direct {}\n}\n`,
-  );
+  const [host] = PROVIDER_SOURCE.split("/");
+  const installation =
+    mode === "dev"
+      ? `  dev_overrides {\n    "${PROVIDER_SOURCE}" = "${repoPath("bin")}"\n  }\n  direct {}\n`
+      : `  filesystem_mirror {\n    path    = "${repoPath("dist", "mirror")}"\n    include = ["${host}/*/*"]\n  }\n  direct {\n    exclude = ["${host}/*/*"]\n  }\n`;
+  writeFileSync(file, `provider_installation {\n${installation}}\n`);
   return file;
 }
 

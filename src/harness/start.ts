@@ -27,14 +27,17 @@ async function main(): Promise<number> {
   process.stdout.write(`listening at ${server.url}\n`);
   try {
     say("synthesizing examples/basic");
+    // cdktf's local backend keeps state in the synthesizing process's working directory.
     const synth = spawnSync(process.execPath, [repoPath("scripts/run-ts.mjs"), repoPath("examples/basic/main.ts")], {
+      cwd: work,
       stdio: "inherit",
       env: { ...process.env, CDKTF_OUTDIR: outdir, CHECKPOINT_DISABLE: "1" },
     });
     if (synth.status !== 0) return synth.status ?? 1;
 
     const stackDir = join(outdir, "stacks", "basic");
-    const env = engineEnvironment({ cliConfig: writeCliConfig(work), url: server.url, token: server.token });
+    // The synthesized stack pins a version, which only a mirror (not dev_overrides) satisfies at init.
+    const env = engineEnvironment({ cliConfig: writeCliConfig(work, "mirror"), url: server.url, token: server.token });
     const steps: [string, string[], (code: number | null) => boolean][] = [
       ["init", ["init", "-no-color"], (c) => c === 0],
       ["plan", ["plan", "-no-color"], (c) => c === 0],

@@ -3,7 +3,7 @@
  * a cdktf user runs it: generated bindings, OpenTofu as the engine, dev_overrides for the plugin.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { MgmtClient } from "../../src/client";
@@ -13,9 +13,9 @@ import { startServe, type RunningServer } from "../../src/harness/serve";
 
 jest.setTimeout(300_000);
 
-function cdktf(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+function cdktf(cwd: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [repoPath("node_modules/cdktf-cli/bundle/bin/cdktf"), ...args], { cwd: repoPath(), env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [repoPath("node_modules/cdktf-cli/bundle/bin/cdktf"), ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (c: Buffer) => (output += c.toString()));
     child.stderr.on("data", (c: Buffer) => (output += c.toString()));
@@ -44,15 +44,18 @@ describe("cdktf deploy of examples/basic", () => {
   it("deploys the stack with OpenTofu and keeps the token out of the synthesized JSON", async () => {
     const tofu = availableEngines().find((e) => e.name === "tofu")!;
     const env = {
-      ...engineEnvironment({ cliConfig: writeCliConfig(work), url: server.url, token: server.token }),
+      ...engineEnvironment({ cliConfig: writeCliConfig(work, "mirror"), url: server.url, token: server.token }),
       PATH: `${dirname(tofu.binary)}${delimiter}${process.env.PATH ?? ""}`,
       TERRAFORM_BINARY_NAME: "tofu",
       CI: "1",
       FORCE_COLOR: "0",
     };
+    // A project folder of its own, as a user has: cdktf.json there, state written there.
+    const app = `node ${repoPath("scripts/run-ts.mjs")} ${repoPath("examples/basic/main.ts")}`;
+    writeFileSync(join(work, "cdktf.json"), JSON.stringify({ language: "typescript", app, output: "cdktf.out", sendCrashReports: "false" }));
     const outdir = join(work, "cdktf.out");
     const outputsFile = join(work, "outputs.json");
-    const deploy = await cdktf(["deploy", "basic", "--skip-provider-lock", "--auto-approve", "--no-color", "--output", outdir, "--outputs-file", outputsFile], env);
+    const deploy = await cdktf(work, ["deploy", "basic", "--skip-provider-lock", "--auto-approve", "--no-color", "--outputs-file", outputsFile], env);
     expect({ code: deploy.code, output: deploy.code === 0 ? "" : deploy.output }).toEqual({ code: 0, output: "" });
 
     const keys = [];
@@ -65,5 +68,11 @@ describe("cdktf deploy of examples/basic", () => {
 
     const synthesized = readFileSync(join(outdir, "stacks", "basic", "cdk.tf.json"), "utf8");
     expect(synthesized).not.toContain(server.token);
+
+    const destroy = await cdktf(work, ["destroy", "basic", "--skip-provider-lock", "--auto-approve", "--no-color"], env);
+    expect({ code: destroy.code, output: destroy.code === 0 ? "" : destroy.output }).toEqual({ code: 0, output: "" });
+    const left = [];
+    for await (const key of client.listSshKeys()) left.push(key);
+    expect(left).toEqual([]);
   });
 });
