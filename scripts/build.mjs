@@ -36,6 +36,7 @@ const common = {
 };
 await Promise.all([
   esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/main.ts")], outfile: join(root, "dist/plugin.js") }),
+  esbuild.build({ ...common, entryPoints: [join(root, "src/provider/index.ts")], outfile: join(root, "dist/provider.js") }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/cli/main.ts")], outfile: join(root, "dist/cli.js") }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/harness/start.ts")], outfile: join(root, "dist/start.js") }),
 ]);

@@ -1,7 +1,12 @@
 /**
- * Entry point of terraform-provider-mgmt. The provider (API client, resources) is imported
- * lazily so the handshake line does not wait for it; see serve.ts.
+ * Entry point of terraform-provider-mgmt. The provider (API client, resources, zod, undici) is
+ * a bundle of its own, dist/provider.js, required only after the handshake line is out: the
+ * engine starts the plugin several times per command, and most starts need the provider late
+ * or not at all.
  */
+import type { ProviderServer } from "../provider/framework/server";
 import { servePlugin } from "./serve";
 
-void servePlugin(() => import("../provider").then((m) => m.createProvider()));
+const PROVIDER_BUNDLE = "./provider.js";
+
+void servePlugin(async () => (require(PROVIDER_BUNDLE) as { createProvider(): ProviderServer }).createProvider());
