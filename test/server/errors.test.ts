@@ -100,8 +100,8 @@ describe("routes and methods", () => {
       ["PUT", "/profile/sshkeys", "GET, HEAD, POST"],
       ["POST", `/profile/sshkeys/${keyId}`, "DELETE, GET, HEAD, PUT"],
       ["PATCH", `/profile/sshkeys/${keyId}`, "DELETE, GET, HEAD, PUT"],
-      ["OPTIONS", "/profile", "GET, HEAD"],
-      ["DELETE", "/profile", "GET, HEAD"],
+      ["OPTIONS", "/profile", "GET, HEAD, PUT"],
+      ["DELETE", "/profile", "GET, HEAD, PUT"],
     ];
     for (const [method, path, allow] of cases) {
       const res = await call(server, method, path, { body: "{", headers: { "content-type": "application/json" } });

@@ -27,3 +27,7 @@ export const invalidToken = (): DomainError => new DomainError("unauthenticated"
 /** A valid token without the scope the operation needs (upstream's text). */
 export const scopeMissing = (): DomainError =>
   new DomainError("forbidden", [{ reason: "Your OAuth token is not authorized to use this endpoint." }]);
+
+/** An operation the acting user may not perform (a rule, not a missing scope). */
+export const forbidden = (field: string | null, reason: string): DomainError =>
+  new DomainError("forbidden", [field === null ? { reason } : { field, reason }]);

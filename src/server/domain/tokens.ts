@@ -3,10 +3,12 @@
  * revocation. A token is stored only as its SHA-256 hash plus its first 16 characters.
  */
 import { createHash } from "node:crypto";
-import { parseTimestamp } from "../../contract";
+import type { z } from "zod";
+import { parseTimestamp, type Page, type PageQuery, type TokenCreate, type TokenUpdate } from "../../contract";
 import type { Store, TokenRecord } from "../store/store";
 import { timestamp, type Actor, type Deps } from "./context";
-import { invalidToken, notFound } from "./errors";
+import { forbidden, invalid, invalidToken, notFound } from "./errors";
+import { pageOf } from "./paging";
 import { Scopes } from "./scopes";
 
 /** Characters a bearer token may hold (RFC 6750 `b64token`), at most 256 of them. */
@@ -26,7 +28,12 @@ export interface MintRequest {
   expiry: string | null;
   /** A chosen token value (for `MGMT_SERVE_TOKEN`); otherwise a fresh secret. */
   value?: string;
+  /** For an OAuth token: the authorization (authorized app) it belongs to. */
+  appId?: number;
 }
+
+export type TokenInput = z.output<typeof TokenCreate>;
+export type TokenChange = z.output<typeof TokenUpdate>;
 
 export class TokenService {
   constructor(private readonly deps: Deps) {}
@@ -41,10 +48,67 @@ export class TokenService {
     const { store } = this.deps;
     const token = await store.tokens.findByHash(hashToken(bearer));
     if (token === undefined || !this.usable(token)) throw invalidToken();
+    let clientId: number | null = null;
+    if (token.app_id !== null) {
+      // An OAuth token lives as long as its authorization (the authorized app).
+      const app = await store.oauthApps.byId(token.app_id);
+      const now = timestamp(this.deps.clock);
+      if (app === undefined || app.revoked !== null || (app.expiry !== null && app.expiry <= now)) throw invalidToken();
+      clientId = app.client_id;
+    }
     const scopes = Scopes.parse(token.scopes);
     const user = await store.users.get(token.user_id);
     if (!scopes.ok || user === undefined) throw invalidToken();
-    return { user, token, scopes: scopes.scopes };
+    return { user, token, scopes: scopes.scopes, clientId };
+  }
+
+  /** The actor's active personal access tokens (neither revoked nor expired). */
+  list(actor: Actor, query: PageQuery): Promise<Page<TokenRecord>> {
+    const now = timestamp(this.deps.clock);
+    return this.deps.store.transaction((tx) =>
+      pageOf(
+        query,
+        () => tx.tokens.countActive(actor.user.id, now),
+        (slice) => tx.tokens.listActive(actor.user.id, now, slice),
+      ),
+    );
+  }
+
+  /** One of the actor's active personal access tokens; revoked and expired ones are gone (404). */
+  async get(actor: Actor, id: number, store: Store = this.deps.store): Promise<TokenRecord> {
+    const token = await store.tokens.get(actor.user.id, id);
+    if (token === undefined || !this.usable(token)) throw notFound();
+    return token;
+  }
+
+  /**
+   * `POST /profile/tokens`. Rules: a proxy user cannot create one; the scopes (default: the
+   * acting token's) may not exceed the acting token's; an expiry must be in the future.
+   */
+  async create(actor: Actor, input: TokenInput): Promise<{ record: TokenRecord; token: string }> {
+    if (actor.user.user_type === "proxy") {
+      throw forbidden(null, "A proxy user cannot create personal access tokens; use a proxy user token instead");
+    }
+    let scopes = actor.scopes;
+    if (input.scopes != null) {
+      const parsed = Scopes.parse(input.scopes);
+      if (!parsed.ok) throw invalid("scopes", parsed.reason);
+      if (!actor.scopes.covers(parsed.scopes)) throw invalid("scopes", "Scopes may not exceed those of the acting token");
+      scopes = parsed.scopes;
+    }
+    const expiry = input.expiry ?? null;
+    if (expiry !== null && expiry <= timestamp(this.deps.clock)) throw invalid("expiry", "expiry must be in the future");
+    return this.mint({ userId: actor.user.id, label: input.label, scopes, expiry });
+  }
+
+  /** Only the label changes. */
+  async update(actor: Actor, id: number, change: TokenChange): Promise<TokenRecord> {
+    return this.deps.store.transaction(async (tx) => {
+      await this.get(actor, id, tx);
+      const updated = await tx.tokens.updateLabel(id, change.label);
+      if (updated === undefined) throw notFound();
+      return updated;
+    });
   }
 
   /** Creates a token; the returned `token` is the only time its full value is known. */
@@ -59,6 +123,7 @@ export class TokenService {
       token_prefix: token.slice(0, TOKEN_PREFIX_LENGTH),
       created: timestamp(this.deps.clock),
       expiry: request.expiry,
+      app_id: request.appId ?? null,
     });
     return { record, token };
   }
@@ -72,7 +137,7 @@ export class TokenService {
     const { store, clock } = this.deps;
     await store.transaction(async (tx) => {
       const token = await tx.tokens.get(actor.user.id, tokenId);
-      if (token === undefined || token.revoked !== null) throw notFound();
+      if (token === undefined || !this.usable(token)) throw notFound();
       await tx.tokens.revoke(token.id, timestamp(clock));
     });
   }

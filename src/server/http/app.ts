@@ -11,7 +11,10 @@ import type { Logger } from "../logger";
 import { errorResponse, makeErrorHandler, NOT_FOUND_BODY } from "./errors";
 import { Router } from "./router";
 import { profileRoutes } from "./routes/profile";
+import { securityRoutes } from "./routes/security";
+import { sessionRoutes } from "./routes/sessions";
 import { sshKeyRoutes } from "./routes/sshkeys";
+import { tokenRoutes } from "./routes/tokens";
 
 export interface AppOptions {
   domain: Domain;
@@ -67,6 +70,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const router = new Router(app, domain);
   profileRoutes(router, domain);
   sshKeyRoutes(router, domain);
+  tokenRoutes(router, domain);
+  sessionRoutes(router, domain);
+  securityRoutes(router, domain);
   router.closeMethods();
   return app;
 }

@@ -4,8 +4,8 @@
  * something a client sees.
  */
 import type { z } from "zod";
-import type { Page, Profile, SshKey } from "../../contract";
-import type { SshKeyRecord, UserRecord } from "../store/store";
+import type { AuthorizedApp, Login, Page, PersonalAccessToken, Profile, SshKey, TrustedDevice } from "../../contract";
+import type { DeviceRecord, LoginRecord, OAuthAppView, SshKeyRecord, TokenRecord, UserRecord } from "../store/store";
 import type { Answer } from "./router";
 
 export function answer<S extends z.ZodType>(schema: S, value: z.input<S>, status = 200): Answer {
@@ -34,3 +34,40 @@ export const profileView = (user: UserRecord): Profile => ({
 });
 
 export const sshKeyView = (key: SshKeyRecord): SshKey => ({ id: key.id, label: key.label, ssh_key: key.ssh_key, created: key.created });
+
+export const tokenView = (token: TokenRecord, fullValue?: string): PersonalAccessToken => ({
+  id: token.id,
+  label: token.label,
+  scopes: token.scopes,
+  created: token.created,
+  expiry: token.expiry,
+  token: fullValue ?? token.token_prefix,
+});
+
+export const appView = (app: OAuthAppView): AuthorizedApp => ({
+  id: app.id,
+  label: app.label,
+  scopes: app.scopes,
+  website: app.website,
+  thumbnail_url: app.thumbnail_url,
+  created: app.created,
+  expiry: app.expiry,
+});
+
+export const deviceView = (d: DeviceRecord): TrustedDevice => ({
+  id: d.id,
+  created: d.created,
+  expiry: d.expiry,
+  last_authenticated: d.last_authenticated,
+  last_remote_addr: d.last_remote_addr,
+  user_agent: d.user_agent,
+});
+
+export const loginView = (l: LoginRecord): Login => ({
+  id: l.id,
+  datetime: l.datetime,
+  ip: l.ip,
+  restricted: l.restricted,
+  status: l.status,
+  username: l.username,
+});

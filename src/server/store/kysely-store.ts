@@ -4,6 +4,7 @@
  * and record types happen here and nowhere else.
  */
 import type { Kysely } from "kysely";
+import { ProfileAreaRepos } from "./kysely-profile";
 import type { Database, SshKeyRow, TokenRow, UserRow } from "./tables";
 import type {
   AccountRecord,
@@ -20,8 +21,10 @@ import type {
   Store,
   TokenRecord,
   TokenRepo,
+  UserPatch,
   UserRecord,
   UserRepo,
+  UserType,
 } from "./store";
 
 /** Counts come back as numbers from SQLite and as strings (bigint) from Postgres. */
@@ -39,9 +42,23 @@ function userRecord(row: UserRow): UserRecord {
     ip_whitelist_enabled: bool(row.ip_whitelist_enabled),
     lish_auth_method: row.lish_auth_method as LishAuthMethod,
     two_factor_auth: bool(row.two_factor_auth),
+    user_type: row.user_type as UserType,
+    sms_opt_in: bool(row.sms_opt_in),
   };
 }
 const tokenRecord = (row: TokenRow): TokenRecord => ({ ...row });
+
+/** A patch in column types: booleans as 0/1, lists as JSON text; absent fields stay absent. */
+function userPatchRow(patch: UserPatch): Record<string, string | number | null> {
+  const row: Record<string, string | number | null> = {};
+  for (const [key, value] of Object.entries(patch) as Array<[string, unknown]>) {
+    if (value === undefined) continue;
+    if (typeof value === "boolean") row[key] = int(value);
+    else if (Array.isArray(value)) row[key] = JSON.stringify(value);
+    else row[key] = value as string | null;
+  }
+  return row;
+}
 const sshKeyRecord = (row: SshKeyRow): SshKeyRecord => ({ ...row });
 
 class Accounts implements AccountRepo {
@@ -74,6 +91,8 @@ class Users implements UserRepo {
         email_notifications: int(user.email_notifications),
         ip_whitelist_enabled: int(user.ip_whitelist_enabled),
         two_factor_auth: int(user.two_factor_auth),
+        user_type: user.user_type ?? "default",
+        sms_opt_in: int(user.sms_opt_in ?? false),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -87,6 +106,13 @@ class Users implements UserRepo {
 
   async first(): Promise<UserRecord | undefined> {
     const row = await this.db.selectFrom("users").selectAll().orderBy("id").limit(1).executeTakeFirst();
+    return row && userRecord(row);
+  }
+
+  async update(id: number, patch: UserPatch): Promise<UserRecord | undefined> {
+    const values = userPatchRow(patch);
+    if (Object.keys(values).length === 0) return this.get(id);
+    const row = await this.db.updateTable("users").set(values).where("id", "=", id).returningAll().executeTakeFirst();
     return row && userRecord(row);
   }
 }
@@ -105,12 +131,42 @@ class Tokens implements TokenRepo {
   }
 
   async get(userId: number, id: number): Promise<TokenRecord | undefined> {
-    const row = await this.db.selectFrom("tokens").selectAll().where("user_id", "=", userId).where("id", "=", id).executeTakeFirst();
+    const row = await this.db.selectFrom("tokens").selectAll().where("user_id", "=", userId).where("id", "=", id).where("app_id", "is", null).executeTakeFirst();
     return row && tokenRecord(row);
   }
 
   async revoke(id: number, at: string): Promise<void> {
     await this.db.updateTable("tokens").set({ revoked: at }).where("id", "=", id).where("revoked", "is", null).execute();
+  }
+
+  private active(userId: number, now: string) {
+    return this.db
+      .selectFrom("tokens")
+      .where("user_id", "=", userId)
+      .where("app_id", "is", null)
+      .where("revoked", "is", null)
+      .where((eb) => eb.or([eb("expiry", "is", null), eb("expiry", ">", now)]));
+  }
+
+  async countActive(userId: number, now: string): Promise<number> {
+    const row = await this.active(userId, now)
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirst();
+    return toCount(row?.n);
+  }
+
+  async listActive(userId: number, now: string, slice: Slice): Promise<TokenRecord[]> {
+    const rows = await this.active(userId, now).selectAll().orderBy("id").limit(slice.limit).offset(slice.offset).execute();
+    return rows.map(tokenRecord);
+  }
+
+  async updateLabel(id: number, label: string): Promise<TokenRecord | undefined> {
+    const row = await this.db.updateTable("tokens").set({ label }).where("id", "=", id).returningAll().executeTakeFirst();
+    return row && tokenRecord(row);
+  }
+
+  async revokeByApp(appId: number, at: string): Promise<void> {
+    await this.db.updateTable("tokens").set({ revoked: at }).where("app_id", "=", appId).where("revoked", "is", null).execute();
   }
 }
 
@@ -169,6 +225,15 @@ export class KyselyStore implements Store {
   readonly users: UserRepo;
   readonly tokens: TokenRepo;
   readonly sshKeys: SshKeyRepo;
+  readonly oauthClients: Store["oauthClients"];
+  readonly oauthApps: Store["oauthApps"];
+  readonly devices: Store["devices"];
+  readonly logins: Store["logins"];
+  readonly phoneCodes: Store["phoneCodes"];
+  readonly securityAnswers: Store["securityAnswers"];
+  readonly tfaSecrets: Store["tfaSecrets"];
+  readonly preferences: Store["preferences"];
+  readonly grants: Store["grants"];
 
   /** `onClose` releases what the opener acquired (the driver's connection or pool). */
   constructor(
@@ -179,6 +244,16 @@ export class KyselyStore implements Store {
     this.users = new Users(db);
     this.tokens = new Tokens(db);
     this.sshKeys = new SshKeys(db);
+    const more = new ProfileAreaRepos(db);
+    this.oauthClients = more.oauthClients;
+    this.oauthApps = more.oauthApps;
+    this.devices = more.devices;
+    this.logins = more.logins;
+    this.phoneCodes = more.phoneCodes;
+    this.securityAnswers = more.securityAnswers;
+    this.tfaSecrets = more.tfaSecrets;
+    this.preferences = more.preferences;
+    this.grants = more.grants;
   }
 
   async transaction<T>(fn: (store: Store) => Promise<T>): Promise<T> {

@@ -29,8 +29,27 @@ export interface UserRecord {
   verified_phone_number: string | null;
   referral_code: string;
   created: string;
+  /** `proxy`: a parent-account user acting in a child account. */
+  user_type: UserType;
+  sms_opt_in: boolean;
 }
-export type NewUser = Omit<UserRecord, "id">;
+export type UserType = "default" | "proxy";
+export type NewUser = Omit<UserRecord, "id" | "user_type" | "sms_opt_in"> & Partial<Pick<UserRecord, "user_type" | "sms_opt_in">>;
+/** The fields a profile update may change. */
+export type UserPatch = Partial<
+  Pick<
+    UserRecord,
+    | "authorized_keys"
+    | "email"
+    | "email_notifications"
+    | "ip_whitelist_enabled"
+    | "lish_auth_method"
+    | "timezone"
+    | "two_factor_auth"
+    | "verified_phone_number"
+    | "sms_opt_in"
+  >
+>;
 
 export interface TokenRecord {
   id: number;
@@ -42,8 +61,10 @@ export interface TokenRecord {
   created: string;
   expiry: string | null;
   revoked: string | null;
+  /** The authorized app (OAuth authorization) of an OAuth token; null for a personal access token. */
+  app_id: number | null;
 }
-export type NewToken = Omit<TokenRecord, "id" | "revoked">;
+export type NewToken = Omit<TokenRecord, "id" | "revoked" | "app_id"> & { app_id?: number | null };
 
 export interface SshKeyRecord {
   id: number;
@@ -53,6 +74,80 @@ export interface SshKeyRecord {
   created: string;
 }
 export type NewSshKey = Omit<SshKeyRecord, "id">;
+
+export interface OAuthClientRecord {
+  id: number;
+  account_id: number;
+  label: string;
+  secret_hash: string;
+  website: string;
+  thumbnail_url: string | null;
+  created: string;
+}
+export type NewOAuthClient = Omit<OAuthClientRecord, "id">;
+
+export interface OAuthAppRecord {
+  id: number;
+  user_id: number;
+  client_id: number;
+  scopes: string;
+  created: string;
+  expiry: string | null;
+  revoked: string | null;
+}
+export type NewOAuthApp = Omit<OAuthAppRecord, "id" | "revoked">;
+/** An app with what the authorized-app view shows of its client. */
+export interface OAuthAppView extends OAuthAppRecord {
+  label: string;
+  website: string;
+  thumbnail_url: string | null;
+}
+
+export interface DeviceRecord {
+  id: number;
+  user_id: number;
+  created: string;
+  expiry: string;
+  last_authenticated: string;
+  last_remote_addr: string;
+  user_agent: string;
+  revoked: string | null;
+}
+export type NewDevice = Omit<DeviceRecord, "id" | "revoked">;
+
+export type LoginStatus = "successful" | "failed";
+export interface LoginRecord {
+  id: number;
+  user_id: number;
+  datetime: string;
+  ip: string;
+  restricted: boolean;
+  status: LoginStatus;
+  username: string;
+}
+export type NewLogin = Omit<LoginRecord, "id">;
+
+export interface PhoneCodeRecord {
+  user_id: number;
+  iso_code: string;
+  phone_number: string;
+  code: string;
+  sent: string;
+  expiry: string;
+}
+
+export interface SecurityAnswerRecord {
+  question_id: number;
+  response: string;
+}
+
+export interface TfaSecretRecord {
+  user_id: number;
+  secret: string;
+  expiry: string;
+  confirmed: string | null;
+  scratch_hash: string | null;
+}
 
 export interface Slice {
   limit: number;
@@ -70,13 +165,83 @@ export interface UserRepo {
   get(id: number): Promise<UserRecord | undefined>;
   /** The user with the lowest id: the one bootstrap created. */
   first(): Promise<UserRecord | undefined>;
+  update(id: number, patch: UserPatch): Promise<UserRecord | undefined>;
 }
 
 export interface TokenRepo {
   insert(token: NewToken): Promise<TokenRecord>;
   findByHash(hash: string): Promise<TokenRecord | undefined>;
+  /** A personal access token of the user (OAuth tokens are not looked up here). */
   get(userId: number, id: number): Promise<TokenRecord | undefined>;
   revoke(id: number, at: string): Promise<void>;
+  /** Personal access tokens of the user that are neither revoked nor expired at `now`. */
+  countActive(userId: number, now: string): Promise<number>;
+  listActive(userId: number, now: string, slice: Slice): Promise<TokenRecord[]>;
+  updateLabel(id: number, label: string): Promise<TokenRecord | undefined>;
+  revokeByApp(appId: number, at: string): Promise<void>;
+}
+
+export interface OAuthClientRepo {
+  insert(client: NewOAuthClient): Promise<OAuthClientRecord>;
+  get(id: number): Promise<OAuthClientRecord | undefined>;
+}
+
+export interface OAuthAppRepo {
+  insert(app: NewOAuthApp): Promise<OAuthAppRecord>;
+  /** Any app by id, active or not (authentication checks it). */
+  byId(id: number): Promise<OAuthAppRecord | undefined>;
+  /** Apps of the user neither revoked nor expired at `now`. */
+  getActive(userId: number, id: number, now: string): Promise<OAuthAppView | undefined>;
+  countActive(userId: number, now: string): Promise<number>;
+  listActive(userId: number, now: string, slice: Slice): Promise<OAuthAppView[]>;
+  revoke(id: number, at: string): Promise<void>;
+}
+
+export interface DeviceRepo {
+  insert(device: NewDevice): Promise<DeviceRecord>;
+  /** Devices of the user neither revoked nor expired at `now`. */
+  getActive(userId: number, id: number, now: string): Promise<DeviceRecord | undefined>;
+  countActive(userId: number, now: string): Promise<number>;
+  listActive(userId: number, now: string, slice: Slice): Promise<DeviceRecord[]>;
+  revoke(id: number, at: string): Promise<void>;
+}
+
+export interface LoginRepo {
+  insert(login: NewLogin): Promise<LoginRecord>;
+  /** Successful logins of the user at or after `since`. */
+  getSuccessful(userId: number, id: number, since: string): Promise<LoginRecord | undefined>;
+  countSuccessful(userId: number, since: string): Promise<number>;
+  listSuccessful(userId: number, since: string, slice: Slice): Promise<LoginRecord[]>;
+}
+
+export interface PhoneCodeRepo {
+  get(userId: number): Promise<PhoneCodeRecord | undefined>;
+  put(code: PhoneCodeRecord): Promise<void>;
+  delete(userId: number): Promise<void>;
+}
+
+export interface SecurityAnswerRepo {
+  list(userId: number): Promise<SecurityAnswerRecord[]>;
+  /** Replaces every answer of the user. */
+  replace(userId: number, answers: SecurityAnswerRecord[]): Promise<void>;
+}
+
+export interface TfaSecretRepo {
+  get(userId: number): Promise<TfaSecretRecord | undefined>;
+  put(secret: TfaSecretRecord): Promise<void>;
+  delete(userId: number): Promise<void>;
+}
+
+export interface PreferencesRepo {
+  /** The stored JSON text, or undefined when none was stored. */
+  get(userId: number, clientKey: number): Promise<string | undefined>;
+  put(userId: number, clientKey: number, body: string): Promise<void>;
+}
+
+export interface GrantsRepo {
+  /** The stored grants as JSON text, or undefined when none were set. */
+  get(userId: number): Promise<string | undefined>;
+  put(userId: number, body: string): Promise<void>;
 }
 
 export interface SshKeyRepo {
@@ -94,6 +259,15 @@ export interface Store {
   readonly users: UserRepo;
   readonly tokens: TokenRepo;
   readonly sshKeys: SshKeyRepo;
+  readonly oauthClients: OAuthClientRepo;
+  readonly oauthApps: OAuthAppRepo;
+  readonly devices: DeviceRepo;
+  readonly logins: LoginRepo;
+  readonly phoneCodes: PhoneCodeRepo;
+  readonly securityAnswers: SecurityAnswerRepo;
+  readonly tfaSecrets: TfaSecretRepo;
+  readonly preferences: PreferencesRepo;
+  readonly grants: GrantsRepo;
   /** Runs `fn` atomically; inside a transaction, runs it in that transaction. */
   transaction<T>(fn: (store: Store) => Promise<T>): Promise<T>;
   close(): Promise<void>;

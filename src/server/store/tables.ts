@@ -27,6 +27,10 @@ export interface UsersTable {
   verified_phone_number: string | null;
   referral_code: string;
   created: string;
+  /** `default` or `proxy` (a parent-account user acting in a child account). Added by 0002. */
+  user_type: Generated<string>;
+  /** Opted in to SMS by requesting a phone code; out by deleting the number. Added by 0002. */
+  sms_opt_in: Generated<number>;
 }
 
 export interface TokensTable {
@@ -41,6 +45,8 @@ export interface TokensTable {
   created: string;
   expiry: string | null;
   revoked: string | null;
+  /** The OAuth authorization an OAuth token belongs to; null for a personal access token. Added by 0002. */
+  app_id: Generated<number | null>;
 }
 
 export interface SshKeysTable {
@@ -51,11 +57,101 @@ export interface SshKeysTable {
   created: string;
 }
 
+export interface OAuthClientsTable {
+  id: Generated<number>;
+  account_id: number;
+  label: string;
+  /** SHA-256 of the client secret, hex. */
+  secret_hash: string;
+  website: string;
+  thumbnail_url: string | null;
+  created: string;
+}
+
+/** One authorization of an OAuth client by a user: an "authorized app". */
+export interface OAuthAppsTable {
+  id: Generated<number>;
+  user_id: number;
+  client_id: number;
+  scopes: string;
+  created: string;
+  expiry: string | null;
+  revoked: string | null;
+}
+
+export interface TrustedDevicesTable {
+  id: Generated<number>;
+  user_id: number;
+  created: string;
+  expiry: string;
+  last_authenticated: string;
+  last_remote_addr: string;
+  user_agent: string;
+  revoked: string | null;
+}
+
+export interface LoginsTable {
+  id: Generated<number>;
+  user_id: number;
+  datetime: string;
+  ip: string;
+  restricted: number;
+  status: string;
+  username: string;
+}
+
+/** The one pending phone verification of a user. */
+export interface PhoneCodesTable {
+  user_id: number;
+  iso_code: string;
+  phone_number: string;
+  code: string;
+  sent: string;
+  expiry: string;
+}
+
+export interface SecurityAnswersTable {
+  user_id: number;
+  question_id: number;
+  response: string;
+}
+
+/** A user's two-factor secret: pending (confirmed null) until confirmed. */
+export interface TfaSecretsTable {
+  user_id: number;
+  secret: string;
+  expiry: string;
+  confirmed: string | null;
+  scratch_hash: string | null;
+}
+
+/** Preferences per (user, OAuth client); client_key 0 is "no client" (personal access tokens). */
+export interface PreferencesTable {
+  user_id: number;
+  client_key: number;
+  body: string;
+}
+
+export interface GrantsTable {
+  user_id: number;
+  /** The grants response as JSON. */
+  body: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
   tokens: TokensTable;
   ssh_keys: SshKeysTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_apps: OAuthAppsTable;
+  trusted_devices: TrustedDevicesTable;
+  logins: LoginsTable;
+  phone_codes: PhoneCodesTable;
+  security_answers: SecurityAnswersTable;
+  tfa_secrets: TfaSecretsTable;
+  preferences: PreferencesTable;
+  grants: GrantsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -1,0 +1,80 @@
+/** Personal access tokens (`/profile/tokens`) and the OAuth scope text they carry. */
+import { z } from "zod";
+import { Timestamp, formatTimestamp } from "./common";
+
+export const TOKEN_LABEL = { min: 1, max: 100 } as const;
+const labelReason = `Length must be between ${TOKEN_LABEL.min} and ${TOKEN_LABEL.max} characters.`;
+export const TokenLabel = z.string().min(TOKEN_LABEL.min, labelReason).max(TOKEN_LABEL.max, labelReason);
+
+/** One scope item: `<area>:read_only` or `<area>:read_write`. */
+export const SCOPE_ITEM_PATTERN = /^[a-z][a-z_]*:(read_only|read_write)$/;
+
+/**
+ * OAuth scope text: `*`, or space-separated `<area>:<access>` items. `*` stands alone.
+ * (The server's `Scopes.parse` applies the same rules.)
+ */
+export const OAuthScopesText = z.string().superRefine((text, ctx) => {
+  const items = text.trim().split(/\s+/).filter((s) => s !== "");
+  if (items.length === 0) return void ctx.addIssue({ code: "custom", message: "Scopes must not be empty" });
+  if (items.includes("*")) {
+    if (items.length > 1) ctx.addIssue({ code: "custom", message: "'*' cannot be combined with other scopes" });
+    return;
+  }
+  const bad = items.find((item) => !SCOPE_ITEM_PATTERN.test(item));
+  if (bad !== undefined) {
+    ctx.addIssue({ code: "custom", message: `'${bad}' is not a valid scope; use '*' or '<area>:read_only' / '<area>:read_write'` });
+  }
+});
+
+/**
+ * A date-time a client sends: `YYYY-MM-DDTHH:MM:SS`, optionally with a fraction and a `Z` or
+ * `±HH:MM` offset (no offset means UTC). The output is the wire form: UTC, whole seconds
+ * (a fraction is dropped).
+ */
+export const DATE_TIME_INPUT_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/;
+export const DateTimeInput = z.string().transform((text, ctx) => {
+  const m = DATE_TIME_INPUT_PATTERN.exec(text);
+  const [, y, mo, d, h, mi, s] = (m ?? []).map(Number) as number[];
+  // The calendar fields must name a real moment (no 2025-02-30, no 25:00).
+  const calendar = m === null ? null : new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, s!));
+  const valid =
+    calendar !== null &&
+    calendar.getUTCFullYear() === y &&
+    calendar.getUTCMonth() === mo! - 1 &&
+    calendar.getUTCDate() === d &&
+    calendar.getUTCHours() === h &&
+    calendar.getUTCMinutes() === mi &&
+    calendar.getUTCSeconds() === s;
+  const offset = m?.[8];
+  const date = valid ? new Date(offset === undefined ? `${text}Z` : text) : null;
+  if (date === null || Number.isNaN(date.getTime())) {
+    ctx.addIssue({ code: "custom", message: "must be a date-time such as 2030-01-01T00:00:00 (UTC)" });
+    return z.NEVER;
+  }
+  return formatTimestamp(date);
+});
+
+export const PersonalAccessToken = z.object({
+  id: z.number().int(),
+  label: z.string(),
+  scopes: z.string(),
+  created: Timestamp,
+  expiry: Timestamp.nullable(),
+  /** The full value only in the creation answer; afterwards its first 16 characters. */
+  token: z.string(),
+});
+export type PersonalAccessToken = z.infer<typeof PersonalAccessToken>;
+
+/** `scopes` omitted or null: the acting token's scopes. `expiry` omitted or null: until revoked. */
+export const TokenCreate = z.object({
+  label: TokenLabel,
+  scopes: OAuthScopesText.nullable().optional(),
+  expiry: DateTimeInput.nullable().optional(),
+});
+export type TokenCreate = z.input<typeof TokenCreate>;
+
+/** Only the label changes; other fields sent back (read-only) are ignored. */
+export const TokenUpdate = z.object({ label: TokenLabel });
+export type TokenUpdate = z.input<typeof TokenUpdate>;
+
+export { formatTimestamp as formatTokenTimestamp };

@@ -1,0 +1,68 @@
+/**
+ * Users beyond the bootstrap one, and grants. The API of this part cannot create users or set
+ * grants; these functions are for the admin namespace and the fixtures file (later) and tests.
+ * Grants matter to restricted users only: an unrestricted user may do everything.
+ */
+import { GrantsResponse, emptyGrants } from "../../contract";
+import type { UserRecord, UserType } from "../store/store";
+import { timestamp, type Actor, type Deps } from "./context";
+import { DomainError, notFound } from "./errors";
+
+export interface NewUserInput {
+  username: string;
+  email: string;
+  restricted?: boolean;
+  /** `proxy`: a parent-account user acting for a child account. */
+  userType?: UserType;
+  /** Default: the account of the first (bootstrap) user. */
+  accountId?: number;
+}
+
+export class UserService {
+  constructor(private readonly deps: Deps) {}
+
+  async create(input: NewUserInput): Promise<UserRecord> {
+    const { store, clock, secrets } = this.deps;
+    return store.transaction(async (tx) => {
+      const accountId = input.accountId ?? (await tx.users.first())?.account_id;
+      if (accountId === undefined) throw new Error("no account to add the user to");
+      try {
+        return await tx.users.insert({
+          account_id: accountId,
+          username: input.username,
+          email: input.email,
+          restricted: input.restricted ?? false,
+          user_type: input.userType ?? "default",
+          authentication_type: "password",
+          authorized_keys: null,
+          email_notifications: true,
+          ip_whitelist_enabled: false,
+          lish_auth_method: "password_keys",
+          timezone: "UTC",
+          two_factor_auth: false,
+          verified_phone_number: null,
+          referral_code: secrets.hex(20),
+          created: timestamp(clock),
+        });
+      } catch (err) {
+        if (/unique/i.test(String(err))) throw new DomainError("conflict", [{ field: "username", reason: "Username is taken" }]);
+        throw err;
+      }
+    });
+  }
+
+  /** Replaces a user's grants (checked against the contract's shape). */
+  async setGrants(userId: number, grants: GrantsResponse): Promise<void> {
+    const body = GrantsResponse.parse(grants);
+    if ((await this.deps.store.users.get(userId)) === undefined) throw notFound();
+    await this.deps.store.transaction((tx) => tx.grants.put(userId, JSON.stringify(body)));
+  }
+
+  /** The actor's grants: null for an unrestricted user (who needs none). */
+  async grants(actor: Actor): Promise<GrantsResponse | null> {
+    const user = await this.deps.store.users.get(actor.user.id);
+    if (user === undefined || !user.restricted) return null;
+    const stored = await this.deps.store.grants.get(user.id);
+    return stored === undefined ? emptyGrants() : GrantsResponse.parse(JSON.parse(stored));
+  }
+}

@@ -1,0 +1,55 @@
+/** Phone verification, security questions, two-factor authentication, preferences. */
+import {
+  EmptyBody,
+  PhoneNumberSend,
+  PhoneNumberVerify,
+  Preferences,
+  PreferencesBody,
+  SecurityQuestionList,
+  SecurityQuestionsAnswer,
+  SecurityQuestionsAnswered,
+  TfaConfirm,
+  TfaScratch,
+  TfaSecret,
+} from "../../../contract";
+import type { Domain } from "../../domain";
+import { parseInput } from "../errors";
+import { answer } from "../present";
+import type { Router } from "../router";
+
+export function securityRoutes(r: Router, domain: Domain): void {
+  r.post("/profile/phone-number", "account:read_write", async ({ req, actor }) => {
+    await domain.phone.request(actor, parseInput(PhoneNumberSend, req.body));
+    return answer(EmptyBody, {});
+  });
+  r.post("/profile/phone-number/verify", "account:read_write", async ({ req, actor }) => {
+    await domain.phone.verify(actor, parseInput(PhoneNumberVerify, req.body));
+    return answer(EmptyBody, {});
+  });
+  r.delete("/profile/phone-number", "account:read_write", async ({ actor }) => {
+    await domain.phone.delete(actor);
+    return answer(EmptyBody, {});
+  });
+
+  r.get("/profile/security-questions", "account:read_only", async ({ actor }) =>
+    answer(SecurityQuestionList, { security_questions: await domain.securityQuestions.list(actor) }),
+  );
+  r.post("/profile/security-questions", "account:read_write", async ({ req, actor }) => {
+    const input = parseInput(SecurityQuestionsAnswer, req.body);
+    return answer(SecurityQuestionsAnswered, { security_questions: await domain.securityQuestions.answer(actor, input) });
+  });
+
+  r.post("/profile/tfa-enable", "account:read_write", async ({ actor }) => answer(TfaSecret, await domain.twoFactor.enable(actor)));
+  r.post("/profile/tfa-enable-confirm", "account:read_write", async ({ req, actor }) =>
+    answer(TfaScratch, await domain.twoFactor.confirm(actor, parseInput(TfaConfirm, req.body))),
+  );
+  r.post("/profile/tfa-disable", "account:read_write", async ({ actor }) => {
+    await domain.twoFactor.disable(actor);
+    return answer(EmptyBody, {});
+  });
+
+  r.get("/profile/preferences", "account:read_only", async ({ actor }) => answer(Preferences, await domain.preferences.get(actor)));
+  r.put("/profile/preferences", "account:read_write", async ({ req, actor }) =>
+    answer(Preferences, await domain.preferences.put(actor, parseInput(PreferencesBody, req.body))),
+  );
+}
