@@ -12,24 +12,10 @@ import {
   type MgmtClientOptions,
 } from "../../src/client";
 import { ScriptedServer, closedPort, recordingSleep } from "./scripted-server";
+import { PROFILE } from "./fixtures";
 
 const TOKEN = "tok-3f9a1c0d5e7b42a8b6c4d2e0f1a3b5c7";
 
-const PROFILE = {
-  authentication_type: "password",
-  authorized_keys: null,
-  email: "ops@example.com",
-  email_notifications: true,
-  ip_whitelist_enabled: false,
-  lish_auth_method: "keys_only",
-  referrals: { code: "abc", completed: 0, credit: 0, pending: 0, total: 0, url: "https://example.com/r/abc" },
-  restricted: false,
-  timezone: "UTC",
-  two_factor_auth: false,
-  uid: 42,
-  username: "ops",
-  verified_phone_number: null,
-};
 
 const ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJ9w0vL3ePqBvIoGgQ1d0Ck4i2H3mVdQv2zJk0eY4kOs ops@laptop";
 

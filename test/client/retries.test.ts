@@ -4,25 +4,11 @@
  */
 import { ApiError, MgmtClient, NetworkError, isTimeout, type MgmtClientOptions, type RetryEvent } from "../../src/client";
 import { ScriptedServer, closedPort, recordingSleep, type Reply } from "./scripted-server";
+import { PROFILE } from "./fixtures";
 
 const TOKEN = "tok-retry-7d1e5c3b9a";
 const ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJ9w0vL3ePqBvIoGgQ1d0Ck4i2H3mVdQv2zJk0eY4kOs";
 const KEY = { id: 3, label: "k", ssh_key: ED25519, created: "2024-05-01T10:00:00" };
-const PROFILE = {
-  authentication_type: "password",
-  authorized_keys: null,
-  email: "ops@example.com",
-  email_notifications: true,
-  ip_whitelist_enabled: false,
-  lish_auth_method: "keys_only",
-  referrals: { code: "abc", completed: 0, credit: 0, pending: 0, total: 0, url: "https://example.com/r/abc" },
-  restricted: false,
-  timezone: "UTC",
-  two_factor_auth: false,
-  uid: 42,
-  username: "ops",
-  verified_phone_number: null,
-};
 
 const busy = (status: number, headers: Record<string, string> = {}): Reply => ({
   status,
