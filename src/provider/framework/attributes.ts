@@ -1,6 +1,6 @@
 /** Typed reads of attribute values and the common config checks. */
 import { attr, error, type Diagnostic } from "./diagnostics";
-import { isUnknown, type ObjectValue, type TfValue } from "./value";
+import type { ObjectValue } from "./value";
 
 /** A known string, or undefined for null/unknown (callers decide which they accept). */
 export function knownString(obj: ObjectValue | null, name: string): string | undefined {
@@ -13,12 +13,6 @@ export function requireString(obj: ObjectValue, name: string): string {
   if (typeof v !== "string") throw new Error(`attribute "${name}" must be a known string`);
   return v;
 }
-
-export function isKnownNull(v: TfValue | undefined): boolean {
-  return v === null || v === undefined;
-}
-
-export { isUnknown };
 
 /** Length in characters as the API counts them (code points, not UTF-16 units). */
 export function lengthBetween(config: ObjectValue, name: string, min: number, max: number): Diagnostic[] {
