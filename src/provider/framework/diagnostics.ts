@@ -19,4 +19,11 @@ export const error = (summary: string, detail?: string, attribute?: AttributePat
   ...(attribute !== undefined ? { attribute } : {}),
 });
 
+export const warning = (summary: string, detail?: string, attribute?: AttributePath): Diagnostic => ({
+  severity: "warning",
+  summary,
+  ...(detail !== undefined ? { detail } : {}),
+  ...(attribute !== undefined ? { attribute } : {}),
+});
+
 export const hasErrors = (diags: readonly Diagnostic[]): boolean => diags.some((d) => d.severity === "error");
