@@ -1,11 +1,41 @@
-/** @type {import('jest').Config} */
-module.exports = {
+const project = {
   testEnvironment: "node",
-  testMatch: ["<rootDir>/test/**/*.test.ts"],
   transform: {
     "^.+\\.ts$": ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }],
   },
+  testTimeout: 30000,
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
   // End-to-end suites start servers and engines; two workers match the two cores.
   maxWorkers: 2,
   testTimeout: 30000,
+  projects: [
+    // Every test; the server tests on SQLite. Tests that need Postgres itself live in test/server/postgres/.
+    {
+      ...project,
+      displayName: "default",
+      testMatch: ["<rootDir>/test/**/*.test.ts"],
+      testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/server/postgres/"],
+    },
+    // The same server tests on a throwaway PostgreSQL cluster (one per run; one database per server).
+    {
+      ...project,
+      displayName: "server-postgres",
+      testMatch: ["<rootDir>/test/server/**/*.test.ts"],
+      testPathIgnorePatterns: [
+        "/node_modules/",
+        // Spawns the CLI on :memory: and SQLite files and checks flag parsing; `mgmt serve --db postgres://`
+        // is spawned by test/server/postgres/concurrency.test.ts instead.
+        "<rootDir>/test/server/cli\\.test\\.ts$",
+        "<rootDir>/test/server/cli-extras\\.test\\.ts$",
+        // Reads the SQLite file itself (hashes at rest, migration records); the portable store tests are store.test.ts.
+        "<rootDir>/test/server/store-sqlite\\.test\\.ts$",
+      ],
+      setupFiles: ["<rootDir>/test/server/postgres/use-postgres.ts"],
+      globalSetup: "<rootDir>/test/server/postgres/global-setup.ts",
+      globalTeardown: "<rootDir>/test/server/postgres/global-teardown.ts",
+    },
+  ],
 };

@@ -6,11 +6,12 @@ import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { isTokenText, startServer, type RunningServer } from "../server";
+import { isPostgresUrl } from "../server/store/postgres";
 
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_HOST = "127.0.0.1";
 
-const USAGE = `usage: mgmt serve [--port N] [--host ADDR] [--db PATH]
+const USAGE = `usage: mgmt serve [--port N] [--host ADDR] [--db PATH|URL]
 
 Runs the local Management API. When it is listening it prints one line on stdout,
   {"url":"http://127.0.0.1:8080/v4","token":"<token>"}
@@ -20,10 +21,20 @@ options:
   --port N      port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
   --host ADDR   address to listen on (default ${DEFAULT_HOST})
   --db PATH     SQLite file, created if missing, or :memory: for a store that
-                ends with the process (default $MGMT_DATA_DIR/mgmt.sqlite)
+                ends with the process (default $MGMT_DATA_DIR/mgmt.sqlite);
+                or a postgres:// or postgresql:// connection string: a shared
+                store several servers can serve at once
+  --fixtures FILE  load this JSON fixtures file into a new store (see
+                docs/fixtures.md); replaces the default fixtures
+  --no-default-fixtures  start a new store with the bootstrap account only
+                (default: the built-in lived-in account fixtures)
+  --rate-limit N  answer 429 after N requests per token per minute (default:
+                no limit)
   -h, --help    show this help
 
 environment:
+  MGMT_DATABASE_URL a postgres:// or postgresql:// connection string used
+                    when --db is not given
   MGMT_DATA_DIR     where the default store lives
                     (default $XDG_DATA_HOME/mgmt, else ~/.local/share/mgmt)
   MGMT_SERVE_TOKEN  a fixed value for the printed token (letters, digits and
@@ -31,12 +42,17 @@ environment:
                     in the store if not there yet. Without it, the first start
                     prints the store's first token and every later start mints
                     a new one (tokens are stored hashed and cannot be shown again).
+  MGMT_ADMIN_TOKEN  a fixed credential for the admin namespace (admin_url in
+                    the ready line); default: a random one per start
 `;
 
 interface ServeFlags {
   port: number;
   host: string;
   db: string;
+  fixtures?: string;
+  defaultFixtures?: boolean;
+  rateLimit?: number;
 }
 
 type Parsed = { ok: true; flags: ServeFlags } | { ok: false; message: string } | { ok: "help" };
@@ -51,9 +67,13 @@ export function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === "-h" || arg === "--help") return { ok: "help" };
+    if (arg === "--no-default-fixtures") {
+      flags.defaultFixtures = false;
+      continue;
+    }
     const eq = arg.indexOf("=");
     const name = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
-    if (name !== "--port" && name !== "--host" && name !== "--db") {
+    if (name !== "--port" && name !== "--host" && name !== "--db" && name !== "--fixtures" && name !== "--rate-limit") {
       return { ok: false, message: arg.startsWith("-") ? `unknown option '${name}'` : `unexpected argument '${arg}'` };
     }
     let value: string | undefined;
@@ -63,11 +83,20 @@ export function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.
     if (name === "--port") {
       if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) return { ok: false, message: `option '--port' must be an integer from 0 to 65535, not '${value}'` };
       flags.port = Number(value);
+    } else if (name === "--fixtures") {
+      flags.fixtures = value;
+    } else if (name === "--rate-limit") {
+      if (!/^\d{1,9}$/.test(value) || Number(value) < 1) return { ok: false, message: `option '--rate-limit' must be a positive integer, not '${value}'` };
+      flags.rateLimit = Number(value);
     } else if (name === "--host") {
       flags.host = value;
     } else {
       flags.db = value;
     }
+  }
+  if (flags.db === "" && env.MGMT_DATABASE_URL) {
+    if (!isPostgresUrl(env.MGMT_DATABASE_URL)) return { ok: false, message: "MGMT_DATABASE_URL must be a postgres:// or postgresql:// connection string" };
+    flags.db = env.MGMT_DATABASE_URL;
   }
   if (flags.db === "") flags.db = defaultDbPath(env);
   return { ok: true, flags };
@@ -115,17 +144,32 @@ export async function runServe(args: string[]): Promise<number> {
     return 2;
   }
 
+  const adminToken = process.env.MGMT_ADMIN_TOKEN;
+  if (adminToken !== undefined && adminToken !== "" && !isTokenText(adminToken)) {
+    process.stderr.write("mgmt serve: MGMT_ADMIN_TOKEN must be 1 to 256 of the characters A-Z a-z 0-9 . _ ~ + / - (then optional =)\n");
+    return 2;
+  }
+
   const signals = watchSignals();
   try {
     let server: RunningServer;
     try {
-      if (db !== ":memory:") mkdirSync(dirname(db), { recursive: true });
-      server = await startServer({ host, port, db, token: fixedToken || undefined });
+      if (db !== ":memory:" && !isPostgresUrl(db)) mkdirSync(dirname(db), { recursive: true });
+      server = await startServer({
+        host,
+        port,
+        db,
+        token: fixedToken || undefined,
+        fixtures: parsed.flags.fixtures,
+        defaultFixtures: parsed.flags.defaultFixtures !== false,
+        rateLimit: parsed.flags.rateLimit,
+        adminToken: process.env.MGMT_ADMIN_TOKEN || undefined,
+      });
     } catch (err) {
       process.stderr.write(`mgmt serve: ${err instanceof Error ? err.message : String(err)}\n`);
       return 1;
     }
-    process.stdout.write(`${JSON.stringify({ url: server.url, token: server.token })}\n`);
+    process.stdout.write(`${JSON.stringify({ url: server.url, token: server.token, admin_url: server.adminUrl, admin_token: server.adminToken })}\n`);
 
     const signal = await signals.received;
     process.stderr.write(`mgmt serve: ${signal}, stopping\n`);

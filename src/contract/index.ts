@@ -8,3 +8,8 @@ export * from "./grants";
 export * from "./phone";
 export * from "./security";
 export * from "./preferences";
+export * from "./events";
+export * from "./account";
+export * from "./oauth-clients";
+export * from "./tags";
+export * from "./entity-transfers";

@@ -7,16 +7,21 @@ import { cryptoSecrets, systemClock, type Clock, type Secrets } from "./clock";
 import { createDomain, type Domain } from "./domain";
 import { buildApp } from "./http/app";
 import { API_PREFIX } from "./http/router";
+import { ADMIN_PREFIX } from "./admin/context";
+import { resolveFixtures, setupExtras, type ExtrasOptions } from "./extras";
+import { SettableClock } from "./settable-clock";
 import { stderrLogger, type Logger } from "./logger";
+import { isPostgresUrl, openPostgresStore } from "./store/postgres";
 import { openSqliteStore } from "./store/sqlite";
 import type { Store } from "./store/store";
 
-export interface ServerOptions {
+/** Also: `adminToken`, `fixtures`, `defaultFixtures`, `rateLimit` (see `./extras.ts`). */
+export interface ServerOptions extends ExtrasOptions {
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0: any free port. */
   port?: number;
-  /** SQLite file path or `:memory:` (the default). */
+  /** SQLite file path or `:memory:` (the default), or a `postgres://` / `postgresql://` connection string. */
   db?: string;
   clock?: Clock;
   secrets?: Secrets;
@@ -36,6 +41,9 @@ export interface RunningServer {
   port: number;
   /** A usable `*` token for the bootstrap user, or null when none was asked for. */
   token: string | null;
+  /** The admin namespace, e.g. `http://127.0.0.1:8080/__admin`, and its credential. */
+  adminUrl: string;
+  adminToken: string;
   /** The backend, for tests and tooling that set up state directly. */
   domain: Domain;
   store: Store;
@@ -47,14 +55,22 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
-  const clock = options.clock ?? systemClock;
+  // Settable through the admin namespace (an offset over the given or system clock).
+  const clock = new SettableClock(options.clock ?? systemClock);
   const logger = options.logger ?? stderrLogger;
-  const store = await openSqliteStore(options.db ?? ":memory:");
+  // A bad fixtures file is refused before the store is opened.
+  const fixtures = resolveFixtures(options);
+  const db = options.db ?? ":memory:";
+  const store = isPostgresUrl(db)
+    ? await openPostgresStore(db, { onPoolError: (err) => logger.error("database connection error", { error: err.message }) })
+    : await openSqliteStore(db);
   let app: FastifyInstance | undefined;
   try {
     const domain = createDomain({ store, clock, secrets: options.secrets ?? cryptoSecrets });
     const boot = await domain.accounts.bootstrap({ token: options.token, mintToken: options.mintToken });
-    app = buildApp({ domain, logger, bodyLimit: options.bodyLimit });
+    const secrets = options.secrets ?? cryptoSecrets;
+    const admin = await setupExtras({ options, fixtures, store, domain, clock, secrets, logger, created: boot.created, fixedToken: options.token });
+    app = buildApp({ domain, logger, bodyLimit: options.bodyLimit, admin });
     await app.listen({ host, port: options.port ?? 0 });
     const address = app.server.address();
     const port = typeof address === "object" && address !== null ? address.port : (options.port ?? 0);
@@ -66,6 +82,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       url: `http://${hostInUrl}:${port}${API_PREFIX}`,
       port,
       token: boot.token,
+      adminUrl: `http://${hostInUrl}:${port}${ADMIN_PREFIX}`,
+      adminToken: admin.token,
       domain,
       store,
       clock,

@@ -82,7 +82,7 @@ test("a file store keeps state; MGMT_SERVE_TOKEN fixes the printed token", async
   const db = join(dir, "data", "nested", "mgmt.sqlite");
   const fixed = "fixed-token-for-ci-0123456789";
   for (let i = 0; i < 2; i++) {
-    const proc = run(["serve", "--port=0", `--db=${db}`], { MGMT_SERVE_TOKEN: fixed });
+    const proc = run(["serve", "--port=0", `--db=${db}`, "--no-default-fixtures"], { MGMT_SERVE_TOKEN: fixed });
     const { url, token } = await proc.ready;
     expect(token).toBe(fixed);
     if (i === 0) {
@@ -151,6 +151,14 @@ describe("flag parsing", () => {
     expect(defaultDbPath({ MGMT_DATA_DIR: "/data/m", XDG_DATA_HOME: "/xdg" })).toBe("/data/m/mgmt.sqlite");
     expect(defaultDbPath({ XDG_DATA_HOME: "/xdg" })).toBe("/xdg/mgmt/mgmt.sqlite");
     expect(defaultDbPath({})).toMatch(/\.local\/share\/mgmt\/mgmt\.sqlite$/);
+  });
+
+  test("a postgres:// or postgresql:// --db, or MGMT_DATABASE_URL when --db is not given", () => {
+    const url = "postgresql://u:p@db.example:5432/mgmt";
+    expect(parseServeArgs(["--db", url], {})).toEqual({ ok: true, flags: { port: 8080, host: "127.0.0.1", db: url } });
+    expect(parseServeArgs([], { MGMT_DATABASE_URL: "postgres://h/m" })).toMatchObject({ ok: true, flags: { db: "postgres://h/m" } });
+    expect(parseServeArgs(["--db", ":memory:"], { MGMT_DATABASE_URL: "postgres://h/m" })).toMatchObject({ ok: true, flags: { db: ":memory:" } });
+    expect(parseServeArgs([], { MGMT_DATABASE_URL: "/tmp/x.sqlite" })).toEqual({ ok: false, message: expect.stringMatching(/MGMT_DATABASE_URL must be a postgres/) });
   });
 
   test("both --flag value and --flag=value", () => {

@@ -1,6 +1,7 @@
-/** Shared by the server tests: a server on port 0 over `:memory:`, and an HTTP caller. */
+/** Shared by the server tests: a server on port 0 over `:memory:` (or a fresh Postgres database, see test-store.ts), and an HTTP caller. */
 import { request } from "undici";
 import { ManualClock, lineLogger, startServer, type RunningServer, type ServerOptions } from "../../src/server";
+import { freshPostgresDb, onPostgres } from "./test-store";
 
 export interface TestServer extends RunningServer {
   clock: ManualClock;
@@ -13,7 +14,19 @@ export const START = "2025-03-01T12:00:00Z";
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
   const clock = new ManualClock(START);
   const logs: string[] = [];
-  const server = await startServer({ db: ":memory:", port: 0, clock, logger: lineLogger((line) => logs.push(line)), ...options });
+  // In the server-postgres project, a server without an explicit `db` gets a fresh database, dropped on close.
+  const fresh = options.db === undefined && onPostgres() ? await freshPostgresDb() : undefined;
+  let server: RunningServer;
+  try {
+    server = await startServer({ db: fresh?.db ?? ":memory:", port: 0, clock, logger: lineLogger((line) => logs.push(line)), ...options });
+  } catch (err) {
+    await fresh?.cleanup();
+    throw err;
+  }
+  if (fresh) {
+    const close = server.close;
+    server.close = () => close().finally(() => fresh.cleanup());
+  }
   return Object.assign(server, { clock, logs });
 }
 

@@ -13,6 +13,12 @@ import { PreferencesService } from "./preferences";
 import { SecurityQuestionService, TwoFactorService } from "./security";
 import { DeviceService, LoginService } from "./sessions";
 import { UserService } from "./users";
+import { EventService } from "./events";
+import { ObjectService } from "./objects";
+import { TagService } from "./tags";
+import { TransferService } from "./transfers";
+import { BillingService } from "./billing";
+import { ChildAccountService } from "./child-accounts";
 
 export interface Domain {
   readonly accounts: AccountService;
@@ -27,12 +33,25 @@ export interface Domain {
   readonly securityQuestions: SecurityQuestionService;
   readonly twoFactor: TwoFactorService;
   readonly preferences: PreferencesService;
+  /** The event feed; `events.record(...)` is how every area adds to it (see `./events`). */
+  readonly events: EventService;
+  /** Compute instances, domains, volumes, load balancers: read-only, seeded by fixtures/admin. */
+  readonly objects: ObjectService;
+  readonly tags: TagService;
+  readonly transfers: TransferService;
+  /** The billing account: contact, cancel, cards, invoices, availability, logins, maintenance, notifications. */
+  readonly billing: BillingService;
+  /** Child accounts and proxy-user tokens. */
+  readonly childAccounts: ChildAccountService;
 }
 
 export function createDomain(deps: Deps): Domain {
   const tokens = new TokenService(deps);
   const securityQuestions = new SecurityQuestionService(deps);
+  const billing = new BillingService(deps);
   return {
+    billing,
+    childAccounts: new ChildAccountService(deps, billing, tokens),
     accounts: new AccountService(deps, tokens),
     users: new UserService(deps),
     tokens,
@@ -45,6 +64,10 @@ export function createDomain(deps: Deps): Domain {
     securityQuestions,
     twoFactor: new TwoFactorService(deps, securityQuestions),
     preferences: new PreferencesService(deps),
+    events: new EventService(deps),
+    objects: new ObjectService(deps),
+    tags: new TagService(deps, new ObjectService(deps)),
+    transfers: new TransferService(deps),
   };
 }
 

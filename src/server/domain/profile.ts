@@ -4,6 +4,7 @@ import type { ProfileUpdate } from "../../contract";
 import type { UserPatch, UserRecord } from "../store/store";
 import type { Actor, Deps } from "./context";
 import { forbidden, invalid, invalidToken } from "./errors";
+import { entities, recordEvent } from "./events";
 
 export type ProfileChange = z.output<typeof ProfileUpdate>;
 
@@ -49,6 +50,7 @@ export class ProfileService {
       if (change.timezone !== undefined) patch.timezone = change.timezone;
       const updated = await tx.users.update(user.id, patch);
       if (updated === undefined) throw invalidToken();
+      await recordEvent(this.deps, { actor, action: "profile_update", entity: entities.profile(updated) }, tx);
       return updated;
     });
   }

@@ -9,6 +9,7 @@ import { SECURITY_ANSWERS_PER_REQUEST, type SecurityQuestionsAnswer, type TfaCon
 import type { SecurityAnswerRecord, Store } from "../store/store";
 import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "./context";
 import { invalid } from "./errors";
+import { entities, recordEvent } from "./events";
 import { hashToken } from "./tokens";
 import { base32Encode, verifyTotp } from "./totp";
 
@@ -102,6 +103,7 @@ export class TwoFactorService {
       const scratch = secrets.hex(8);
       await tx.tfaSecrets.put({ ...pending, confirmed: timestamp(clock), scratch_hash: hashToken(scratch) });
       await tx.users.update(actor.user.id, { two_factor_auth: true });
+      await recordEvent(this.deps, { actor, action: "tfa_enabled", entity: entities.profile(actor.user) }, tx);
       return { scratch };
     });
   }
@@ -112,6 +114,7 @@ export class TwoFactorService {
       if (!user?.two_factor_auth) throw invalid(null, "Two-factor authentication is not enabled");
       await tx.tfaSecrets.delete(actor.user.id);
       await tx.users.update(actor.user.id, { two_factor_auth: false });
+      await recordEvent(this.deps, { actor, action: "tfa_disabled", entity: entities.profile(actor.user) }, tx);
     });
   }
 }

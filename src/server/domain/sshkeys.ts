@@ -11,6 +11,7 @@ import type { SshKeyRecord } from "../store/store";
 import { timestamp, type Actor, type Deps } from "./context";
 import { invalid, notFound } from "./errors";
 import { pageOf } from "./paging";
+import { entities, recordEvent } from "./events";
 
 export type SshKeyInput = z.output<typeof SshKeyCreate>;
 export type SshKeyChange = z.output<typeof SshKeyUpdateBody>;
@@ -29,12 +30,14 @@ export class SshKeyService {
   }
 
   async create(actor: Actor, input: SshKeyInput): Promise<SshKeyRecord> {
-    return this.deps.store.sshKeys.insert({
+    const key = await this.deps.store.sshKeys.insert({
       user_id: actor.user.id,
       label: input.label ?? "",
       ssh_key: input.ssh_key.trim(),
       created: timestamp(this.deps.clock),
     });
+    await recordEvent(this.deps, { actor, action: "user_ssh_key_add", entity: entities.sshKey(key.id, key.label) });
+    return key;
   }
 
   async get(actor: Actor, id: number): Promise<SshKeyRecord> {
@@ -52,11 +55,14 @@ export class SshKeyService {
       }
       const updated = await tx.sshKeys.updateLabel(actor.user.id, id, change.label);
       if (updated === undefined) throw notFound();
+      await recordEvent(this.deps, { actor, action: "user_ssh_key_update", entity: entities.sshKey(updated.id, updated.label) }, tx);
       return updated;
     });
   }
 
   async delete(actor: Actor, id: number): Promise<void> {
+    const key = await this.deps.store.sshKeys.get(actor.user.id, id);
     if (!(await this.deps.store.sshKeys.delete(actor.user.id, id))) throw notFound();
+    await recordEvent(this.deps, { actor, action: "user_ssh_key_delete", entity: entities.sshKey(id, key?.label ?? "") });
   }
 }

@@ -9,6 +9,7 @@ import type { Store, TokenRecord } from "../store/store";
 import { timestamp, type Actor, type Deps } from "./context";
 import { forbidden, invalid, invalidToken, notFound } from "./errors";
 import { pageOf } from "./paging";
+import { entities, recordEvent } from "./events";
 import { Scopes } from "./scopes";
 
 /** Characters a bearer token may hold (RFC 6750 `b64token`), at most 256 of them. */
@@ -98,7 +99,9 @@ export class TokenService {
     }
     const expiry = input.expiry ?? null;
     if (expiry !== null && expiry <= timestamp(this.deps.clock)) throw invalid("expiry", "expiry must be in the future");
-    return this.mint({ userId: actor.user.id, label: input.label, scopes, expiry });
+    const minted = await this.mint({ userId: actor.user.id, label: input.label, scopes, expiry });
+    await recordEvent(this.deps, { actor, action: "token_create", entity: entities.token(minted.record.id, minted.record.label) });
+    return minted;
   }
 
   /** Only the label changes. */
@@ -107,6 +110,7 @@ export class TokenService {
       await this.get(actor, id, tx);
       const updated = await tx.tokens.updateLabel(id, change.label);
       if (updated === undefined) throw notFound();
+      await recordEvent(this.deps, { actor, action: "token_update", entity: entities.token(updated.id, updated.label) }, tx);
       return updated;
     });
   }
@@ -139,6 +143,7 @@ export class TokenService {
       const token = await tx.tokens.get(actor.user.id, tokenId);
       if (token === undefined || !this.usable(token)) throw notFound();
       await tx.tokens.revoke(token.id, timestamp(clock));
+      await recordEvent(this.deps, { actor, action: "token_delete", entity: entities.token(token.id, token.label) }, tx);
     });
   }
 }

@@ -10,17 +10,27 @@ import { notFound } from "../domain/errors";
 import type { Logger } from "../logger";
 import { errorResponse, makeErrorHandler, NOT_FOUND_BODY } from "./errors";
 import { Router } from "./router";
+import { openApiRoutes } from "./openapi";
+import { installAdmin } from "../admin/install";
+import type { AdminContext } from "../admin/context";
 import { profileRoutes } from "./routes/profile";
 import { securityRoutes } from "./routes/security";
 import { sessionRoutes } from "./routes/sessions";
 import { sshKeyRoutes } from "./routes/sshkeys";
 import { tokenRoutes } from "./routes/tokens";
+import { eventRoutes } from "./routes/events";
+import { oauthClientRoutes, registerThumbnailParser } from "./routes/oauth-clients";
+import { tagRoutes } from "./routes/tags";
+import { entityTransferRoutes } from "./routes/entity-transfers";
+import { accountRoutes } from "./routes/account";
 
 export interface AppOptions {
   domain: Domain;
   logger: Logger;
   /** Largest accepted request body in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** The admin namespace, injected faults, request counters and rate limiting (see `../admin`). */
+  admin?: AdminContext;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -67,12 +77,21 @@ export function buildApp(options: AppOptions): FastifyInstance {
     logger.info("request", { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
   });
 
+  if (options.admin !== undefined) installAdmin(app, options.admin);
   const router = new Router(app, domain);
   profileRoutes(router, domain);
   sshKeyRoutes(router, domain);
   tokenRoutes(router, domain);
   sessionRoutes(router, domain);
   securityRoutes(router, domain);
+  registerThumbnailParser(app);
+  eventRoutes(router, domain);
+  oauthClientRoutes(router, domain);
+  tagRoutes(router, domain);
+  entityTransferRoutes(router, domain);
+  accountRoutes(router, domain);
+  // Last, so the document lists every route registered above.
+  openApiRoutes(router);
   router.closeMethods();
   return app;
 }

@@ -10,6 +10,9 @@ import type { Actor, Domain, Scope } from "../domain";
 import { invalidToken, notFound, scopeMissing } from "../domain/errors";
 import { isTokenText } from "../domain/tokens";
 import { methodNotAllowed } from "./errors";
+import type { z } from "zod";
+import type { FilterFields } from "../domain/filter";
+import { listAnswer, type ListFetch, type ListSpec } from "./list";
 
 export const API_PREFIX = "/v4";
 
@@ -31,20 +34,54 @@ export interface RouteContext {
   readonly actor: Actor;
 }
 
+/**
+ * What a route tells the OpenAPI document (`GET /v4/openapi.json`); every field is optional.
+ * A route registered without one still appears, with a generic body and answer.
+ */
+export interface RouteDoc {
+  summary?: string;
+  /** The request body's contract schema (shown in its "input" form). */
+  body?: z.ZodType;
+  /** The success answer's contract schema (shown in its "output" form). */
+  response?: z.ZodType;
+  /** Query parameters, as a zod object of strings. */
+  query?: z.ZodType;
+  /** Success status (default 200). */
+  status?: number;
+  /** Set by `list`: a paginated collection of `item`, filterable on `filter`. */
+  list?: { item: z.ZodType; filter?: FilterFields };
+}
+
+/** One registered operation, for the OpenAPI document and tests. */
+export interface RouteInfo {
+  method: Method;
+  /** Without the `/v4` prefix, Fastify syntax (`/profile/tokens/:tokenId`). */
+  path: string;
+  access: RouteAccess;
+  doc: RouteDoc;
+}
+
 const HANDLED = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"] as const;
 const BEARER = /^Bearer +(\S+) *$/i;
 
 export class Router {
   private readonly methods = new Map<string, Set<Method>>();
   private readonly actors = new WeakMap<FastifyRequest, Actor>();
+  private readonly registered: RouteInfo[] = [];
+
+  /** Every operation registered so far, in registration order. */
+  get routes(): readonly RouteInfo[] {
+    return this.registered;
+  }
 
   constructor(
     private readonly app: FastifyInstance,
     private readonly domain: Domain,
   ) {}
 
-  route(method: Method, path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>): this {
+  route(method: Method, path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc: RouteDoc = {}): this {
     const url = API_PREFIX + path;
+    this.registered.push({ method, path, access, doc });
     const known = this.methods.get(url) ?? new Set<Method>();
     known.add(method);
     this.methods.set(url, known);
@@ -70,10 +107,21 @@ export class Router {
     return this;
   }
 
-  get = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>) => this.route("GET", path, access, handler);
-  post = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>) => this.route("POST", path, access, handler);
-  put = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>) => this.route("PUT", path, access, handler);
-  delete = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>) => this.route("DELETE", path, access, handler);
+  get = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc?: RouteDoc) => this.route("GET", path, access, handler, doc);
+  post = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc?: RouteDoc) => this.route("POST", path, access, handler, doc);
+  put = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc?: RouteDoc) => this.route("PUT", path, access, handler, doc);
+  delete = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc?: RouteDoc) => this.route("DELETE", path, access, handler, doc);
+
+  /**
+   * A paginated collection: `page`/`page_size` checked (25..500, default 100), `X-Filter` applied
+   * on `spec.filter`'s fields, the answer shaped by `paginated(spec.item)` (see `./list.ts`).
+   */
+  list<S extends z.ZodType>(path: string, access: RouteAccess, spec: ListSpec<S>, fetch: ListFetch<S>): this {
+    return this.route("GET", path, access, (ctx) => listAnswer(ctx, spec, fetch), {
+      summary: spec.summary,
+      list: { item: spec.item, filter: spec.filter },
+    });
+  }
 
   /** Answers 405 for every method a known path does not serve. Call once, after all routes. */
   closeMethods(): void {

@@ -20,6 +20,7 @@ import type {
   OAuthAppRecord,
   OAuthAppRepo,
   OAuthAppView,
+  OAuthClientPatch,
   OAuthClientRecord,
   OAuthClientRepo,
   PhoneCodeRecord,
@@ -35,15 +36,64 @@ import type { Selectable } from "kysely";
 
 const toCount = (value: string | number | bigint | undefined): number => Number(value ?? 0);
 
+const oauthClientRecord = (row: Selectable<Database["oauth_clients"]>): OAuthClientRecord => ({
+  ...row,
+  public: row.public !== 0,
+  status: row.status as OAuthClientRecord["status"],
+});
+
 class OAuthClients implements OAuthClientRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  insert(client: NewOAuthClient): Promise<OAuthClientRecord> {
-    return this.db.insertInto("oauth_clients").values(client).returningAll().executeTakeFirstOrThrow();
+  async insert(client: NewOAuthClient): Promise<OAuthClientRecord> {
+    const row = await this.db
+      .insertInto("oauth_clients")
+      .values({ ...client, public: client.public ? 1 : 0 })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return oauthClientRecord(row);
   }
 
-  get(id: number): Promise<OAuthClientRecord | undefined> {
-    return this.db.selectFrom("oauth_clients").selectAll().where("id", "=", id).executeTakeFirst();
+  async get(id: number): Promise<OAuthClientRecord | undefined> {
+    const row = await this.db.selectFrom("oauth_clients").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && oauthClientRecord(row);
+  }
+
+  private live(accountId: number) {
+    return this.db.selectFrom("oauth_clients").where("account_id", "=", accountId).where("deleted", "is", null);
+  }
+
+  async getByPublicId(publicId: string, accountId?: number): Promise<OAuthClientRecord | undefined> {
+    let query = this.db.selectFrom("oauth_clients").selectAll().where("public_id", "=", publicId).where("deleted", "is", null);
+    if (accountId !== undefined) query = query.where("account_id", "=", accountId);
+    const row = await query.executeTakeFirst();
+    return row && oauthClientRecord(row);
+  }
+
+  async count(accountId: number): Promise<number> {
+    const row = await this.live(accountId)
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirst();
+    return toCount(row?.n);
+  }
+
+  async list(accountId: number, slice: Slice): Promise<OAuthClientRecord[]> {
+    const rows = await this.live(accountId).selectAll().orderBy("id").limit(slice.limit).offset(slice.offset).execute();
+    return rows.map(oauthClientRecord);
+  }
+
+  async update(id: number, patch: OAuthClientPatch): Promise<OAuthClientRecord | undefined> {
+    const { public: isPublic, ...rest } = patch;
+    const values = { ...rest, ...(isPublic === undefined ? {} : { public: isPublic ? 1 : 0 }) };
+    if (Object.keys(values).length === 0) return this.get(id);
+    const row = await this.db.updateTable("oauth_clients").set(values).where("id", "=", id).returningAll().executeTakeFirst();
+    return row && oauthClientRecord(row);
+  }
+
+  async revokeApps(clientId: number, at: string): Promise<number[]> {
+    const apps = await this.db.selectFrom("oauth_apps").select("id").where("client_id", "=", clientId).where("revoked", "is", null).execute();
+    await this.db.updateTable("oauth_apps").set({ revoked: at }).where("client_id", "=", clientId).where("revoked", "is", null).execute();
+    return apps.map((a) => a.id);
   }
 }
 

@@ -3,8 +3,12 @@
  * Kysely instance is handed in. Conversions between portable column types (0/1, JSON text)
  * and record types happen here and nowhere else.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
 import { ProfileAreaRepos } from "./kysely-profile";
+import { oauthTagsEventsRepos } from "./kysely-oauth-tags-events";
+import { KyselyBillingRepo } from "./kysely-billing";
+import { wipeDatabase } from "./wipe";
 import type { Database, SshKeyRow, TokenRow, UserRow } from "./tables";
 import type {
   AccountRecord,
@@ -220,6 +224,33 @@ class SshKeys implements SshKeyRepo {
   }
 }
 
+/** The transaction open in the current async context, with the root handle it belongs to. */
+const openTransaction = new AsyncLocalStorage<{ root: Kysely<Database>; trx: Kysely<Database> }>();
+
+/** True while `fn` of a `transaction()` on `root` is running in this async context. */
+export const inTransaction = (root: Kysely<Database>): boolean => openTransaction.getStore()?.root === root;
+
+/** Runs `fn` with `trx` as the open transaction of `root` (see `ambient`). */
+export const withOpenTransaction = <T>(root: Kysely<Database>, trx: Kysely<Database>, fn: () => Promise<T>): Promise<T> => openTransaction.run({ root, trx }, fn);
+
+/**
+ * The root handle as the repositories hold it: while a transaction is open in the current
+ * async context, every query goes to that transaction, even through the outer store. On
+ * SQLite (one connection) a query on the outer handle would otherwise wait forever for the
+ * transaction that holds the connection; on Postgres it would run outside the transaction.
+ * So domain code cannot deadlock or escape a transaction by reaching for `deps.store`.
+ */
+function ambient(root: Kysely<Database>): Kysely<Database> {
+  return new Proxy(root, {
+    get(target, prop) {
+      const open = openTransaction.getStore();
+      const handle = open && open.root === target ? open.trx : target;
+      const value: unknown = Reflect.get(handle, prop, handle);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(handle) : value;
+    },
+  });
+}
+
 export class KyselyStore implements Store {
   readonly accounts: AccountRepo;
   readonly users: UserRepo;
@@ -234,12 +265,19 @@ export class KyselyStore implements Store {
   readonly tfaSecrets: Store["tfaSecrets"];
   readonly preferences: Store["preferences"];
   readonly grants: Store["grants"];
+  readonly events: Store["events"];
+  readonly thumbnails: Store["thumbnails"];
+  readonly objects: Store["objects"];
+  readonly tags: Store["tags"];
+  readonly transfers: Store["transfers"];
+  readonly billing: Store["billing"];
 
   /** `onClose` releases what the opener acquired (the driver's connection or pool). */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly onClose: () => Promise<void> = () => db.destroy(),
   ) {
+    if (!db.isTransaction) db = ambient(db);
     this.accounts = new Accounts(db);
     this.users = new Users(db);
     this.tokens = new Tokens(db);
@@ -254,11 +292,18 @@ export class KyselyStore implements Store {
     this.tfaSecrets = more.tfaSecrets;
     this.preferences = more.preferences;
     this.grants = more.grants;
+    ({ events: this.events, thumbnails: this.thumbnails, objects: this.objects, tags: this.tags, transfers: this.transfers } = oauthTagsEventsRepos(db));
+    this.billing = new KyselyBillingRepo(db);
+  }
+
+  /** Empties every table (see `./wipe.ts`); not inside a transaction. */
+  wipe(): Promise<void> {
+    return wipeDatabase(this.db as unknown as Kysely<unknown>);
   }
 
   async transaction<T>(fn: (store: Store) => Promise<T>): Promise<T> {
-    if (this.db.isTransaction) return fn(this);
-    return this.db.transaction().execute((trx) => fn(new KyselyStore(trx, async () => {})));
+    if (this.db.isTransaction || inTransaction(this.db)) return fn(this);
+    return this.db.transaction().execute((trx) => withOpenTransaction(this.db, trx, () => fn(new KyselyStore(trx, async () => {}))));
   }
 
   close(): Promise<void> {

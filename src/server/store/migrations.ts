@@ -4,6 +4,7 @@
  * the Postgres store can run the same list; the one dialect difference, how an integer id is
  * generated, is a parameter. Append new migrations; never edit an applied one.
  */
+import { randomBytes } from "node:crypto";
 import { Migrator, type Kysely, type Migration, type MigrationProvider, type CreateTableBuilder } from "kysely";
 
 export type SqlFlavor = "sqlite" | "postgres";
@@ -161,6 +162,166 @@ export function migrations(flavor: SqlFlavor): Record<string, Migration> {
         for (const table of ["oauth_apps", "oauth_clients"]) await db.schema.dropTable(table).execute();
         await db.schema.alterTable("users").dropColumn("sms_opt_in").execute();
         await db.schema.alterTable("users").dropColumn("user_type").execute();
+      },
+    },
+    "0003_account_billing": {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable("account_billing")
+          .addColumn("account_id", "integer", (c) => c.primaryKey().references("accounts.id").onDelete("cascade"))
+          .addColumn("parent_account_id", "integer", (c) => c.references("accounts.id").onDelete("cascade"))
+          .addColumn("body", "text", (c) => c.notNull())
+          .addColumn("canceled", "text")
+          .addColumn("card_declines", "integer", (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema.createIndex("account_billing_parent").on("account_billing").column("parent_account_id").execute();
+
+        await withId(db.schema.createTable("payment_methods"), flavor)
+          .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
+          .addColumn("type", "text", (c) => c.notNull())
+          .addColumn("is_default", "integer", (c) => c.notNull())
+          .addColumn("created", "text", (c) => c.notNull())
+          .addColumn("data", "text", (c) => c.notNull())
+          .addColumn("deleted", "text")
+          .execute();
+
+        for (const table of ["invoices", "maintenance", "notifications"]) {
+          let t = withId(db.schema.createTable(table), flavor)
+            .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
+            .addColumn("body", "text", (c) => c.notNull());
+          if (table === "notifications") t = t.addColumn("resolved", "text");
+          await t.execute();
+        }
+        await withId(db.schema.createTable("invoice_items"), flavor)
+          .addColumn("invoice_id", "integer", (c) => c.notNull().references("invoices.id").onDelete("cascade"))
+          .addColumn("body", "text", (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable("region_availability")
+          .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
+          .addColumn("region", "text", (c) => c.notNull())
+          .addColumn("available", "text", (c) => c.notNull())
+          .addColumn("unavailable", "text", (c) => c.notNull())
+          .addPrimaryKeyConstraint("region_availability_pk", ["account_id", "region"])
+          .execute();
+      },
+      async down(db: Kysely<unknown>) {
+        for (const table of ["region_availability", "invoice_items", "invoices", "maintenance", "notifications", "payment_methods", "account_billing"]) {
+          await db.schema.dropTable(table).execute();
+        }
+      },
+    },
+    "0004_oauth_tags_events": {
+      async up(db: Kysely<unknown>) {
+        const clients = db.schema.alterTable("oauth_clients");
+        await clients.addColumn("public_id", "text", (c) => c.notNull().defaultTo("")).execute();
+        await clients.addColumn("public", "integer", (c) => c.notNull().defaultTo(0)).execute();
+        await clients.addColumn("redirect_uri", "text", (c) => c.notNull().defaultTo("")).execute();
+        await clients.addColumn("status", "text", (c) => c.notNull().defaultTo("active")).execute();
+        await clients.addColumn("deleted", "text").execute();
+        // Clients registered before this migration get a public id too.
+        const old = await (db as Kysely<{ oauth_clients: { id: number } }>).selectFrom("oauth_clients").select("id").execute();
+        for (const { id } of old) {
+          await (db as Kysely<{ oauth_clients: { id: number; public_id: string } }>)
+            .updateTable("oauth_clients")
+            .set({ public_id: randomBytes(10).toString("hex") })
+            .where("id", "=", id)
+            .execute();
+        }
+        await db.schema.createIndex("oauth_clients_public_id").on("oauth_clients").column("public_id").execute();
+
+        await db.schema
+          .createTable("oauth_thumbnails")
+          .addColumn("client_id", "integer", (c) => c.primaryKey().references("oauth_clients.id").onDelete("cascade"))
+          .addColumn("content_type", "text", (c) => c.notNull())
+          .addColumn("data", "text", (c) => c.notNull())
+          .execute();
+
+        await withId(db.schema.createTable("events"), flavor)
+          .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
+          .addColumn("user_id", "integer")
+          .addColumn("username", "text")
+          .addColumn("action", "text", (c) => c.notNull())
+          .addColumn("status", "text", (c) => c.notNull())
+          .addColumn("created", "text", (c) => c.notNull())
+          .addColumn("duration", "integer", (c) => c.notNull())
+          .addColumn("entity", "text")
+          .addColumn("entity_type", "text")
+          .addColumn("entity_id", "text")
+          .addColumn("secondary_entity", "text")
+          .addColumn("message", "text")
+          .addColumn("percent_complete", "integer")
+          .addColumn("rate", "text")
+          .addColumn("time_remaining", "text")
+          .execute();
+        await db.schema.createIndex("events_account_id_created").on("events").columns(["account_id", "created"]).execute();
+        await db.schema
+          .createTable("event_reads")
+          .addColumn("user_id", "integer", (c) => c.notNull().references("users.id").onDelete("cascade"))
+          .addColumn("event_id", "integer", (c) => c.notNull().references("events.id").onDelete("cascade"))
+          .addPrimaryKeyConstraint("event_reads_pk", ["user_id", "event_id"])
+          .execute();
+        await db.schema
+          .createTable("event_seen")
+          .addColumn("user_id", "integer", (c) => c.primaryKey().references("users.id").onDelete("cascade"))
+          .addColumn("up_to", "integer", (c) => c.notNull())
+          .execute();
+
+        for (const table of ["compute_instances", "domains", "volumes", "nodebalancers"]) {
+          await withId(db.schema.createTable(table), flavor)
+            .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
+            .addColumn("label", "text", (c) => c.notNull())
+            .addColumn("created", "text", (c) => c.notNull())
+            .addColumn("updated", "text", (c) => c.notNull())
+            .addColumn("body", "text", (c) => c.notNull())
+            .execute();
+        }
+        await withId(db.schema.createTable("tags"), flavor)
+          .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
+          .addColumn("label", "text", (c) => c.notNull())
+          .addColumn("created", "text", (c) => c.notNull())
+          .addUniqueConstraint("tags_account_label", ["account_id", "label"])
+          .execute();
+        await db.schema
+          .createTable("tag_links")
+          .addColumn("tag_id", "integer", (c) => c.notNull().references("tags.id").onDelete("cascade"))
+          .addColumn("kind", "text", (c) => c.notNull())
+          .addColumn("object_id", "integer", (c) => c.notNull())
+          .addPrimaryKeyConstraint("tag_links_pk", ["tag_id", "kind", "object_id"])
+          .execute();
+
+        await withId(db.schema.createTable("entity_transfers"), flavor)
+          .addColumn("token", "text", (c) => c.notNull().unique())
+          .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
+          .addColumn("receiver_account_id", "integer")
+          .addColumn("status", "text", (c) => c.notNull())
+          .addColumn("entities", "text", (c) => c.notNull())
+          .addColumn("created", "text", (c) => c.notNull())
+          .addColumn("updated", "text", (c) => c.notNull())
+          .addColumn("expiry", "text", (c) => c.notNull())
+          .execute();
+      },
+      async down(db: Kysely<unknown>) {
+        for (const table of [
+          "entity_transfers",
+          "tag_links",
+          "tags",
+          "nodebalancers",
+          "volumes",
+          "domains",
+          "compute_instances",
+          "event_seen",
+          "event_reads",
+          "events",
+          "oauth_thumbnails",
+        ]) {
+          await db.schema.dropTable(table).execute();
+        }
+        await db.schema.dropIndex("oauth_clients_public_id").execute();
+        for (const column of ["deleted", "status", "redirect_uri", "public", "public_id"]) {
+          await db.schema.alterTable("oauth_clients").dropColumn(column).execute();
+        }
       },
     },
   };

@@ -3,6 +3,8 @@
  * implementation runs on Kysely (`KyselyStore`), so SQLite today and Postgres later share it.
  * Lists take a slice (limit/offset) and have a matching count; page math is the domain's.
  */
+import type { OAuthTagsEventsStore } from "./oauth-tags-events";
+
 export type AuthenticationType = "password" | "idp";
 export type LishAuthMethod = "password_keys" | "keys_only" | "disabled";
 
@@ -83,8 +85,15 @@ export interface OAuthClientRecord {
   website: string;
   thumbnail_url: string | null;
   created: string;
+  /** Added by 0004: the public client id (what the API calls `id`), `public`, `redirect_uri`, `status`; `deleted` when deleted. */
+  public_id: string;
+  public: boolean;
+  redirect_uri: string;
+  status: "active" | "disabled" | "suspended";
+  deleted: string | null;
 }
 export type NewOAuthClient = Omit<OAuthClientRecord, "id">;
+export type OAuthClientPatch = Partial<Pick<OAuthClientRecord, "label" | "public" | "redirect_uri" | "secret_hash" | "thumbnail_url" | "deleted">>;
 
 export interface OAuthAppRecord {
   id: number;
@@ -184,6 +193,14 @@ export interface TokenRepo {
 export interface OAuthClientRepo {
   insert(client: NewOAuthClient): Promise<OAuthClientRecord>;
   get(id: number): Promise<OAuthClientRecord | undefined>;
+  /** Added by 0004: a client that is not deleted, by public id (in the account, when given). */
+  getByPublicId(publicId: string, accountId?: number): Promise<OAuthClientRecord | undefined>;
+  /** Clients of the account that are not deleted, ordered by id. */
+  count(accountId: number): Promise<number>;
+  list(accountId: number, slice: Slice): Promise<OAuthClientRecord[]>;
+  update(id: number, patch: OAuthClientPatch): Promise<OAuthClientRecord | undefined>;
+  /** Revokes every app (authorization) of the client; returns their ids. */
+  revokeApps(clientId: number, at: string): Promise<number[]>;
 }
 
 export interface OAuthAppRepo {
@@ -268,7 +285,15 @@ export interface Store {
   readonly tfaSecrets: TfaSecretRepo;
   readonly preferences: PreferencesRepo;
   readonly grants: GrantsRepo;
+  /** The account/billing area (`./billing.ts`, migration 0003). */
+  readonly billing: import("./billing").BillingRepo;
   /** Runs `fn` atomically; inside a transaction, runs it in that transaction. */
   transaction<T>(fn: (store: Store) => Promise<T>): Promise<T>;
+  /** Empties every table and restarts ids (the admin namespace's reset). Optional for a store. */
+  wipe?(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The repositories of 0004 (`oauth-tags-events.ts`), merged into `Store`. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Store extends OAuthTagsEventsStore {}

@@ -4,6 +4,7 @@
  * they sort as text), booleans as INTEGER 0/1, lists as JSON TEXT.
  */
 import type { Generated, Insertable, Selectable } from "kysely";
+import type { OAuthTagsEventsTables } from "./tables-oauth-tags-events";
 
 export interface AccountsTable {
   id: Generated<number>;
@@ -66,6 +67,12 @@ export interface OAuthClientsTable {
   website: string;
   thumbnail_url: string | null;
   created: string;
+  /** Added by 0004: the public client id (20 hex characters), `public`, `redirect_uri`, `status`, deletion time. */
+  public_id: Generated<string>;
+  public: Generated<number>;
+  redirect_uri: Generated<string>;
+  status: Generated<string>;
+  deleted: Generated<string | null>;
 }
 
 /** One authorization of an OAuth client by a user: an "authorized app". */
@@ -159,3 +166,7 @@ export type UserRow = Selectable<UsersTable>;
 export type NewUserRow = Insertable<UsersTable>;
 export type TokenRow = Selectable<TokensTable>;
 export type SshKeyRow = Selectable<SshKeysTable>;
+
+/** The tables of 0004 (`tables-oauth-tags-events.ts`), merged into `Database`. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Database extends OAuthTagsEventsTables {}

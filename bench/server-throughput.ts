@@ -1,0 +1,157 @@
+/**
+ * Requests per second of `mgmt serve` on SQLite and on Postgres, against a bare `node:http`
+ * server answering the same cached JSON, all in one run: `GET /v4/profile/sshkeys` (a page of
+ * 100 keys) and `POST /v4/profile/sshkeys`. The load comes from this process (undici Pool,
+ * CONCURRENCY requests in flight, a fixed count per measurement, each bounded in time), on
+ * loopback. The servers run in this process too, so on a 2-core machine load generator and
+ * server share the cores; Postgres runs as its own processes on a throwaway cluster. Run with
+ * `npm run bench:server` (or `node scripts/run-ts.mjs bench/server-throughput.ts`).
+ */
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { Pool } from "undici";
+import { startPostgres } from "../src/harness/postgres";
+import { silentLogger, startServer, type RunningServer } from "../src/server";
+import { createDatabase } from "../src/server/store/postgres";
+
+const GETS = Number(process.env.BENCH_GETS ?? 3000);
+const POSTS = Number(process.env.BENCH_POSTS ?? 1500);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+/** No measurement runs longer than this; the count actually done is what the rate is taken over. */
+const MAX_SECONDS = Number(process.env.BENCH_MAX_SECONDS ?? 20);
+const WARMUP = 200;
+
+function ed25519KeyText(): string {
+  const der = generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" });
+  const field = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, b.length]), b]);
+  const blob = Buffer.concat([field(Buffer.from("ssh-ed25519")), field(der.subarray(der.length - 32))]);
+  return `ssh-ed25519 ${blob.toString("base64")} bench@example`;
+}
+const KEY = ed25519KeyText();
+const POST_BODY = JSON.stringify({ label: "bench", ssh_key: KEY });
+
+interface Target {
+  name: string;
+  origin: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+interface Rate {
+  rps: number;
+  done: number;
+  seconds: number;
+}
+
+/** `count` requests, CONCURRENCY at a time, stopping early after MAX_SECONDS. */
+async function load(target: Target, method: "GET" | "POST", count: number): Promise<Rate> {
+  const pool = new Pool(target.origin, { connections: CONCURRENCY, pipelining: 1 });
+  const headers: Record<string, string> = { authorization: `Bearer ${target.token}` };
+  if (method === "POST") headers["content-type"] = "application/json";
+  const path = method === "GET" ? "/v4/profile/sshkeys?page_size=100" : "/v4/profile/sshkeys";
+  const body = method === "POST" ? POST_BODY : undefined;
+  let issued = 0;
+  let done = 0;
+  const start = performance.now();
+  const deadline = start + MAX_SECONDS * 1000;
+  const worker = async () => {
+    while (issued < count && performance.now() < deadline) {
+      issued++;
+      const res = await pool.request({ method, path, headers, body });
+      await res.body.arrayBuffer();
+      if (res.statusCode !== 200) throw new Error(`${target.name}: ${method} answered ${res.statusCode}`);
+      done++;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  } finally {
+    await pool.close();
+  }
+  const seconds = (performance.now() - start) / 1000;
+  return { rps: done / seconds, done, seconds };
+}
+
+async function serverTarget(name: string, db: string): Promise<Target & { server: RunningServer }> {
+  const server = await startServer({ db, port: 0, logger: silentLogger });
+  const origin = server.url.replace(/\/v4$/, "");
+  const target = { name, origin, token: server.token!, server, close: () => server.close() };
+  // A full page of 100 keys for the GETs (later POSTs add more; the page stays 100).
+  await load(target, "POST", 100);
+  return target;
+}
+
+/** A bare node:http server answering the cached JSON `mgmt serve` answers. */
+async function bareTarget(getBody: string, postBody: string): Promise<Target> {
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const out = req.method === "POST" ? postBody : getBody;
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(out) });
+      res.end(out);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { name: "bare node:http", origin: `http://127.0.0.1:${port}`, token: "x", close: () => new Promise((r) => server.close(() => r())) };
+}
+
+async function fetchText(target: Target, method: "GET" | "POST"): Promise<string> {
+  const pool = new Pool(target.origin);
+  const res = await pool.request({
+    method,
+    path: method === "GET" ? "/v4/profile/sshkeys?page_size=100" : "/v4/profile/sshkeys",
+    headers: { authorization: `Bearer ${target.token}`, ...(method === "POST" ? { "content-type": "application/json" } : {}) },
+    body: method === "POST" ? POST_BODY : undefined,
+  });
+  const text = await res.body.text();
+  await pool.close();
+  return text;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "mgmt-bench-"));
+  const cluster = await startPostgres();
+  const targets: Target[] = [];
+  try {
+    const sqlite = await serverTarget("mgmt serve, SQLite file", join(dir, "mgmt.sqlite"));
+    const postgres = await serverTarget("mgmt serve, Postgres", await createDatabase(cluster.url, "bench"));
+    const bare = await bareTarget(await fetchText(sqlite, "GET"), await fetchText(sqlite, "POST"));
+    targets.push(bare, sqlite, postgres);
+
+    const rows: Array<{ name: string; get: Rate; post: Rate }> = [];
+    for (const target of targets) {
+      await load(target, "GET", WARMUP);
+      const get = await load(target, "GET", GETS);
+      const post = await load(target, "POST", POSTS);
+      rows.push({ name: target.name, get, post });
+    }
+    const base = rows[0]!;
+    const fmt = (r: Rate, b: Rate) => `${r.rps.toFixed(0).padStart(7)} req/s  ${(r.rps / b.rps).toFixed(2).padStart(5)}×`;
+    process.stdout.write(
+      `server throughput: ${CONCURRENCY} in flight, ${GETS} GETs (page of 100) and ${POSTS} POSTs per target, at most ${MAX_SECONDS} s each; ` +
+        `node ${process.version}, in-process load on the same cores\n\n`,
+    );
+    process.stdout.write(`${"target".padEnd(26)}  ${"GET /profile/sshkeys".padEnd(22)}  POST /profile/sshkeys\n`);
+    for (const row of rows) process.stdout.write(`${row.name.padEnd(26)}  ${fmt(row.get, base.get)}  ${fmt(row.post, base.post)}\n`);
+    for (const row of rows) {
+      if (row.get.done < GETS || row.post.done < POSTS) process.stdout.write(`note: ${row.name} stopped at the time bound (${row.get.done} GETs, ${row.post.done} POSTs)\n`);
+    }
+    process.stdout.write("\nratios are against the bare node:http server answering the same cached JSON (1.00× = as fast as no work at all)\n");
+  } finally {
+    for (const target of targets) await target.close().catch(() => {});
+    cluster.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});

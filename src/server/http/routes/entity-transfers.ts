@@ -1,0 +1,53 @@
+/** `/account/entity-transfers` (deprecated). */
+import type { FastifyRequest } from "fastify";
+import { EmptyBody, EntityTransfer, EntityTransferCreate, TRANSFER_TOKEN } from "../../../contract";
+import type { Domain } from "../../domain";
+import { notFound } from "../../domain/errors";
+import type { TransferView } from "../../domain/transfers";
+import { parseInput } from "../errors";
+import { answer, pageView } from "../present";
+import type { Router } from "../router";
+
+const transferView = (t: TransferView): EntityTransfer => ({
+  created: t.created,
+  entities: { computes: t.entities.computes },
+  expiry: t.expiry,
+  is_sender: t.is_sender,
+  status: t.status,
+  token: t.token,
+  updated: t.updated,
+});
+
+function token(req: FastifyRequest): string {
+  const value = (req.params as Record<string, unknown>).token;
+  if (typeof value !== "string" || !TRANSFER_TOKEN.test(value)) throw notFound();
+  return value;
+}
+
+export function entityTransferRoutes(r: Router, domain: Domain): void {
+  r.list(
+    "/account/entity-transfers",
+    "account:read_only",
+    { item: EntityTransfer, filter: { status: "string", is_sender: "boolean" }, summary: "List entity transfers (deprecated)" },
+    async ({ actor }, query) => pageView(await domain.transfers.list(actor, query), transferView),
+  );
+
+  r.post("/account/entity-transfers", "account:read_write", async ({ req, actor }) => {
+    const input = parseInput(EntityTransferCreate, req.body);
+    return answer(EntityTransfer, transferView(await domain.transfers.create(actor, input)));
+  });
+
+  r.get("/account/entity-transfers/:token", "account:read_only", async ({ req, actor }) =>
+    answer(EntityTransfer, transferView(await domain.transfers.get(actor, token(req)))),
+  );
+
+  r.delete("/account/entity-transfers/:token", "account:read_write", async ({ req, actor }) => {
+    await domain.transfers.cancel(actor, token(req));
+    return answer(EmptyBody, {});
+  });
+
+  r.post("/account/entity-transfers/:token/accept", "account:read_write", async ({ req, actor }) => {
+    await domain.transfers.accept(actor, token(req));
+    return answer(EmptyBody, {});
+  });
+}

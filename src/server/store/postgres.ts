@@ -1,0 +1,129 @@
+/**
+ * The shared store: PostgreSQL through `pg`'s Pool and Kysely's `PostgresDialect`, the same
+ * migrations (flavor `postgres`) and the same `KyselyStore` queries as SQLite.
+ *
+ * What differs from SQLite, and why it is safe with several `mgmt serve` processes on one
+ * database:
+ * - Migrations run under a session advisory lock (`MIGRATION_LOCK`), so two servers starting
+ *   at once migrate one after the other; the second finds nothing left to do.
+ * - Ids are identity columns (`withId`), assigned by the database: unique across processes.
+ * - SQLite runs one transaction at a time; Postgres runs them side by side. So every
+ *   `transaction()` here is SERIALIZABLE, each on a connection of its own from the pool, and
+ *   is run again from the start when Postgres reports a serialization failure or a deadlock.
+ *   A read-modify-write in the domain (read a row, check a rule, write) therefore behaves as
+ *   it does on SQLite: as if the transactions ran one after the other, never a lost update.
+ *   A transaction body must not have side effects outside the store (none do: the SMS outbox
+ *   is written after the transaction).
+ * - Writes outside a transaction are single statements (insert, delete, update ... returning),
+ *   atomic on their own.
+ */
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import { KyselyStore, inTransaction, withOpenTransaction } from "./kysely-store";
+import { migrateToLatest } from "./migrations";
+import type { Store } from "./store";
+import type { Database } from "./tables";
+
+/** The key of the advisory lock held while migrating (any constant; "mgmt" in ASCII). */
+export const MIGRATION_LOCK = 0x6d676d74;
+/** Attempts of one transaction before a serialization failure is given up on. */
+export const TRANSACTION_ATTEMPTS = 40;
+
+/** serialization_failure, deadlock_detected: the transaction may succeed when run again. */
+const RETRYABLE = new Set(["40001", "40P01"]);
+
+export function isRetryable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && RETRYABLE.has(code);
+}
+
+/** A `postgres://` or `postgresql://` connection string (what `--db` and `MGMT_DATABASE_URL` accept). */
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(value);
+}
+
+export interface PostgresStoreOptions {
+  /** Largest number of connections of this process (default 10). */
+  maxConnections?: number;
+  /** Told about errors of idle pooled connections (the server restarting, say). Default: ignored; the pool replaces them. */
+  onPoolError?: (err: Error) => void;
+}
+
+class PostgresStore extends KyselyStore {
+  constructor(private readonly pgDb: Kysely<Database>) {
+    super(pgDb);
+  }
+
+  override async transaction<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+    if (this.pgDb.isTransaction || inTransaction(this.pgDb)) return fn(this);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.pgDb
+          .transaction()
+          .setIsolationLevel("serializable")
+          .execute((trx) => withOpenTransaction(this.pgDb, trx, () => fn(new KyselyStore(trx, async () => {}))));
+      } catch (err) {
+        if (!isRetryable(err) || attempt >= TRANSACTION_ATTEMPTS) throw err;
+        // A short, growing, random pause so that the transactions that collided spread out.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 * attempt, 20)));
+      }
+    }
+  }
+}
+
+export async function openPostgresStore(connectionString: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  const pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 10, application_name: "mgmt serve" });
+  // Without a listener, an idle connection that breaks would crash the process.
+  pool.on("error", (err) => options.onPoolError?.(err));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await migrateLocked(pool, db);
+    return new PostgresStore(db);
+  } catch (err) {
+    await db.destroy().catch(() => {});
+    throw err;
+  }
+}
+
+/** Migrates while holding `MIGRATION_LOCK` on a connection of its own. */
+async function migrateLocked(pool: pg.Pool, db: Kysely<Database>): Promise<void> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    try {
+      await migrateToLatest(db as Kysely<unknown>, "postgres");
+    } finally {
+      await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch((err: Error) => {
+        broken = err;
+      });
+    }
+  } finally {
+    // A connection whose unlock failed may still hold the lock: close it rather than reuse it.
+    client.release(broken);
+  }
+}
+
+/** Creates a database on the cluster of `adminUrl` (tests and benchmarks: one per server). */
+export async function createDatabase(adminUrl: string, name: string): Promise<string> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: adminUrl, max: 1 }) }) });
+  try {
+    await sql`create database ${sql.id(name)}`.execute(db);
+  } finally {
+    await db.destroy();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Drops a database made by `createDatabase`, closing what is still connected to it. */
+export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: adminUrl, max: 1 }) }) });
+  try {
+    await sql`drop database if exists ${sql.id(name)} with (force)`.execute(db);
+  } finally {
+    await db.destroy();
+  }
+}

@@ -1,0 +1,125 @@
+/** Child accounts and proxy-user tokens: rule 4 (who may list and view), the proxy user's name, token lifetime and permissions. */
+import { createHash } from "node:crypto";
+import { ChildAccount, emptyGrants, paginated, PersonalAccessToken } from "../../src/contract";
+import { MINUTE } from "../../src/server/domain/context";
+import { call, errorBody, startTestServer, type TestServer } from "./helpers";
+import { mintFor, newActor } from "./actors";
+
+let server: TestServer;
+const COMPANY = "Parent Company Incorporated";
+const EUUID = "A1B2C3D4-0000-4000-A000-000000000001";
+beforeEach(async () => {
+  server = await startTestServer();
+  await call(server, "PUT", "/account", { json: { company: COMPANY } });
+});
+afterEach(async () => {
+  await server.close();
+});
+
+const seed = (options: Parameters<TestServer["domain"]["childAccounts"]["seedChild"]>[0] = {}) =>
+  server.domain.childAccounts.seedChild({ euuid: EUUID, details: { company: "Child Co", email: "child@example.com", country: "US", zip: "10001" }, ...options });
+
+test("list and view child accounts; canceled ones and strangers are not found", async () => {
+  await seed();
+  const second = await server.domain.childAccounts.seedChild({ euuid: "SECOND", active: false });
+  let res = await call(server, "GET", "/account/child-accounts");
+  expect(res.status).toBe(200);
+  const page = paginated(ChildAccount).parse(res.body);
+  expect(page.results).toBe(1);
+  expect(page.data[0]).toMatchObject({ euuid: EUUID, company: "Child Co", billing_source: "external", balance: 0, credit_card: { last_four: null } });
+  expect(page.data[0]).not.toHaveProperty("active_promotions");
+  expect((await call(server, "GET", `/account/child-accounts/${EUUID}`)).body).toEqual(page.data[0]);
+  expect((await call(server, "GET", "/account/child-accounts/SECOND")).status).toBe(404);
+  expect((await call(server, "GET", "/account/child-accounts/nope")).status).toBe(404);
+  await server.domain.childAccounts.setChildActive(second.account.id, true);
+  res = await call(server, "GET", "/account/child-accounts?page_size=25");
+  expect(res.body).toMatchObject({ results: 2 });
+});
+
+test("the proxy user is named from the parent's company and the child's euuid", async () => {
+  const { proxyUser } = await seed();
+  const hash = createHash("sha256").update(COMPANY + EUUID).digest("hex").slice(0, 16);
+  expect(proxyUser.username).toBe(`${COMPANY.slice(0, 15)}_${hash}`);
+  expect(proxyUser.user_type).toBe("proxy");
+});
+
+test("proxy token: full value once, 15 minutes, not renewable, acts as the proxy user in the child account", async () => {
+  const { account } = await seed();
+  const res = await call(server, "POST", `/account/child-accounts/${EUUID}/token`);
+  expect(res.status).toBe(200);
+  const token = PersonalAccessToken.parse(res.body);
+  expect(token).toMatchObject({ scopes: "*", created: "2025-03-01T12:00:00", expiry: "2025-03-01T12:15:00" });
+  expect(token.token).toMatch(/^[0-9a-f]{64}$/);
+  expect(token.label).toMatch(/^admin_\d+_\d+$/);
+
+  // The bearer acts as the proxy user, in the child account.
+  const profile = await call(server, "GET", "/profile", { token: token.token });
+  expect(profile.body).toMatchObject({ username: expect.stringMatching(/^Parent Company _[0-9a-f]{16}$/) });
+  expect((await call(server, "GET", "/account", { token: token.token })).body).toMatchObject({ euuid: EUUID, company: "Child Co" });
+  // A child account user: no account update, no cancel, no child accounts, no personal tokens.
+  expect((await call(server, "PUT", "/account", { token: token.token, json: { city: "X" } })).status).toBe(403);
+  expect((await call(server, "POST", "/account/cancel", { token: token.token, json: {} })).status).toBe(403);
+  expect((await call(server, "GET", "/account/child-accounts", { token: token.token })).status).toBe(403);
+  expect((await call(server, "POST", "/profile/tokens", { token: token.token, json: { label: "x" } })).status).toBe(403);
+  expect(account.euuid).toBe(EUUID);
+
+  server.clock.advance(15 * MINUTE - 1000);
+  expect((await call(server, "GET", "/profile", { token: token.token })).status).toBe(200);
+  server.clock.advance(1000);
+  expect((await call(server, "GET", "/profile", { token: token.token })).status).toBe(401);
+
+  // A new token is a new token; the old one stays expired.
+  const again = PersonalAccessToken.parse((await call(server, "POST", `/account/child-accounts/${EUUID}/token`)).body);
+  expect(again.token).not.toBe(token.token);
+  expect((await call(server, "GET", "/profile", { token: token.token })).status).toBe(401);
+  expect((await call(server, "GET", "/profile", { token: again.token })).status).toBe(200);
+});
+
+test("the token inherits the proxy user's permissions (a restricted proxy user stays restricted)", async () => {
+  const { proxyUser } = await seed({ proxyRestricted: true });
+  const token = PersonalAccessToken.parse((await call(server, "POST", `/account/child-accounts/${EUUID}/token`)).body).token;
+  expect((await call(server, "GET", "/account", { token })).status).toBe(403);
+  const grants = emptyGrants();
+  grants.global.account_access = "read_only";
+  await server.domain.users.setGrants(proxyUser.id, grants);
+  expect((await call(server, "GET", "/account", { token })).status).toBe(200);
+});
+
+test("rule 4: restricted parent users need child_account_access for list, view and token", async () => {
+  await seed();
+  const { user, token } = await newActor(server, { restricted: true });
+  for (const [method, path] of [
+    ["GET", "/account/child-accounts"],
+    ["GET", `/account/child-accounts/${EUUID}`],
+    ["POST", `/account/child-accounts/${EUUID}/token`],
+  ] as const) {
+    const res = await call(server, method, path, { token });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual(errorBody("Unauthorized"));
+  }
+  const grants = emptyGrants();
+  grants.global.child_account_access = true;
+  await server.domain.users.setGrants(user.id, grants);
+  expect((await call(server, "GET", "/account/child-accounts", { token })).status).toBe(200);
+  expect((await call(server, "GET", `/account/child-accounts/${EUUID}`, { token })).status).toBe(200);
+  expect((await call(server, "POST", `/account/child-accounts/${EUUID}/token`, { token })).status).toBe(200);
+});
+
+test("scopes: child_account:read_only lists, child_account:read_write mints", async () => {
+  await seed();
+  const userId = (await server.domain.tokens.authenticate(server.token!)).user.id;
+  const ro = await mintFor(server, userId, "child_account:read_only");
+  expect((await call(server, "GET", "/account/child-accounts", { token: ro })).status).toBe(200);
+  expect((await call(server, "POST", `/account/child-accounts/${EUUID}/token`, { token: ro })).status).toBe(403);
+  const rw = await mintFor(server, userId, "child_account:read_write");
+  expect((await call(server, "POST", `/account/child-accounts/${EUUID}/token`, { token: rw })).status).toBe(200);
+  const acct = await mintFor(server, userId, "account:read_write");
+  expect((await call(server, "GET", "/account/child-accounts", { token: acct })).status).toBe(403);
+});
+
+test("an account without children lists none; a seeded child cannot itself have children", async () => {
+  expect((await call(server, "GET", "/account/child-accounts")).body).toEqual({ data: [], page: 1, pages: 1, results: 0 });
+  const { account } = await seed();
+  await expect(server.domain.childAccounts.seedChild({ parentAccountId: account.id })).rejects.toThrow();
+  await expect(seed()).rejects.toThrow(/euuid/);
+});

@@ -1,0 +1,127 @@
+/** Fixtures: loading a file, errors naming the JSON path, the defaults on a fresh server. */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startServer } from "../../src/server";
+import { defaultFixtures, DEFAULT_FIXTURE_FILES } from "../../src/server/fixtures/default";
+import { parseFixtures } from "../../src/server/fixtures/loader";
+import { call, startTestServer } from "./helpers";
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "mgmt-fixtures-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const file = (name: string, content: unknown) => {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
+  return path;
+};
+
+const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIO+LwHjP3yz8jS3wKS5qbR0fa6EFAi7HFllV79hWTknQ alice@laptop";
+
+test("a fixtures file: users, tokens, ssh keys, logins, devices, OAuth apps", async () => {
+  const path = file("ok.json", {
+    version: 1,
+    users: [
+      {
+        username: "ivy",
+        email: "ivy@example.com",
+        restricted: true,
+        grants: { global: { add_domains: true } },
+        tokens: [{ label: "ivy ci", scopes: "account:read_only", token: "ivy-fixed-token" }],
+      },
+    ],
+    ssh_keys: [{ user: "ivy", label: "ivy key", ssh_key: KEY, created: "-2d" }],
+    logins: [
+      { user: "ivy", ip: "192.0.2.1", datetime: "-1d" },
+      { user: "ivy", ip: "192.0.2.2", datetime: "-100d" },
+      { user: "ivy", ip: "192.0.2.3", status: "failed" },
+    ],
+    trusted_devices: [{ user: "ivy", user_agent: "curl/8", remote_addr: "192.0.2.1", created: "2025-02-20T00:00:00" }],
+    oauth_clients: [{ label: "Dash", website: "https://dash.example.com", authorizations: [{ user: "ivy", scopes: "account:read_only", expiry: "+1d" }] }],
+  });
+  const server = await startTestServer({ fixtures: path });
+  try {
+    const token = "ivy-fixed-token";
+    const get = async (p: string) => (await call(server, "GET", p, { token })).body as { data: Array<Record<string, unknown>>; results: number };
+    expect((await call(server, "GET", "/profile", { token })).body).toMatchObject({ username: "ivy", restricted: true });
+    expect(((await call(server, "GET", "/profile/grants", { token })).body as { global: Record<string, unknown> }).global).toMatchObject({ add_domains: true, add_volumes: false });
+    expect((await get("/profile/sshkeys")).data).toEqual([expect.objectContaining({ label: "ivy key", created: "2025-02-27T12:00:00" })]);
+    expect((await get("/profile/logins")).data.map((l) => l.ip)).toEqual(["192.0.2.1"]);
+    expect((await get("/profile/devices")).data).toEqual([expect.objectContaining({ user_agent: "curl/8", created: "2025-02-20T00:00:00", expiry: "2025-03-22T00:00:00" })]);
+    expect((await get("/profile/apps")).data).toEqual([expect.objectContaining({ label: "Dash", expiry: "2025-03-02T12:00:00" })]);
+    expect((await get("/profile/tokens")).data.map((t) => t.label)).toEqual(["ivy ci"]);
+    // The bootstrap account is untouched.
+    expect(((await call(server, "GET", "/profile/sshkeys")).body as { results: number }).results).toBe(0);
+    expect(server.logs.some((l) => l.includes("fixtures loaded"))).toBe(true);
+  } finally {
+    await server.close();
+  }
+});
+
+test("fixtures are applied only to a store this start created", async () => {
+  const db = join(dir, "once.sqlite");
+  const fixtures = { version: 1, users: [{ username: "jack", email: "jack@example.com" }] };
+  const first = await startServer({ db, fixtures, logger: { info() {}, error() {} } });
+  await first.close();
+  const logs: string[] = [];
+  const second = await startServer({ db, fixtures, logger: { info: (m) => logs.push(m), error() {} } });
+  await second.close();
+  expect(logs).toContain("fixtures skipped: the store existed already");
+});
+
+describe("a malformed file is refused with the JSON path", () => {
+  const cases: Array<[string, unknown, RegExp]> = [
+    ["not JSON", "{ nope", /bad\.json: \$: not valid JSON/],
+    ["not an object", [1], /\$: must be a JSON object/],
+    ["no version", { users: [] }, /\$\.version: is required/],
+    ["wrong version", { version: 2 }, /\$\.version: must be 1/],
+    ["unknown section", { version: 1, bogus: [] }, /\$\.bogus: unknown section/],
+    ["bad email", { version: 1, users: [{ username: "kim", email: "kim" }] }, /\$\.users\[0\]\.email: /],
+    ["missing field", { version: 1, users: [{ email: "kim@example.com" }] }, /\$\.users\[0\]\.username: is required/],
+    ["unknown key", { version: 1, logins: [{ ip: "192.0.2.1", when: "now" }] }, /\$\.logins\[0\]: /],
+    ["bad time", { version: 1, logins: [{ ip: "192.0.2.1", datetime: "yesterday" }] }, /\$\.logins\[0\]\.datetime: must be 'now'/],
+    ["bad key", { version: 1, ssh_keys: [{ ssh_key: "ssh-ed25519 AAAA" }] }, /\$\.ssh_keys\[0\]\.ssh_key: /],
+    ["unknown user", { version: 1, trusted_devices: [{ user: "nobody", user_agent: "x", remote_addr: "192.0.2.1" }] }, /\$\.trusted_devices\[0\]\.user: no user 'nobody'/],
+    ["duplicate user", { version: 1, users: [{ username: "admin", email: "a@example.com" }] }, /\$\.users\[0\]\.username: user 'admin' already exists/],
+    ["nested path", { version: 1, oauth_clients: [{ label: "x", authorizations: [{ scopes: "bad scope" }] }] }, /\$\.oauth_clients\[0\]\.authorizations\[0\]\.scopes: /],
+  ];
+  test.each(cases)("%s", async (_name, content, message) => {
+    const path = file("bad.json", content);
+    await expect(startTestServer({ fixtures: path })).rejects.toThrow(message);
+  });
+  test("a missing file", async () => {
+    await expect(startTestServer({ fixtures: join(dir, "missing.json") })).rejects.toThrow(/missing\.json: \$: cannot read the file/);
+  });
+});
+
+describe("the default fixtures", () => {
+  test("every default file is valid on its own", () => {
+    for (const f of DEFAULT_FIXTURE_FILES) expect(() => parseFixtures(f.json, f.name)).not.toThrow();
+    expect([...defaultFixtures().sections.keys()].sort()).toEqual(["account", "availability", "child_accounts", "compute_instances", "domains", "invoices", "logins", "maintenance", "nodebalancers", "notifications", "oauth_clients", "payment_methods", "ssh_keys", "trusted_devices", "users", "volumes"]);
+  });
+
+  test("a fresh server with the defaults looks lived-in", async () => {
+    const server = await startTestServer({ defaultFixtures: true });
+    try {
+      const count = async (p: string) => ((await call(server, "GET", p)).body as { results: number }).results;
+      expect(await count("/profile/sshkeys")).toBeGreaterThanOrEqual(1);
+      expect(await count("/profile/logins")).toBeGreaterThanOrEqual(3);
+      expect(await count("/profile/devices")).toBeGreaterThanOrEqual(1);
+      expect(await count("/profile/apps")).toBeGreaterThanOrEqual(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("an explicit fixtures document replaces the defaults", async () => {
+    const server = await startTestServer({ defaultFixtures: true, fixtures: { version: 1 } });
+    try {
+      expect(((await call(server, "GET", "/profile/sshkeys")).body as { results: number }).results).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,102 @@
+/** `GET /v4/openapi.json`: public, structurally valid, and listing every registered route. */
+import Ajv2020 from "ajv/dist/2020";
+import { call, startTestServer, type TestServer } from "./helpers";
+
+type Doc = {
+  openapi: string;
+  info: { title: string };
+  paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown>; security: unknown[]; parameters: Array<{ name: string; in: string }>; requestBody?: unknown }>>;
+  components: { schemas: Record<string, unknown>; responses: Record<string, unknown>; securitySchemes: Record<string, { type: string; flows?: { authorizationCode: { scopes: Record<string, string> } } }> };
+};
+
+let server: TestServer;
+let doc: Doc;
+beforeAll(async () => {
+  server = await startTestServer();
+  const res = await call(server, "GET", "/openapi.json", { token: null });
+  expect(res.status).toBe(200);
+  expect(res.headers["content-type"]).toMatch(/application\/json/);
+  doc = res.body as Doc;
+});
+afterAll(() => server.close());
+
+/** `/v4/...` paths Fastify serves, from its route tree. */
+function servedPaths(tree: string): string[] {
+  const stack: string[] = [];
+  const out: string[] = [];
+  for (const line of tree.split("\n")) {
+    const m = /^(.*?)(?:[├└]── )(\S+)(?: \(.*\))?$/.exec(line);
+    if (m === null) continue;
+    const depth = [...m[1]!].length / 4;
+    stack.length = depth;
+    stack.push(m[2]!);
+    if (/\(/.test(line)) out.push(stack.join(""));
+  }
+  return [...new Set(out.filter((p) => p.startsWith("/v4/")).map((p) => p.replace(/\/$/, "")))];
+}
+
+test("an OpenAPI 3.1 document with components and security schemes", () => {
+  expect(doc.openapi).toBe("3.1.0");
+  expect(doc.info.title).toMatch(/Management API/);
+  expect(doc.components.securitySchemes.personalAccessToken).toMatchObject({ type: "http" });
+  expect(doc.components.securitySchemes.oauth!.flows!.authorizationCode.scopes).toHaveProperty(["account:read_only"]);
+  const ops = Object.values(doc.paths).flatMap((p) => Object.values(p));
+  const ids = ops.map((o) => o.operationId);
+  expect(new Set(ids).size).toBe(ids.length);
+  for (const op of ops) {
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["400", "404", "500"]));
+    expect(Array.isArray(op.security)).toBe(true);
+  }
+});
+
+test("every $ref resolves and every schema compiles as JSON Schema 2020-12", () => {
+  const text = JSON.stringify(doc);
+  for (const [, ref] of text.matchAll(/"\$ref":"#\/([^"]+)"/g)) {
+    const target = ref!.split("/").reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], doc);
+    expect([ref, target === undefined]).toEqual([ref, false]);
+  }
+  const ajv = new Ajv2020({ strict: false, validateFormats: false });
+  const schemas: unknown[] = [];
+  const walk = (node: unknown, key?: string) => {
+    if (key === "schema" && typeof node === "object" && node !== null && !("$ref" in node)) schemas.push(node);
+    if (typeof node === "object" && node !== null) for (const [k, v] of Object.entries(node)) walk(v, k);
+  };
+  walk(doc.paths);
+  expect(schemas.length).toBeGreaterThan(50);
+  for (const s of schemas) expect(() => ajv.compile(s as object)).not.toThrow();
+});
+
+test("every registered route is in the document, with exactly its methods", async () => {
+  const paths = servedPaths(server.app.printRoutes({ commonPrefix: false }));
+  expect(paths.length).toBeGreaterThan(10);
+  for (const path of paths) {
+    const key = path.slice(3).replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+    const concrete = path.replace(/:[A-Za-z0-9_]+/g, "1").slice(3);
+    const served: string[] = [];
+    for (const method of ["GET", "POST", "PUT", "DELETE"]) {
+      const res = await call(server, method, concrete, { token: null });
+      if (res.status !== 405) served.push(method.toLowerCase());
+    }
+    expect([key, Object.keys(doc.paths[key] ?? {}).sort()]).toEqual([key, served.sort()]);
+  }
+});
+
+test("operations carry parameters, bodies, answers and security", () => {
+  const list = doc.paths["/profile/tokens"]!.get!;
+  expect(list.parameters.map((p) => `${p.in}:${p.name}`)).toEqual(["query:page", "query:page_size", "header:X-Filter"]);
+  expect(list.security).toEqual([{ personalAccessToken: [] }, { oauth: ["account:read_only"] }]);
+  const create = doc.paths["/profile/tokens"]!.post!;
+  const body = (create.requestBody as { content: { "application/json": { schema: { properties: Record<string, unknown>; required: string[] } } } }).content["application/json"].schema;
+  expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["label", "scopes", "expiry"]));
+  expect(body.required).toEqual(["label"]);
+  expect(create.responses).toHaveProperty(["200", "content", "application/json", "schema", "properties", "token"]);
+  expect(create.responses["401"]).toEqual({ $ref: "#/components/responses/Error" });
+  expect(doc.paths["/profile/tokens/{tokenId}"]!.get!.parameters).toEqual([{ name: "tokenId", in: "path", required: true, schema: { type: "integer", minimum: 1 } }]);
+  const self = doc.paths["/openapi.json"]!.get!;
+  expect(self.security).toEqual([]);
+  expect(self.responses["401"]).toBeUndefined();
+});
+
+test("served without credentials, even with a bad token", async () => {
+  expect((await call(server, "GET", "/openapi.json", { token: "garbage" })).status).toBe(200);
+});

@@ -1,0 +1,44 @@
+/**
+ * Which store the server tests run on. The `default` jest project runs them on SQLite; the
+ * `server-postgres` project (jest.config.js) runs the same files on a throwaway PostgreSQL
+ * cluster started by its global setup, with one fresh database per server.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createDatabase, dropDatabase } from "../../src/server/store/postgres";
+
+/** Set by `test/server/postgres/use-postgres.ts` in the `server-postgres` project only. */
+export const onPostgres = (): boolean => process.env.MGMT_TEST_STORE === "postgres";
+
+/** The cluster of the `server-postgres` project (set by its global setup). */
+export function clusterUrl(): string {
+  const url = process.env.MGMT_TEST_PG_URL;
+  if (!url) throw new Error("MGMT_TEST_PG_URL is not set: run the server-postgres jest project (its global setup starts the cluster)");
+  return url;
+}
+
+export interface TestDb {
+  /** What `startServer({ db })` takes: a SQLite file path or a postgres:// URL. */
+  db: string;
+  /** Deletes the file or drops the database. Safe to call more than once. */
+  cleanup(): Promise<void>;
+}
+
+let counter = 0;
+
+/** A new, empty database on the test cluster. */
+export async function freshPostgresDb(): Promise<TestDb> {
+  const admin = clusterUrl();
+  const name = `mgmt_t_${process.pid}_${++counter}`;
+  const db = await createDatabase(admin, name);
+  let dropped: Promise<void> | undefined;
+  return { db, cleanup: () => (dropped ??= dropDatabase(admin, name)) };
+}
+
+/** A new, empty, persistent store of the kind under test: a SQLite file, or a Postgres database. */
+export async function freshDb(): Promise<TestDb> {
+  if (onPostgres()) return freshPostgresDb();
+  const dir = mkdtempSync(join(tmpdir(), "mgmt-store-"));
+  return { db: join(dir, "mgmt.sqlite"), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+}

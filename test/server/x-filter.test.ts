@@ -1,0 +1,147 @@
+/** `X-Filter` on the lists upstream marks filterable, and page bounds on every list route. */
+import { parseFilter, applyFilter } from "../../src/server/domain/filter";
+import { oauthApp, bootstrapUserId, at } from "./actors";
+import { call, startTestServer, type TestServer } from "./helpers";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+  // Tokens "alpha", "beta", "gamma" a day apart; the bootstrap token exists too.
+  for (const label of ["alpha", "beta", "gamma"]) {
+    server.clock.advance(86_400_000);
+    expect((await call(server, "POST", "/profile/tokens", { json: { label } })).status).toBe(200);
+  }
+  const userId = await bootstrapUserId(server);
+  await oauthApp(server, userId, "account:read_only", at(server, 10 * 86_400_000));
+  await oauthApp(server, userId, "account:read_only", null);
+});
+afterAll(() => server.close());
+
+type Page = { data: Array<Record<string, unknown>>; results: number; pages: number; page: number };
+const list = async (path: string, filter: unknown, query = "") => {
+  const res = await call(server, "GET", path + query, { headers: { "x-filter": typeof filter === "string" ? filter : JSON.stringify(filter) } });
+  return { ...res, page: res.body as Page };
+};
+const labels = (p: Page) => p.data.map((t) => t.label);
+
+describe("operators on /profile/tokens", () => {
+  test("equality on a field", async () => {
+    const { status, page } = await list("/profile/tokens", { label: "beta" });
+    expect(status).toBe(200);
+    expect(labels(page)).toEqual(["beta"]);
+    expect(page.results).toBe(1);
+    expect(page.pages).toBe(1);
+  });
+  test("+eq and +neq", async () => {
+    expect(labels((await list("/profile/tokens", { label: { "+eq": "gamma" } })).page)).toEqual(["gamma"]);
+    const neq = (await list("/profile/tokens", { label: { "+neq": "gamma" } })).page;
+    expect(labels(neq)).not.toContain("gamma");
+    expect(neq.results).toBe(3);
+  });
+  test("+contains (case-insensitive)", async () => {
+    expect(labels((await list("/profile/tokens", { label: { "+contains": "MM" } })).page)).toEqual(["gamma"]);
+  });
+  test("+gt, +gte, +lt, +lte on a timestamp", async () => {
+    const all = (await list("/profile/tokens", {})).page.data;
+    const created = Object.fromEntries(all.map((t) => [t.label, t.created as string]));
+    expect(labels((await list("/profile/tokens", { created: { "+gt": created.beta } })).page)).toEqual(["gamma"]);
+    expect(labels((await list("/profile/tokens", { created: { "+gte": created.beta } })).page)).toEqual(["beta", "gamma"]);
+    expect(labels((await list("/profile/tokens", { created: { "+lt": created.beta } })).page)).toHaveLength(2);
+    expect(labels((await list("/profile/tokens", { created: { "+lte": created.alpha, "+gte": created.alpha } })).page)).toEqual(["alpha"]);
+  });
+  test("+and and +or", async () => {
+    expect(labels((await list("/profile/tokens", { "+or": [{ label: "alpha" }, { label: "gamma" }] })).page)).toEqual(["alpha", "gamma"]);
+    expect(labels((await list("/profile/tokens", { "+and": [{ label: { "+contains": "a" } }, { label: { "+neq": "alpha" } }] })).page)).toEqual(["beta", "gamma"]);
+    // Several keys are ANDed.
+    expect(labels((await list("/profile/tokens", { "+or": [{ label: "alpha" }, { label: "beta" }], label: { "+neq": "alpha" } })).page)).toEqual(["beta"]);
+  });
+  test("+order_by and +order", async () => {
+    const desc = (await list("/profile/tokens", { label: { "+contains": "a" }, "+order_by": "label", "+order": "desc" })).page;
+    expect(labels(desc)).toEqual(["gamma", "beta", "alpha"]);
+    const asc = (await list("/profile/tokens", { label: { "+contains": "a" }, "+order_by": "created" })).page;
+    expect(labels(asc)).toEqual(["alpha", "beta", "gamma"]);
+  });
+  test("filtered results are paged with the filtered count", async () => {
+    const { page } = await list("/profile/tokens", { "+order_by": "label", "+order": "asc" }, "?page=2&page_size=25");
+    expect(page).toMatchObject({ page: 2, pages: 1, results: 4, data: [] });
+  });
+  test("an empty filter lists everything", async () => {
+    expect((await list("/profile/tokens", {})).page.results).toBe(4);
+  });
+});
+
+describe("/profile/apps: label, created, expiry", () => {
+  test("null expiry and comparison on expiry", async () => {
+    expect((await list("/profile/apps", { expiry: null })).page.results).toBe(1);
+    expect((await list("/profile/apps", { expiry: { "+gt": "2000-01-01T00:00:00" } })).page.results).toBe(1);
+    const ordered = (await list("/profile/apps", { "+order_by": "expiry", "+order": "asc" })).page.data.map((a) => a.expiry);
+    expect(ordered[0]).not.toBeNull();
+    expect(ordered[1]).toBeNull();
+    expect((await list("/profile/apps", { label: { "+contains": "app" } })).page.results).toBe(2);
+  });
+});
+
+describe("malformed filters are 400 naming X-Filter", () => {
+  const cases: Array<[string, string | unknown]> = [
+    ["bad JSON", "{label:"],
+    ["empty header", ""],
+    ["not an object", "[1]"],
+    ["a string", '"label"'],
+    ["unknown field", { nope: 1 }],
+    ["field that exists but is not filterable", { scopes: "*" }],
+    ["not filterable on /profile/tokens: expiry", { expiry: null }],
+    ["unknown operator", { label: { "+like": "a" } }],
+    ["unknown top-level operator", { "+not": [{ label: "a" }] }],
+    ["+contains on a timestamp", { created: { "+contains": "2025" } }],
+    ["+contains with a number", { label: { "+contains": 1 } }],
+    ["+gt on a text field", { label: { "+gt": "a" } }],
+    ["+gt with a non-timestamp on a timestamp", { created: { "+gt": "yesterday" } }],
+    ["equality with the wrong type", { label: 5 }],
+    ["operator object empty", { label: {} }],
+    ["operator value an object", { label: { "+eq": { a: 1 } } }],
+    ["+and not an array", { "+and": { label: "a" } }],
+    ["+or empty", { "+or": [] }],
+    ["+or item not an object", { "+or": ["a"] }],
+    ["+order without +order_by", { "+order": "asc" }],
+    ["+order not asc/desc", { "+order_by": "label", "+order": "up" }],
+    ["+order_by not filterable", { "+order_by": "scopes" }],
+    ["+order_by not a string", { "+order_by": 1 }],
+    ["+order_by nested", { "+or": [{ "+order_by": "label" }] }],
+    ["too deep", JSON.stringify([...Array(12)].reduce((acc) => ({ "+and": [acc] }), { label: "a" }))],
+  ];
+  test.each(cases)("%s", async (_name, filter) => {
+    const res = await list("/profile/tokens", filter);
+    expect(res.status).toBe(400);
+    const errors = (res.body as { errors: Array<{ field?: string; reason: string }> }).errors;
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.field).toBe("X-Filter");
+    expect(errors[0]!.reason.length).toBeGreaterThan(0);
+  });
+  test("a list without filterable fields refuses any filter", async () => {
+    const res = await list("/profile/sshkeys", { label: "x" });
+    expect(res.status).toBe(400);
+    expect((res.body as { errors: Array<{ field: string }> }).errors[0]!.field).toBe("X-Filter");
+  });
+});
+
+describe("the pure module", () => {
+  test("dotted fields", () => {
+    const items = [
+      { id: 1, entity: { id: 7, type: "token" } },
+      { id: 2, entity: { id: 9, type: "user_ssh_key" } },
+      { id: 3, entity: null },
+    ];
+    const fields = { "entity.id": "number", "entity.type": "string", id: "number" } as const;
+    const f = parseFilter(JSON.stringify({ "entity.type": "token" }), fields)!;
+    expect(applyFilter(items, f).map((i) => i.id)).toEqual([1]);
+    const g = parseFilter(JSON.stringify({ "entity.id": { "+gte": 8 }, "+order_by": "entity.id", "+order": "desc" }), fields)!;
+    expect(applyFilter(items, g).map((i) => i.id)).toEqual([2]);
+    const h = parseFilter(JSON.stringify({ "+order_by": "entity.id", "+order": "desc" }), fields)!;
+    expect(applyFilter(items, h).map((i) => i.id)).toEqual([3, 2, 1]);
+    expect(() => parseFilter(JSON.stringify({ "entity.label": "x" }), fields)).toThrow(/no such field/);
+  });
+  test("no header, no filter; repeated header refused", () => {
+    expect(parseFilter(undefined, {})).toBeNull();
+    expect(() => parseFilter(["{}", "{}"], {})).toThrow(/one X-Filter/);
+  });
+});
