@@ -161,7 +161,9 @@ describe.each(availableEngines())("$name drives mgmt_ssh_key end to end", (engin
   });
 
   it("destroys everything it manages", async () => {
-    const ids = Object.values(await state()).map((r) => Number(r.id));
+    const managed = Object.entries(await state()).filter(([address]) => address.startsWith("mgmt_ssh_key."));
+    expect(managed.length).toBe(2);
+    const ids = managed.map(([, r]) => Number(r.id));
     await ok("destroy", "-auto-approve");
     for (const id of ids) await expect(client.getSshKey(id)).rejects.toMatchObject({ status: 404 });
   });
