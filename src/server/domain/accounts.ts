@@ -7,6 +7,7 @@ import type { UserRecord } from "../store/store";
 import { timestamp, type Deps } from "./context";
 import { Scopes } from "./scopes";
 import type { TokenService } from "./tokens";
+import { newUser } from "./users";
 
 export interface BootstrapOptions {
   /** A fixed token value for the bootstrap user, created if its hash is not stored yet. */
@@ -39,20 +40,7 @@ export class AccountService {
       let user: UserRecord | undefined;
       if ((await tx.accounts.count()) === 0) {
         const account = await tx.accounts.insert({ euuid: secrets.uuid().toUpperCase(), active_since: now });
-        user = await tx.users.insert({
-          account_id: account.id,
-          ...BOOTSTRAP_USER,
-          restricted: false,
-          authentication_type: "password",
-          authorized_keys: null,
-          email_notifications: true,
-          ip_whitelist_enabled: false,
-          lish_auth_method: "password_keys",
-          two_factor_auth: false,
-          verified_phone_number: null,
-          referral_code: secrets.hex(20),
-          created: now,
-        });
+        user = await tx.users.insert(newUser(this.deps, { accountId: account.id, ...BOOTSTRAP_USER }));
         created = true;
       } else {
         user = await tx.users.first();

@@ -12,6 +12,7 @@ import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "./context
 import { DomainError, forbidden, notFound } from "./errors";
 import { Scopes } from "./scopes";
 import type { TokenService } from "./tokens";
+import { newUser } from "./users";
 
 export interface ChildView {
   account: AccountRecord;
@@ -113,23 +114,9 @@ export class ChildAccountService {
         card_declines: false,
       });
       const username = proxyUsername(parent.details.company, euuid);
-      const proxyUser = await tx.users.insert({
-        account_id: account.id,
-        username,
-        email: `proxy+${username.slice(-16)}@example.com`,
-        restricted: input.proxyRestricted ?? false,
-        user_type: "proxy",
-        authentication_type: "password",
-        authorized_keys: null,
-        email_notifications: true,
-        ip_whitelist_enabled: false,
-        lish_auth_method: "password_keys",
-        timezone: "UTC",
-        two_factor_auth: false,
-        verified_phone_number: null,
-        referral_code: secrets.hex(20),
-        created: now,
-      });
+      const proxyUser = await tx.users.insert(
+        newUser(this.deps, { accountId: account.id, username, email: `proxy+${username.slice(-16)}@example.com`, restricted: input.proxyRestricted ?? false, userType: "proxy" }),
+      );
       return { account, proxyUser };
     });
   }

@@ -4,7 +4,7 @@
  * Grants matter to restricted users only: an unrestricted user may do everything.
  */
 import { GrantsResponse, emptyGrants } from "../../contract";
-import type { UserRecord, UserType } from "../store/store";
+import type { NewUser, UserRecord, UserType } from "../store/store";
 import { timestamp, type Actor, type Deps } from "./context";
 import { DomainError, notFound } from "./errors";
 
@@ -18,32 +18,49 @@ export interface NewUserInput {
   accountId?: number;
 }
 
+/** Who a new user is; everything else starts as it does for every new user. */
+export interface NewUserIdentity {
+  accountId: number;
+  username: string;
+  email: string;
+  restricted?: boolean;
+  userType?: UserType;
+  timezone?: string;
+}
+
+/** A new user's row: the identity given, and the settings every new user starts with. */
+export function newUser(deps: Pick<Deps, "clock" | "secrets">, who: NewUserIdentity): NewUser {
+  return {
+    account_id: who.accountId,
+    username: who.username,
+    email: who.email,
+    restricted: who.restricted ?? false,
+    user_type: who.userType ?? "default",
+    authentication_type: "password",
+    authorized_keys: null,
+    email_notifications: true,
+    ip_whitelist_enabled: false,
+    lish_auth_method: "password_keys",
+    timezone: who.timezone ?? "UTC",
+    two_factor_auth: false,
+    verified_phone_number: null,
+    referral_code: deps.secrets.hex(20),
+    created: timestamp(deps.clock),
+  };
+}
+
 export class UserService {
   constructor(private readonly deps: Deps) {}
 
   async create(input: NewUserInput): Promise<UserRecord> {
-    const { store, clock, secrets } = this.deps;
+    const { store } = this.deps;
     return store.transaction(async (tx) => {
       const accountId = input.accountId ?? (await tx.users.first())?.account_id;
       if (accountId === undefined) throw new Error("no account to add the user to");
       try {
-        return await tx.users.insert({
-          account_id: accountId,
-          username: input.username,
-          email: input.email,
-          restricted: input.restricted ?? false,
-          user_type: input.userType ?? "default",
-          authentication_type: "password",
-          authorized_keys: null,
-          email_notifications: true,
-          ip_whitelist_enabled: false,
-          lish_auth_method: "password_keys",
-          timezone: "UTC",
-          two_factor_auth: false,
-          verified_phone_number: null,
-          referral_code: secrets.hex(20),
-          created: timestamp(clock),
-        });
+        return await tx.users.insert(
+          newUser(this.deps, { accountId, username: input.username, email: input.email, restricted: input.restricted, userType: input.userType }),
+        );
       } catch (err) {
         if (/unique/i.test(String(err))) throw new DomainError("conflict", [{ field: "username", reason: "Username is taken" }]);
         throw err;
