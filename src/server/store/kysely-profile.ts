@@ -298,26 +298,17 @@ class Grants implements GrantsRepo {
   }
 }
 
-export class ProfileAreaRepos {
-  readonly oauthClients: OAuthClientRepo;
-  readonly oauthApps: OAuthAppRepo;
-  readonly devices: DeviceRepo;
-  readonly logins: LoginRepo;
-  readonly phoneCodes: PhoneCodeRepo;
-  readonly securityAnswers: SecurityAnswerRepo;
-  readonly tfaSecrets: TfaSecretRepo;
-  readonly preferences: PreferencesRepo;
-  readonly grants: GrantsRepo;
-
-  constructor(db: Kysely<Database>) {
-    this.oauthClients = new OAuthClients(db);
-    this.oauthApps = new OAuthApps(db);
-    this.devices = new Devices(db);
-    this.logins = new Logins(db);
-    this.phoneCodes = new PhoneCodes(db);
-    this.securityAnswers = new SecurityAnswers(db);
-    this.tfaSecrets = new TfaSecrets(db);
-    this.preferences = new Preferences(db);
-    this.grants = new Grants(db);
-  }
+/** The profile area's repositories over one Kysely handle. */
+export function profileAreaRepos(db: Kysely<Database>) {
+  return {
+    oauthClients: new OAuthClients(db) as OAuthClientRepo,
+    oauthApps: new OAuthApps(db) as OAuthAppRepo,
+    devices: new Devices(db) as DeviceRepo,
+    logins: new Logins(db) as LoginRepo,
+    phoneCodes: new PhoneCodes(db) as PhoneCodeRepo,
+    securityAnswers: new SecurityAnswers(db) as SecurityAnswerRepo,
+    tfaSecrets: new TfaSecrets(db) as TfaSecretRepo,
+    preferences: new Preferences(db) as PreferencesRepo,
+    grants: new Grants(db) as GrantsRepo,
+  };
 }

@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
-import { ProfileAreaRepos } from "./kysely-profile";
+import { profileAreaRepos } from "./kysely-profile";
 import { oauthTagsEventsRepos } from "./kysely-oauth-tags-events";
 import { KyselyBillingRepo } from "./kysely-billing";
 import { wipeDatabase } from "./wipe";
@@ -282,16 +282,17 @@ export class KyselyStore implements Store {
     this.users = new Users(db);
     this.tokens = new Tokens(db);
     this.sshKeys = new SshKeys(db);
-    const more = new ProfileAreaRepos(db);
-    this.oauthClients = more.oauthClients;
-    this.oauthApps = more.oauthApps;
-    this.devices = more.devices;
-    this.logins = more.logins;
-    this.phoneCodes = more.phoneCodes;
-    this.securityAnswers = more.securityAnswers;
-    this.tfaSecrets = more.tfaSecrets;
-    this.preferences = more.preferences;
-    this.grants = more.grants;
+    ({
+      oauthClients: this.oauthClients,
+      oauthApps: this.oauthApps,
+      devices: this.devices,
+      logins: this.logins,
+      phoneCodes: this.phoneCodes,
+      securityAnswers: this.securityAnswers,
+      tfaSecrets: this.tfaSecrets,
+      preferences: this.preferences,
+      grants: this.grants,
+    } = profileAreaRepos(db));
     ({ events: this.events, thumbnails: this.thumbnails, objects: this.objects, tags: this.tags, transfers: this.transfers } = oauthTagsEventsRepos(db));
     this.billing = new KyselyBillingRepo(db);
   }
