@@ -8,6 +8,8 @@ commands:
   serve    run the local Management API (see: mgmt serve --help)
   schema   print the provider schema as 'terraform providers schema -json' does
   docs     write the resource and data source reference into a folder (default docs/)
+  plan-report  a pull-request comment or JSON summary from 'show -json PLANFILE'
+  drift    refresh-only drift report, optionally with unmanaged objects and import blocks
   version  print the version as JSON
 `;
 
@@ -20,6 +22,10 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./schema")).runSchema(rest);
     case "docs":
       return (await import("./docs")).runDocs(rest);
+    case "plan-report":
+      return (await import("./plan-report")).runPlanReport(rest);
+    case "drift":
+      return (await import("./drift")).runDrift(rest);
     case "version":
     case "--version": {
       const { PROVIDER_VERSION, PROVIDER_SOURCE } = await import("../provider/identity");

@@ -1,0 +1,170 @@
+/**
+ * `mgmt drift`: a refresh-only plan in a stack folder, reported; with --unmanaged, the live objects no
+ * state holds, and with --import-out, import blocks for them. The engine runs and the API calls are
+ * here; the report itself is made by src/report.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { MgmtClient } from "../client";
+import { availableEngines, runEngine, type Engine } from "../harness/engine";
+import { driftFound, driftLineCount, driftReportJson, renderDriftMarkdown, type DriftReport } from "../report/drift-report";
+import { parsePlanJson, priorStateResources, PlanFormatError } from "../report/plan-model";
+import { driftEntries } from "../report/summary";
+import { DEFAULT_MAX_CHARS, fit } from "../report/truncate";
+import { findUnmanaged, importBlocks, type UnmanagedResult } from "../report/unmanaged";
+import { UNMANAGED_TYPES, type LiveObject } from "../report/unmanaged-types";
+
+export const DRIFT_USAGE = `usage: mgmt drift [--dir DIR] [--engine tofu|terraform] [--format markdown|json]
+                  [--unmanaged] [--import-out FILE] [--title TEXT] [--max-chars N]
+
+Runs a refresh-only plan ('plan -refresh-only', then 'show -json') in DIR and reports
+each managed object whose live state differs from the state (attributes before -> after,
+sensitive values masked) and each one deleted outside of Terraform. DIR is an HCL or JSON
+configuration, such as a cdktf stack folder (cdktf.out/stacks/NAME); 'init' runs first
+when DIR has no .terraform folder. The engine reads the provider's settings as usual
+(MGMT_URL, MGMT_TOKEN).
+
+options:
+  --dir DIR          the configuration folder (default: the current folder)
+  --engine NAME      tofu (default: the OpenTofu this project installs, else tofu on
+                     PATH) or terraform (on PATH)
+  --format FORMAT    markdown (default, for an issue body) or json (names and ids only)
+  --unmanaged        also list the live objects of every resource type the provider
+                     manages that no state holds (needs MGMT_URL and MGMT_TOKEN); the
+                     bootstrap token of 'mgmt serve' and the token this run acts with are
+                     listed as such and not counted
+  --import-out FILE  with --unmanaged: write import {} blocks for those objects to FILE;
+                     then 'plan -generate-config-out=generated.tf' writes their config
+  --title TEXT       the report's heading (default "Drift report")
+  --max-chars N      keep the markdown under N characters (default ${DEFAULT_MAX_CHARS})
+  -h, --help         show this help
+
+exit codes: 0 no drift and nothing unmanaged, 2 drift or unmanaged objects found,
+1 error (the engine failed, the API could not be read, bad arguments).
+`;
+
+class DriftError extends Error {}
+
+function chooseEngine(name: string): Engine {
+  if (name !== "tofu" && name !== "terraform") throw new DriftError(`--engine must be tofu or terraform, not '${name}'`);
+  let found: Engine | undefined;
+  try {
+    found = availableEngines().find((e) => e.name === name && existsSync(e.binary));
+  } catch {
+    // Run from outside this repository: there is no project copy to prefer.
+  }
+  // Without the project's own copy, the engine on PATH (spawn resolves a bare name through PATH).
+  return found ?? { name, binary: name };
+}
+
+async function refreshOnlyPlan(engine: Engine, dir: string): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env, TF_IN_AUTOMATION: "1", TF_INPUT: "0", CHECKPOINT_DISABLE: "1" };
+  const run = async (args: string[], what: string) => {
+    const r = await runEngine(engine, args, dir, env).catch((err: unknown) => {
+      throw new DriftError(`cannot run ${engine.binary}: ${err instanceof Error ? err.message : String(err)}`);
+    });
+    return { ...r, fail: () => new DriftError(`${engine.name} ${what} failed (exit ${r.code}):\n${r.stderr || r.stdout}`) };
+  };
+  if (!existsSync(join(dir, ".terraform"))) {
+    const init = await run(["init", "-input=false", "-no-color"], "init");
+    if (init.code !== 0) throw init.fail();
+  }
+  const work = mkdtempSync(join(tmpdir(), "mgmt-drift-"));
+  try {
+    const planFile = join(work, "refresh.tfplan");
+    const plan = await run(["plan", "-refresh-only", "-detailed-exitcode", "-input=false", "-no-color", `-out=${planFile}`], "plan -refresh-only");
+    if (plan.code !== 0 && plan.code !== 2) throw plan.fail();
+    const show = await run(["show", "-json", "-no-color", planFile], "show -json");
+    if (show.code !== 0) throw show.fail();
+    return show.stdout;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function listUnmanaged(state: ReturnType<typeof priorStateResources>): Promise<UnmanagedResult> {
+  const url = process.env.MGMT_URL;
+  const token = process.env.MGMT_TOKEN;
+  if (!url || !token) throw new DriftError("--unmanaged reads the API itself and needs MGMT_URL and MGMT_TOKEN");
+  const { providerDefinition } = await import("../provider");
+  const provided = new Set(providerDefinition(process.env).resources.map((r) => r.typeName));
+  const types = UNMANAGED_TYPES.filter((t) => provided.has(t.type));
+  const client = new MgmtClient({ url, token });
+  try {
+    const live = new Map<string, LiveObject[]>();
+    for (const t of types) {
+      try {
+        live.set(t.type, await t.list({ client, actingToken: token }));
+      } catch (err) {
+        throw new DriftError(`cannot list ${t.title} (${t.type}): ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    return findUnmanaged(
+      types,
+      state.map((r) => ({ address: r.address, type: r.type, values: r.values ?? {} })),
+      live,
+    );
+  } finally {
+    await client.close();
+  }
+}
+
+export async function runDrift(args: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        dir: { type: "string", default: "." },
+        engine: { type: "string", default: "tofu" },
+        format: { type: "string", default: "markdown" },
+        unmanaged: { type: "boolean", default: false },
+        "import-out": { type: "string" },
+        title: { type: "string" },
+        "max-chars": { type: "string", default: String(DEFAULT_MAX_CHARS) },
+        help: { type: "boolean", short: "h", default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    process.stderr.write(`mgmt drift: ${err instanceof Error ? err.message : String(err)}\n\n${DRIFT_USAGE}`);
+    return 1;
+  }
+  if (values.help) {
+    process.stdout.write(DRIFT_USAGE);
+    return 0;
+  }
+  try {
+    if (values.format !== "markdown" && values.format !== "json") throw new DriftError(`--format must be markdown or json, not '${values.format}'`);
+    if (values["import-out"] !== undefined && !values.unmanaged) throw new DriftError("--import-out needs --unmanaged");
+    const maxChars = Number(values["max-chars"]);
+    if (!Number.isSafeInteger(maxChars) || maxChars < 200) throw new DriftError(`--max-chars must be an integer of at least 200, not '${values["max-chars"]}'`);
+    const dir = resolve(values.dir);
+    if (!existsSync(dir)) throw new DriftError(`no such folder: ${dir}`);
+    const engine = chooseEngine(values.engine);
+
+    const plan = parsePlanJson(await refreshOnlyPlan(engine, dir));
+    const report: DriftReport = {
+      drift: driftEntries(plan, "all"),
+      ...(values.unmanaged ? { unmanaged: await listUnmanaged(priorStateResources(plan)) } : {}),
+    };
+    if (values["import-out"] !== undefined && report.unmanaged) writeFileSync(resolve(values["import-out"]), importBlocks(report.unmanaged.unmanaged));
+
+    if (values.format === "json") process.stdout.write(`${JSON.stringify(driftReportJson(report), null, 2)}\n`);
+    else {
+      const title = values.title ?? "Drift report";
+      const detailed = report.drift.length;
+      process.stdout.write(fit((budget, note) => renderDriftMarkdown(report, budget, title, note), detailed, driftLineCount(report), maxChars).text);
+    }
+    return driftFound(report) ? 2 : 0;
+  } catch (err) {
+    if (err instanceof DriftError || err instanceof PlanFormatError) {
+      process.stderr.write(`mgmt drift: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * `mgmt plan-report`: a pull-request comment or a JSON summary from `show -json PLANFILE`. The I/O
+ * and exit codes live here; everything it prints is made by the pure modules in src/report.
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { planReportJson } from "../report/json";
+import { detailedEntries, lineCount, renderMarkdown } from "../report/markdown";
+import { parsePlanJson, PlanFormatError } from "../report/plan-model";
+import { summarize } from "../report/summary";
+import { DEFAULT_MAX_CHARS, fit } from "../report/truncate";
+
+export const PLAN_REPORT_USAGE = `usage: mgmt plan-report [--plan FILE|-] [--format markdown|json] [--title TEXT]
+                        [--max-chars N] [--detailed-exitcode]
+
+Reads the JSON of 'terraform show -json PLANFILE' or 'tofu show -json PLANFILE' and
+prints a report of it on stdout. Sensitive values print as (sensitive), values known
+only after apply as (known after apply); no sensitive value is ever printed.
+
+options:
+  --plan FILE           the plan JSON; - or omitted reads stdin
+  --format FORMAT       markdown (default): a pull-request comment with the changes
+                        grouped by action, drift and output changes in folds;
+                        json: counts, addresses and attribute names, never values
+  --title TEXT          the comment's heading (default "Plan result")
+  --max-chars N         keep the markdown under N characters by leaving out attribute
+                        details, then resource lines, from the end, with a note saying
+                        so (default ${DEFAULT_MAX_CHARS}; GitHub's comment limit is 65536)
+  --detailed-exitcode   exit 0 when the plan has no changes, 2 when it has some
+  -h, --help            show this help
+
+exit codes: 0 done (no changes with --detailed-exitcode), 2 changes present (only with
+--detailed-exitcode), 1 error: unreadable input, not a plan, an unknown format_version,
+or a plan the engine marked as errored.
+`;
+
+function readInput(file: string): string {
+  return readFileSync(file === "-" ? 0 : file, "utf8");
+}
+
+export async function runPlanReport(args: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        plan: { type: "string", default: "-" },
+        format: { type: "string", default: "markdown" },
+        title: { type: "string" },
+        "max-chars": { type: "string", default: String(DEFAULT_MAX_CHARS) },
+        "detailed-exitcode": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    process.stderr.write(`mgmt plan-report: ${err instanceof Error ? err.message : String(err)}\n\n${PLAN_REPORT_USAGE}`);
+    return 1;
+  }
+  if (values.help) {
+    process.stdout.write(PLAN_REPORT_USAGE);
+    return 0;
+  }
+  const format = values.format;
+  if (format !== "markdown" && format !== "json") {
+    process.stderr.write(`mgmt plan-report: --format must be markdown or json, not '${format}'\n`);
+    return 1;
+  }
+  const maxChars = Number(values["max-chars"]);
+  if (!Number.isSafeInteger(maxChars) || maxChars < 200) {
+    process.stderr.write(`mgmt plan-report: --max-chars must be an integer of at least 200, not '${values["max-chars"]}'\n`);
+    return 1;
+  }
+
+  let text: string;
+  try {
+    text = readInput(values.plan);
+  } catch (err) {
+    process.stderr.write(`mgmt plan-report: cannot read ${values.plan === "-" ? "stdin" : values.plan}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+  let summary;
+  try {
+    summary = summarize(parsePlanJson(text));
+  } catch (err) {
+    if (!(err instanceof PlanFormatError)) throw err;
+    process.stderr.write(`mgmt plan-report: ${err.message}\n`);
+    return 1;
+  }
+
+  if (format === "json") {
+    process.stdout.write(`${JSON.stringify(planReportJson(summary), null, 2)}\n`);
+  } else {
+    const title = values.title !== undefined ? { title: values.title } : {};
+    const fitted = fit((budget, note) => renderMarkdown(summary, budget, title, note), detailedEntries(summary), lineCount(summary), maxChars);
+    process.stdout.write(fitted.text);
+  }
+  if (summary.errored) {
+    process.stderr.write("mgmt plan-report: the engine marked this plan as errored; it is incomplete\n");
+    return 1;
+  }
+  if (values["detailed-exitcode"]) return summary.hasChanges ? 2 : 0;
+  return 0;
+}

@@ -1,0 +1,48 @@
+/**
+ * The machine-readable summaries. They carry addresses, attribute names and ids, never a value, so
+ * they are safe to store as CI artifacts or post anywhere.
+ */
+import type { PlanSummary, ResourceEntry } from "./summary";
+import { GROUPS } from "./summary";
+
+export const REPORT_FORMAT_VERSION = 1;
+
+/** Top-level attribute names only: `tags[0]` and `tags[1]` are both `tags`. */
+export function attributeNames(e: ResourceEntry): string[] {
+  return [...new Set(e.attributes.map((a) => String(a.path[0] ?? "")).filter((n) => n !== ""))].sort();
+}
+
+export interface PlanReportJson {
+  format_version: number;
+  summary: { add: number; change: number; replace: number; destroy: number; import: number; move: number; drift: number };
+  changes: { address: string; type: string; actions: string[]; attributes: string[]; previous_address?: string; import_id?: string }[];
+  drift: { address: string; type: string; actions: string[]; attributes: string[] }[];
+  has_destroy: boolean;
+}
+
+export function planReportJson(s: PlanSummary): PlanReportJson {
+  const seen = new Set<ResourceEntry>();
+  const changes: PlanReportJson["changes"] = [];
+  for (const g of GROUPS) {
+    for (const e of s.groups[g]) {
+      if (seen.has(e)) continue;
+      seen.add(e);
+      changes.push({
+        address: e.address,
+        type: e.type,
+        actions: [...e.actions],
+        attributes: attributeNames(e),
+        ...(e.previousAddress !== undefined ? { previous_address: e.previousAddress } : {}),
+        ...(e.importId !== undefined ? { import_id: e.importId } : {}),
+      });
+    }
+  }
+  const { add, change, replace, destroy, import: imports, move, drift } = s.counts;
+  return {
+    format_version: REPORT_FORMAT_VERSION,
+    summary: { add, change, replace, destroy, import: imports, move, drift },
+    changes,
+    drift: s.drift.map((e) => ({ address: e.address, type: e.type, actions: [...e.actions], attributes: attributeNames(e) })),
+    has_destroy: s.hasDestroy,
+  };
+}

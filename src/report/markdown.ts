@@ -1,0 +1,98 @@
+/**
+ * The plan as a pull-request comment: title, one summary line and the destroy warning in the open,
+ * everything else in folds. How much detail goes in is the caller's budget (see ./truncate).
+ */
+import { code, count, entryLines, fold, plain, value } from "./md";
+import { GROUPS, type Group, type PlanSummary, type ResourceEntry } from "./summary";
+
+export interface Budget {
+  /** Resources (in display order) that keep their per-attribute lines. */
+  readonly details: number;
+  /** Resource lines shown at all; the rest are counted per section. */
+  readonly lines: number;
+}
+
+export const FULL: Budget = { details: Number.POSITIVE_INFINITY, lines: Number.POSITIVE_INFINITY };
+
+const HEADINGS: Record<Group, string> = {
+  create: "Create",
+  update: "Update in place",
+  replace: "Replace",
+  delete: "Destroy",
+  import: "Import",
+  move: "Move",
+  forget: "Forget (removed from state, not destroyed)",
+};
+
+export function summaryLine(s: PlanSummary): string {
+  const c = s.counts;
+  const parts = [`${count(c.add)} to add`, `${count(c.change)} to change`, `${count(c.replace)} to replace`, `${count(c.destroy)} to destroy`, `${count(c.import)} to import`];
+  if (c.move) parts.push(`${count(c.move)} to move`);
+  if (c.forget) parts.push(`${count(c.forget)} to forget`);
+  const planned = GROUPS.some((g) => s.groups[g].length > 0) ? `**${parts.join(", ")}**` : s.outputs.length > 0 ? "**No resource changes** (outputs change)" : "**No changes.**";
+  return c.drift ? `${planned} · ${count(c.drift)} changed outside of Terraform` : planned;
+}
+
+/** Entries in display order, so the budget cuts from the end of the comment. */
+export function detailedEntries(s: PlanSummary): number {
+  return GROUPS.filter((g) => g !== "import" && g !== "move").reduce((n, g) => n + s.groups[g].length, 0) + s.drift.length;
+}
+
+export function lineCount(s: PlanSummary): number {
+  return GROUPS.reduce((n, g) => n + s.groups[g].length, 0) + s.drift.length + s.outputs.length;
+}
+
+export interface MarkdownOptions {
+  readonly title?: string;
+}
+
+export function renderMarkdown(s: PlanSummary, budget: Budget = FULL, o: MarkdownOptions = {}, truncationNote?: string): string {
+  const out: string[] = [`## ${plain(o.title ?? "Plan result")}`, "", summaryLine(s), ""];
+  if (s.errored) out.push("> [!CAUTION]", "> The engine reported errors while planning: this plan is incomplete.", "");
+  if (s.hasDestroy) {
+    const doomed = [...s.groups.delete, ...s.groups.replace];
+    out.push("> [!WARNING]", `> **Destructive changes:** ${count(s.counts.destroy)} to destroy, ${count(s.counts.replace)} to replace.`);
+    const shown = doomed.slice(0, 20).map((e) => code(e.address));
+    out.push(`> ${shown.join(", ")}${doomed.length > shown.length ? `, and ${count(doomed.length - shown.length)} more` : ""}`, "");
+  }
+  if (truncationNote) out.push(`> [!NOTE]`, `> ${truncationNote}`, "");
+
+  let detailed = 0;
+  let lines = 0;
+  const section = (summary: string, entries: readonly ResourceEntry[], withDetails: boolean, note?: string) => {
+    if (entries.length === 0) return;
+    const body: string[] = [];
+    let hidden = 0;
+    for (const e of entries) {
+      if (lines >= budget.lines) {
+        hidden++;
+        continue;
+      }
+      lines++;
+      const details = withDetails && detailed < budget.details;
+      if (withDetails) detailed++;
+      body.push(...entryLines(e, { details, ...(note ? { note } : {}) }));
+    }
+    if (hidden) body.push(`- … and ${count(hidden)} more (left out for length)`);
+    out.push(...fold(`${summary} (${count(entries.length)})`, body));
+  };
+  for (const g of GROUPS) section(HEADINGS[g], s.groups[g], g !== "import" && g !== "move");
+  section("Changed outside of Terraform", s.drift, true);
+  if (s.outputs.length) {
+    const body: string[] = [];
+    let hidden = 0;
+    for (const o of s.outputs) {
+      if (lines >= budget.lines) {
+        hidden++;
+        continue;
+      }
+      lines++;
+      if (o.before === undefined) body.push(`- ${code(o.name)}: ${value(o.after ?? "null")} (new)`);
+      else if (o.after === undefined) body.push(`- ${code(o.name)}: ~~${value(o.before)}~~ (removed)`);
+      else body.push(`- ${code(o.name)}: ${value(o.before)} → ${value(o.after)}`);
+    }
+    if (hidden) body.push(`- … and ${count(hidden)} more (left out for length)`);
+    out.push(...fold(`Outputs (${count(s.outputs.length)})`, body));
+  }
+  return `${out.join("\n").replace(/\n+$/, "")}\n`;
+}

@@ -1,0 +1,62 @@
+/**
+ * Fitting a rendered report under a character limit: first drop per-attribute details from the end,
+ * then whole resource lines from the end, each time saying what was left out. The renderer is passed
+ * in, so this knows budgets and lengths only.
+ */
+import { count } from "./md";
+import type { Budget } from "./markdown";
+
+export const DEFAULT_MAX_CHARS = 65_000;
+
+export interface Fitted {
+  readonly text: string;
+  readonly budget: Budget;
+  readonly detailsDropped: number;
+  readonly linesDropped: number;
+}
+
+export type Render = (budget: Budget, note: string | undefined) => string;
+
+/** The largest n in [0, max] with fits(n), given fits is true up to some point and false after. */
+function largest(max: number, fits: (n: number) => boolean): number {
+  let lo = 0;
+  let hi = max;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+export function noteFor(detailsDropped: number, detailed: number, linesDropped: number, maxChars: number): string {
+  const parts: string[] = [];
+  if (detailsDropped) parts.push(`the attribute details of the last ${count(detailsDropped)} of ${count(detailed)} resources`);
+  if (linesDropped) parts.push(`the last ${count(linesDropped)} resource lines`);
+  return `**Shortened:** ${parts.join(" and ")} were left out to keep this under ${count(maxChars)} characters. The full plan is in the CI log (\`show PLANFILE\`).`;
+}
+
+/**
+ * `detailed` is how many entries can carry details and `lines` how many lines exist in all; both come
+ * from the same summary the renderer draws.
+ */
+export function fit(render: Render, detailed: number, lines: number, maxChars: number): Fitted {
+  const full = render({ details: detailed, lines }, undefined);
+  if (full.length <= maxChars) return { text: full, budget: { details: detailed, lines }, detailsDropped: 0, linesDropped: 0 };
+
+  const attempt = (details: number, shown: number) => render({ details, lines: shown }, noteFor(detailed - details, detailed, lines - shown, maxChars));
+  let details = largest(detailed, (n) => attempt(n, lines).length <= maxChars);
+  let shown = lines;
+  if (attempt(details, shown).length > maxChars) {
+    details = 0;
+    shown = largest(lines, (n) => attempt(0, n).length <= maxChars);
+  }
+  let text = attempt(details, shown);
+  if (text.length > maxChars) {
+    // Even the bare summary does not fit (a tiny limit or a huge title): cut the text itself, visibly.
+    const marker = "\n\n… (cut at the length limit)\n";
+    text = text.slice(0, Math.max(0, maxChars - marker.length)) + marker;
+    text = text.slice(0, maxChars);
+  }
+  return { text, budget: { details, lines: shown }, detailsDropped: detailed - details, linesDropped: lines - shown };
+}
