@@ -5,7 +5,7 @@
 import type { FastifyInstance } from "fastify";
 import { cryptoSecrets, systemClock, type Clock, type Secrets } from "./clock";
 import { createDomain, type Domain } from "./domain";
-import { buildApp } from "./http/app";
+import { buildApp, type Timeouts } from "./http/app";
 import { API_PREFIX } from "./http/router";
 import { ADMIN_PREFIX } from "./admin/context";
 import { resolveFixtures, setupExtras, type ExtrasOptions } from "./extras";
@@ -33,6 +33,8 @@ export interface ServerOptions extends ExtrasOptions {
   mintToken?: boolean;
   /** Largest request body in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** How long a client has to send its request's headers and body (see `DEFAULT_TIMEOUTS`). */
+  timeouts?: Partial<Timeouts>;
 }
 
 export interface RunningServer {
@@ -70,7 +72,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const boot = await domain.accounts.bootstrap({ token: options.token, mintToken: options.mintToken });
     const secrets = options.secrets ?? cryptoSecrets;
     const admin = await setupExtras({ options, fixtures, store, domain, clock, secrets, logger, created: boot.created, fixedToken: options.token });
-    app = buildApp({ domain, logger, bodyLimit: options.bodyLimit, admin });
+    app = buildApp({ domain, logger, bodyLimit: options.bodyLimit, admin, timeouts: options.timeouts });
     await app.listen({ host, port: options.port ?? 0 });
     const address = app.server.address();
     const port = typeof address === "object" && address !== null ? address.port : (options.port ?? 0);
@@ -108,5 +110,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 }
 
 export { ManualClock, seededSecrets, systemClock, cryptoSecrets, type Clock, type Secrets } from "./clock";
+export { DEFAULT_TIMEOUTS, type Timeouts } from "./http/app";
 export { lineLogger, silentLogger, stderrLogger, type Logger } from "./logger";
 export { isTokenText } from "./domain/tokens";

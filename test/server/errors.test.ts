@@ -83,7 +83,7 @@ describe("routes and methods", () => {
   });
 
   test("unknown routes outside /v4 → 404, with or without a token", async () => {
-    for (const path of ["//", "//profile", "//v4", "//favicon.ico", "//v4beta/profile"]) {
+    for (const path of ["//", "//profile", "//v4", "//favicon.ico", "//v4betas/profile", "//v5/profile"]) {
       expectJsonError(await call(server, "GET", path), 404);
       expectJsonError(await call(server, "GET", path, { token: null }), 404);
     }

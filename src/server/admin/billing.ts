@@ -5,7 +5,8 @@
  * act on the bootstrap user's account unless `?account_id=` names another.
  */
 import { z } from "zod";
-import { PathId, RegionAvailability } from "../../contract";
+import { RegionAvailability } from "../../contract";
+import { parseId } from "../http/router";
 import { notFound } from "../domain/errors";
 import { resolveWhen } from "../fixtures/when";
 import {
@@ -33,9 +34,9 @@ async function accountOf(req: FastifyRequest, ctx: AdminContext): Promise<number
 }
 
 const idParam = (req: FastifyRequest, name: string): number => {
-  const parsed = PathId.safeParse((req.params as Record<string, unknown>)[name]);
-  if (!parsed.success) throw notFound();
-  return parsed.data;
+  const id = parseId((req.params as Record<string, unknown>)[name]);
+  if (id === undefined) throw notFound();
+  return id;
 };
 
 export const billingAdmin: AdminModule = {

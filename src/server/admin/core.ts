@@ -3,10 +3,11 @@
  * their tokens, the simulated SMS outbox, faults and request counters.
  */
 import { z } from "zod";
-import { GrantsResponse, OAuthScopesText, PathId, formatTimestamp, type GrantsResponse as Grants } from "../../contract";
+import { GrantsResponse, OAuthScopesText, formatTimestamp, type GrantsResponse as Grants } from "../../contract";
 import { Scopes } from "../domain";
 import { invalid, notFound } from "../domain/errors";
 import { parseInput } from "../http/errors";
+import { MAX_ID, parseId } from "../http/router";
 import { profileView } from "../http/present";
 import { DateTimeInput } from "../../contract";
 import type { AdminModule } from "./context";
@@ -37,14 +38,14 @@ const ClientBody = z
   .object({ label: z.string().min(1).max(512), website: z.string().max(512).default(""), thumbnail_url: z.string().nullable().default(null) })
   .strict();
 const OAuthTokenBody = z
-  .object({ user_id: z.number().int().min(1), client_id: z.number().int().min(1), scopes: OAuthScopesText.default("*"), expiry: DateTimeInput.nullable().default(null) })
+  .object({ user_id: z.number().int().min(1).max(MAX_ID), client_id: z.number().int().min(1).max(MAX_ID), scopes: OAuthScopesText.default("*"), expiry: DateTimeInput.nullable().default(null) })
   .strict();
-const SmsQuery = z.object({ user_id: z.string().regex(/^\d+$/).transform(Number).optional() });
+const SmsQuery = z.object({ user_id: z.string().regex(/^\d{1,10}$/).transform(Number).pipe(z.number().max(MAX_ID)).optional() });
 
 const idParam = (params: unknown, name: string): number => {
-  const parsed = PathId.safeParse((params as Record<string, unknown>)[name]);
-  if (!parsed.success) throw notFound();
-  return parsed.data;
+  const id = parseId((params as Record<string, unknown>)[name]);
+  if (id === undefined) throw notFound();
+  return id;
 };
 
 export const coreAdmin: AdminModule = {

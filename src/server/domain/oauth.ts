@@ -111,6 +111,8 @@ export class OAuthService {
     return this.deps.store.transaction(async (tx) => {
       await requireAccountAccess(tx, actor, "read_write");
       const client = await this.getClient(actor, publicId, tx);
+      // Nothing to change: the client as it is, and no event for a change that did not happen.
+      if (change.label === undefined && change.public === undefined && change.redirect_uri === undefined) return client;
       const updated = await tx.oauthClients.update(client.id, {
         label: change.label,
         public: change.public,

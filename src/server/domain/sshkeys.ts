@@ -29,15 +29,18 @@ export class SshKeyService {
     );
   }
 
-  async create(actor: Actor, input: SshKeyInput): Promise<SshKeyRecord> {
-    const key = await this.deps.store.sshKeys.insert({
-      user_id: actor.user.id,
-      label: input.label ?? "",
-      ssh_key: input.ssh_key.trim(),
-      created: timestamp(this.deps.clock),
+  /** The key and its event commit together: a feed never shows a key that is not there, nor misses one that is. */
+  create(actor: Actor, input: SshKeyInput): Promise<SshKeyRecord> {
+    return this.deps.store.transaction(async (tx) => {
+      const key = await tx.sshKeys.insert({
+        user_id: actor.user.id,
+        label: input.label ?? "",
+        ssh_key: input.ssh_key.trim(),
+        created: timestamp(this.deps.clock),
+      });
+      await recordEvent(this.deps, { actor, action: "user_ssh_key_add", entity: entities.sshKey(key.id, key.label) }, tx);
+      return key;
     });
-    await recordEvent(this.deps, { actor, action: "user_ssh_key_add", entity: entities.sshKey(key.id, key.label) });
-    return key;
   }
 
   async get(actor: Actor, id: number): Promise<SshKeyRecord> {
@@ -61,8 +64,10 @@ export class SshKeyService {
   }
 
   async delete(actor: Actor, id: number): Promise<void> {
-    const key = await this.deps.store.sshKeys.get(actor.user.id, id);
-    if (!(await this.deps.store.sshKeys.delete(actor.user.id, id))) throw notFound();
-    await recordEvent(this.deps, { actor, action: "user_ssh_key_delete", entity: entities.sshKey(id, key?.label ?? "") });
+    await this.deps.store.transaction(async (tx) => {
+      const key = await tx.sshKeys.get(actor.user.id, id);
+      if (key === undefined || !(await tx.sshKeys.delete(actor.user.id, id))) throw notFound();
+      await recordEvent(this.deps, { actor, action: "user_ssh_key_delete", entity: entities.sshKey(id, key.label) }, tx);
+    });
   }
 }

@@ -99,9 +99,11 @@ export class TokenService {
     }
     const expiry = input.expiry ?? null;
     if (expiry !== null && expiry <= timestamp(this.deps.clock)) throw invalid("expiry", "expiry must be in the future");
-    const minted = await this.mint({ userId: actor.user.id, label: input.label, scopes, expiry });
-    await recordEvent(this.deps, { actor, action: "token_create", entity: entities.token(minted.record.id, minted.record.label) });
-    return minted;
+    return this.deps.store.transaction(async (tx) => {
+      const minted = await this.mint({ userId: actor.user.id, label: input.label, scopes, expiry }, tx);
+      await recordEvent(this.deps, { actor, action: "token_create", entity: entities.token(minted.record.id, minted.record.label) }, tx);
+      return minted;
+    });
   }
 
   /** Only the label changes. */

@@ -9,7 +9,7 @@ import type { Domain } from "../domain";
 import { notFound } from "../domain/errors";
 import type { Logger } from "../logger";
 import { errorResponse, makeErrorHandler, NOT_FOUND_BODY } from "./errors";
-import { Router } from "./router";
+import { API_PREFIX, Router } from "./router";
 import { openApiRoutes } from "./openapi";
 import { installAdmin } from "../admin/install";
 import type { AdminContext } from "../admin/context";
@@ -23,6 +23,7 @@ import { oauthClientRoutes, registerThumbnailParser } from "./routes/oauth-clien
 import { tagRoutes } from "./routes/tags";
 import { entityTransferRoutes } from "./routes/entity-transfers";
 import { accountRoutes } from "./routes/account";
+import { installBodyConventions } from "./body";
 
 export interface AppOptions {
   domain: Domain;
@@ -31,18 +32,47 @@ export interface AppOptions {
   bodyLimit?: number;
   /** The admin namespace, injected faults, request counters and rate limiting (see `../admin`). */
   admin?: AdminContext;
+  /** How long a client may take to send its request (see `Timeouts`). */
+  timeouts?: Partial<Timeouts>;
 }
+
+/**
+ * Milliseconds a client has to send a request; past either, it is answered 408 (JSON) and the
+ * connection closed. Node enforces both, checking every `checkInterval` ms.
+ */
+export interface Timeouts {
+  /** From the first byte of a request to the end of its headers (default 10 s). */
+  headers: number;
+  /** From the first byte of a request to the end of its body (default 30 s). */
+  request: number;
+  /** How often open requests are checked against the two above (default 1 s). */
+  checkInterval: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = { headers: 10_000, request: 30_000, checkInterval: 1_000 };
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-/** A protocol-level error (unparseable request line or headers): answered as JSON, then closed. */
+/** Upstream serves every path under `/v4beta` as well; so do we, as the same routes. */
+const BETA_PREFIX = /^\/v4beta(?=[/?#]|$)/;
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, "Request Header Fields Too Large", "Request headers are too large"],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, "Request Timeout", "The request was not received in time"],
+};
+
+/**
+ * A protocol-level error (unparseable request line or headers, or a request not received in
+ * time): answered as JSON, then closed.
+ */
 function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (err.code === "ECONNRESET" || !socket.writable) {
+  // A response already under way cannot be replaced by an error: the client sees the cut.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent === true) {
     socket.destroy();
     return;
   }
-  const [status, text, reason] =
-    err.code === "HPE_HEADER_OVERFLOW" ? [431, "Request Header Fields Too Large", "Request headers are too large"] : [400, "Bad Request", "Bad request"];
+  const [status, text, reason] = CLIENT_ERRORS[err.code ?? ""] ?? [400, "Bad Request", "Bad request"];
   const body = JSON.stringify({ errors: [{ reason }] });
   socket.end(
     `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -51,10 +81,15 @@ function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
 
 export function buildApp(options: AppOptions): FastifyInstance {
   const { domain, logger } = options;
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const app = Fastify({
     logger: false,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
+    rewriteUrl: (req) => (req.url ?? "/").replace(BETA_PREFIX, API_PREFIX),
+    requestTimeout: timeouts.request,
+    // Node refuses a headers timeout longer than the request timeout.
+    http: { headersTimeout: Math.min(timeouts.headers, timeouts.request), connectionsCheckingInterval: timeouts.checkInterval },
     clientErrorHandler: onClientError,
     frameworkErrors: (error, _req, reply) => {
       const { status, body } = errorResponse(error);
@@ -64,6 +99,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   // Bodies are JSON; Fastify's text/plain parser would let other media types through.
   app.removeContentTypeParser("text/plain");
+  installBodyConventions(app);
 
   app.setErrorHandler(makeErrorHandler(logger));
   app.setNotFoundHandler((_req, reply) => {
@@ -72,6 +108,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // An unknown route is 404 before its body is read, so a bad body cannot turn it into 400.
   app.addHook("onRequest", async (req) => {
     if (req.is404) throw notFound();
+    // Nothing can be named with a NUL (bodies refuse one), and Postgres cannot even compare one.
+    if (Object.values(req.params as Record<string, unknown>).some((v) => typeof v === "string" && v.includes("\u0000"))) throw notFound();
   });
   app.addHook("onResponse", async (req, reply) => {
     logger.info("request", { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) });

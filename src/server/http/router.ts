@@ -151,9 +151,21 @@ export class Router {
   }
 }
 
+/**
+ * The largest id any store holds: Postgres ids are `integer` (32-bit), and SQLite, whose are
+ * wider, never assigns one past it either. A larger id names nothing, on both stores alike.
+ */
+export const MAX_ID = 2_147_483_647;
+
+/** A positive integer id within `MAX_ID`, or undefined. */
+export function parseId(value: unknown): number | undefined {
+  const parsed = PathId.safeParse(value);
+  return parsed.success && parsed.data <= MAX_ID ? parsed.data : undefined;
+}
+
 /** A path id: a positive integer, or the resource is simply not found. */
 export function pathId(req: FastifyRequest, name: string): number {
-  const parsed = PathId.safeParse((req.params as Record<string, unknown>)[name]);
-  if (!parsed.success) throw notFound();
-  return parsed.data;
+  const id = parseId((req.params as Record<string, unknown>)[name]);
+  if (id === undefined) throw notFound();
+  return id;
 }

@@ -84,7 +84,10 @@ class OAuthClients implements OAuthClientRepo {
 
   async update(id: number, patch: OAuthClientPatch): Promise<OAuthClientRecord | undefined> {
     const { public: isPublic, ...rest } = patch;
-    const values = { ...rest, ...(isPublic === undefined ? {} : { public: isPublic ? 1 : 0 }) };
+    // A key present with an undefined value changes nothing (and would make an empty SET).
+    const values = Object.fromEntries(
+      Object.entries({ ...rest, ...(isPublic === undefined ? {} : { public: isPublic ? 1 : 0 }) }).filter(([, v]) => v !== undefined),
+    );
     if (Object.keys(values).length === 0) return this.get(id);
     const row = await this.db.updateTable("oauth_clients").set(values).where("id", "=", id).returningAll().executeTakeFirst();
     return row && oauthClientRecord(row);

@@ -1,0 +1,101 @@
+/**
+ * How request bodies are read, so that what widely used clients send is understood and no
+ * body can reach a store it would break:
+ *
+ * - A request that carries no body is a bodiless request, whatever its `Content-Type` says
+ *   (clients send `application/x-www-form-urlencoded` or `application/json` with
+ *   `Content-Length: 0`, or a DELETE with a content type and no body at all). An empty JSON
+ *   body (chunked, zero bytes) is no body either. An operation that takes a body then answers
+ *   "Request body is required"; one that takes none simply runs.
+ * - JSON deeper than `MAX_JSON_DEPTH` is refused before it is parsed (a 400 naming the body):
+ *   the schema checks and stores walk bodies recursively.
+ * - A NUL character in any string or key of a body is refused with a 400 naming the field:
+ *   Postgres cannot store one in text or jsonb, and SQLite would keep what Postgres refuses,
+ *   so both stores answer alike.
+ */
+import type { FastifyInstance } from "fastify";
+import { invalid } from "../domain/errors";
+
+/** Deepest nesting of arrays and objects accepted in a JSON body. */
+export const MAX_JSON_DEPTH = 64;
+
+export const tooDeep = () => invalid(null, `Request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
+
+/** Whether `text`, read as JSON, nests arrays and objects deeper than `max` (strings skipped). */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** The dotted path of the first string or key holding a NUL character ("" for the body itself), or null. */
+export function nulPath(value: unknown, path: string[] = []): string | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path.join(".") : null;
+  if (typeof value !== "object" || value === null) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulPath(value[i], [...path, String(i)]);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.includes("\u0000")) return [...path, key].join(".");
+    const found = nulPath(inner, [...path, key]);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+export function nulRefusal(field: string) {
+  return field === "" ? invalid(null, "Request body must not contain NUL characters") : invalid(field, `${field} must not contain NUL characters`);
+}
+
+/** Registers the body conventions above on `app` (before any route). */
+export function installBodyConventions(app: FastifyInstance): void {
+  // Fastify reads no body when a request has neither a content type nor a length; one with a
+  // content type but nothing declared to follow is made to look the same (RFC 9112: a request
+  // without Content-Length or Transfer-Encoding has no body).
+  app.addHook("onRequest", async (req) => {
+    const headers = req.raw.headers;
+    if (headers["content-type"] === undefined || headers["transfer-encoding"] !== undefined) return;
+    const length = headers["content-length"];
+    if (length === undefined || /^0+$/.test(length)) delete headers["content-type"];
+  });
+
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, text, done) => {
+    const body = text as string;
+    if (body.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+      done(tooDeep(), undefined);
+      return;
+    }
+    parseJson(req, body, (err, parsed) => {
+      if (err !== null) {
+        done(err, undefined);
+        return;
+      }
+      const field = nulPath(parsed);
+      if (field !== null) done(nulRefusal(field), undefined);
+      else done(null, parsed);
+    });
+  });
+}
