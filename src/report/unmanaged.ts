@@ -59,7 +59,8 @@ export function findUnmanaged(types: readonly UnmanagedType[], state: readonly S
         known.push({ type: t.type, importId: o.importId, label: o.label, role: o.role });
         continue;
       }
-      const base = `${t.type}.${resourceName(o.label, `${t.type.replace(/^mgmt_/, "")}_${resourceName(o.importId, "x")}`)}`;
+      const fallback = `${t.type.replace(/^mgmt_/, "")}_${o.importId.toLowerCase().replace(/[^a-z0-9]+/g, "_")}`;
+      const base = `${t.type}.${resourceName(o.label, fallback)}`;
       let to = base;
       for (let n = 2; taken.has(to); n++) to = `${base}_${n}`;
       taken.add(to);
