@@ -57,7 +57,8 @@ export function leaves(value: unknown, sensitive: unknown, unknown?: unknown): L
       out.push({ path, shown: SENSITIVE, identity: `s:${literal(v)}`, sensitive: true });
       return;
     }
-    if (u === true) {
+    // Absent from the value but marked below in the unknown tree: some of it comes at apply.
+    if (u === true || (v === undefined && marksAnything(u))) {
       out.push({ path, shown: UNKNOWN, identity: UNKNOWN, sensitive: false });
       return;
     }

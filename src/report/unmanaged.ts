@@ -36,8 +36,9 @@ export interface StateObject {
 /** A resource name from a label: lower-case letters, digits and underscores, starting with a letter. */
 export function resourceName(label: string, fallback: string): string {
   const slug = label
-    .toLowerCase()
     .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
     .replace(/[^a-z0-9]+/g, "_")
     .replace(/^_+|_+$/g, "")
     .slice(0, 48)
@@ -71,7 +72,10 @@ export function findUnmanaged(types: readonly UnmanagedType[], state: readonly S
 }
 
 /** HCL string literal; `${` and `%{` are escaped so a label is never read as a template. */
-const hclString = (text: string) => JSON.stringify(text).replace(/\$\{/g, "$${").replace(/%\{/g, "%%{");
+const hclString = (text: string) =>
+  JSON.stringify(text)
+    .replace(/\$\{/g, () => "$${")
+    .replace(/%\{/g, () => "%%{");
 
 /**
  * Ready `import {}` blocks. Put the file next to the configuration and run
