@@ -3,6 +3,7 @@ export * from "./profile";
 export * from "./sshkeys";
 export * from "./sshkey-format";
 export * from "./tokens";
+export * from "./scopes";
 export * from "./sessions";
 export * from "./grants";
 export * from "./phone";

@@ -1,29 +1,19 @@
 /** Personal access tokens (`/profile/tokens`) and the OAuth scope text they carry. */
 import { z } from "zod";
 import { Timestamp, formatTimestamp } from "./common";
+import { Scopes } from "./scopes";
 
 export const TOKEN_LABEL = { min: 1, max: 100 } as const;
 const labelReason = `Length must be between ${TOKEN_LABEL.min} and ${TOKEN_LABEL.max} characters.`;
 export const TokenLabel = z.string().min(TOKEN_LABEL.min, labelReason).max(TOKEN_LABEL.max, labelReason);
 
-/** One scope item: `<area>:read_only` or `<area>:read_write`. */
-export const SCOPE_ITEM_PATTERN = /^[a-z][a-z_]*:(read_only|read_write)$/;
-
 /**
- * OAuth scope text: `*`, or space-separated `<area>:<access>` items. `*` stands alone.
- * (The server's `Scopes.parse` applies the same rules.)
+ * OAuth scope text: `*`, or space-separated `<area>:<access>` items; `*` stands alone.
+ * The grammar is `Scopes.parse`, which the server enforces with the same rules.
  */
 export const OAuthScopesText = z.string().superRefine((text, ctx) => {
-  const items = text.trim().split(/\s+/).filter((s) => s !== "");
-  if (items.length === 0) return void ctx.addIssue({ code: "custom", message: "Scopes must not be empty" });
-  if (items.includes("*")) {
-    if (items.length > 1) ctx.addIssue({ code: "custom", message: "'*' cannot be combined with other scopes" });
-    return;
-  }
-  const bad = items.find((item) => !SCOPE_ITEM_PATTERN.test(item));
-  if (bad !== undefined) {
-    ctx.addIssue({ code: "custom", message: `'${bad}' is not a valid scope; use '*' or '<area>:read_only' / '<area>:read_write'` });
-  }
+  const parsed = Scopes.parse(text);
+  if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.reason });
 });
 
 /**

@@ -1,0 +1,71 @@
+/**
+ * OAuth scopes: `*` (everything) or space-separated `<area>:<access>` with access `read_only`
+ * or `read_write`; `read_write` on an area implies `read_only` on it.
+ */
+export type Access = "read_only" | "read_write";
+export type Scope = `${string}:${Access}`;
+
+const SCOPE_ITEM = /^([a-z][a-z_]*):(read_only|read_write)$/;
+
+export type ScopeParse = { ok: true; scopes: Scopes } | { ok: false; reason: string };
+
+export class Scopes {
+  private constructor(
+    /** null: all (`*`). Otherwise the strongest access held per area. */
+    private readonly areas: ReadonlyMap<string, Access> | null,
+  ) {}
+
+  static readonly ALL = new Scopes(null);
+
+  static parse(text: string): ScopeParse {
+    const items = text.trim().split(/\s+/).filter((s) => s !== "");
+    if (items.length === 0) return { ok: false, reason: "Scopes must not be empty" };
+    if (items.includes("*")) {
+      return items.length === 1 ? { ok: true, scopes: Scopes.ALL } : { ok: false, reason: "'*' cannot be combined with other scopes" };
+    }
+    const areas = new Map<string, Access>();
+    for (const item of items) {
+      const m = SCOPE_ITEM.exec(item);
+      if (m === null) return { ok: false, reason: `'${item}' is not a valid scope; use '*' or '<area>:read_only' / '<area>:read_write'` };
+      const [, area, access] = m as unknown as [string, string, Access];
+      if (areas.get(area) !== "read_write") areas.set(area, access);
+    }
+    return { ok: true, scopes: new Scopes(areas) };
+  }
+
+  get isAll(): boolean {
+    return this.areas === null;
+  }
+
+  /** Whether these scopes cover `required`. */
+  allows(required: Scope): boolean {
+    if (this.areas === null) return true;
+    const [area, access] = required.split(":") as [string, Access];
+    const held = this.areas.get(area);
+    return held === "read_write" || (held === "read_only" && access === "read_only");
+  }
+
+  /** Whether every scope in `other` is covered by these ("may not exceed the acting token's"). */
+  covers(other: Scopes): boolean {
+    if (this.areas === null) return true;
+    if (other.areas === null) return false;
+    return [...other.areas].every(([area, access]) => this.allows(`${area}:${access}`));
+  }
+
+  /** Same meaning: order, repetition and a `read_only` implied by `read_write` on its area do not count. */
+  equals(other: Scopes): boolean {
+    return this.covers(other) && other.covers(this);
+  }
+
+  toString(): string {
+    if (this.areas === null) return "*";
+    return [...this.areas].map(([area, access]) => `${area}:${access}`).join(" ");
+  }
+}
+
+/** Whether two scope texts mean the same; false when either does not parse. */
+export function sameScopes(a: string, b: string): boolean {
+  const pa = Scopes.parse(a);
+  const pb = Scopes.parse(b);
+  return pa.ok && pb.ok && pa.scopes.equals(pb.scopes);
+}
