@@ -20,6 +20,21 @@ export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
+/** Reported after every attempt, e.g. for the provider's log. Holds nothing secret: no header, no body. */
+export interface AttemptEvent {
+  readonly operation: string;
+  readonly method: string;
+  /** Path and query below the API root. */
+  readonly path: string;
+  /** 1 = the first request. */
+  readonly attempt: number;
+  /** The HTTP status, or undefined when no response came. */
+  readonly status?: number;
+  /** Why no response came: `ECONNREFUSED`, `timeout`, `aborted`... */
+  readonly failure?: string;
+  readonly durationMs: number;
+}
+
 /** Reported before each retry, e.g. for the provider's log. Holds nothing secret. */
 export interface RetryEvent {
   readonly operation: string;
@@ -53,6 +68,9 @@ export interface HttpOptions {
   /** Pool size when the client makes its own Pool; default 16. */
   readonly connections?: number;
   readonly onRetry?: (event: RetryEvent) => void;
+  readonly onAttempt?: (event: AttemptEvent) => void;
+  /** Cancels every call that does not bring its own signal (the provider's "stop"). */
+  readonly signal?: AbortSignal;
 }
 
 export interface CallOptions {
@@ -69,6 +87,8 @@ export interface RequestSpec<S extends z.ZodType> extends CallOptions {
   readonly query?: Query;
   /** Sent as JSON. */
   readonly body?: unknown;
+  /** Sent as they are, with their own content type (thumbnails); excludes `body`. */
+  readonly rawBody?: { readonly contentType: string; readonly data: Uint8Array };
   /** Schema the success body must match. */
   readonly schema: S;
   readonly headers?: Readonly<Record<string, string>>;
@@ -119,7 +139,14 @@ function parseBaseUrl(url: string): { origin: string; basePath: string } {
 interface RawResponse {
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;
+  readonly bytes: Buffer;
   readonly text: string;
+}
+
+/** A successful answer that is not JSON (an image). */
+export interface BinaryResponse {
+  readonly contentType: string;
+  readonly data: Buffer;
 }
 
 class AttemptFailure {
@@ -174,6 +201,8 @@ export class HttpClient {
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #onRetry: ((event: RetryEvent) => void) | undefined;
+  readonly #onAttempt: ((event: AttemptEvent) => void) | undefined;
+  readonly #signal: AbortSignal | undefined;
 
   constructor(opts: HttpOptions) {
     const { origin, basePath } = parseBaseUrl(opts.url);
@@ -192,6 +221,8 @@ export class HttpClient {
     this.#now = opts.now ?? Date.now;
     this.#random = opts.random ?? Math.random;
     this.#onRetry = opts.onRetry;
+    this.#onAttempt = opts.onAttempt;
+    this.#signal = opts.signal;
     if (opts.dispatcher) {
       this.#dispatcher = opts.dispatcher;
       this.#ownsDispatcher = false;
@@ -208,27 +239,46 @@ export class HttpClient {
 
   /** Sends the request (retrying per the policy) and returns the body parsed by `spec.schema`. */
   async request<S extends z.ZodType>(spec: RequestSpec<S>): Promise<z.output<S>> {
+    const { res, path } = await this.#exchange(spec);
+    return this.#decode(spec, path, res);
+  }
+
+  /** Like `request`, for an answer that is not JSON: its bytes and content type. */
+  async requestBytes(spec: Omit<RequestSpec<z.ZodType>, "schema">): Promise<BinaryResponse> {
+    const { res } = await this.#exchange(spec);
+    return { contentType: header(res.headers, "content-type") ?? "application/octet-stream", data: res.bytes };
+  }
+
+  /** The retry loop: resolves with a 2xx response, throws ApiError or NetworkError otherwise. */
+  async #exchange(spec: Omit<RequestSpec<z.ZodType>, "schema">): Promise<{ res: RawResponse; path: string }> {
     if (!spec.path.startsWith("/")) throw new TypeError(`path must start with '/': ${spec.path}`);
+    if (spec.body !== undefined && spec.rawBody !== undefined) throw new TypeError("a request has a JSON body or a raw body, not both");
     const path = spec.path + queryString(spec.query);
-    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const body = spec.rawBody !== undefined ? spec.rawBody.data : spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const headers: Record<string, string> = {
       accept: "application/json",
       "user-agent": this.userAgent,
       ...spec.headers,
     };
     if (this.#token !== "") headers.authorization = `Bearer ${this.#token}`;
-    if (body !== undefined) headers["content-type"] = "application/json";
-    const { method, signal, operation } = spec;
+    if (spec.rawBody !== undefined) headers["content-type"] = spec.rawBody.contentType;
+    else if (body !== undefined) headers["content-type"] = "application/json";
+    const { method, operation } = spec;
+    const signal = spec.signal ?? this.#signal;
     const failure = (kind: FailureKind, attempts: number, cause?: unknown, detail?: string) =>
       new NetworkError({ kind, method, path, origin: this.origin, code: errorCode(cause), attempts, cause, detail });
 
     for (let attempts = 1; ; attempts++) {
       if (signal?.aborted) throw failure("aborted", attempts - 1, signal.reason);
       let res: RawResponse;
+      const started = performance.now();
+      const report = (outcome: { status: number } | { failure: string }) =>
+        this.#onAttempt?.({ operation, method, path, attempt: attempts, ...outcome, durationMs: Math.round(performance.now() - started) });
       try {
         res = await this.#attempt(method, this.basePath + path, headers, body, signal);
       } catch (err) {
         if (!(err instanceof AttemptFailure)) throw err;
+        report({ failure: errorCode(err.error) ?? err.kind });
         const decision = decideRetry({ method, outcome: { failure: err.kind }, attempts }, this.policy, this.#now(), this.#random);
         if (!decision.retry) {
           const detail = err.kind === "timeout" ? `no complete answer within ${this.timeoutMs} ms` : undefined;
@@ -237,8 +287,9 @@ export class HttpClient {
         await this.#pause({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason: errorCode(err.error) ?? err.kind }, signal, () => failure("aborted", attempts, signal?.reason));
         continue;
       }
+      report({ status: res.status });
 
-      if (res.status >= 200 && res.status < 300) return this.#decode(spec, path, res);
+      if (res.status >= 200 && res.status < 300) return { res, path };
 
       const retryAfter = res.headers["retry-after"];
       const decision = decideRetry({ method, outcome: { status: res.status }, attempts, retryAfter }, this.policy, this.#now(), this.#random);
@@ -248,7 +299,7 @@ export class HttpClient {
       }
       let note: string | undefined;
       let retryAfterMs: number | undefined;
-      if (!decision.retry && decision.why === "retry-after-too-long") {
+      if (decision.why === "retry-after-too-long") {
         retryAfterMs = decision.retryAfterMs;
         note = `server asked to retry after ${Math.ceil((retryAfterMs ?? 0) / 1000)} s, longer than the ${this.policy.maxRetryAfterMs / 1000} s this client waits`;
       } else if (attempts > 1) {
@@ -263,7 +314,7 @@ export class HttpClient {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
 
-  async #attempt(method: Method, fullPath: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined): Promise<RawResponse> {
+  async #attempt(method: Method, fullPath: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal | undefined): Promise<RawResponse> {
     const controller = new AbortController();
     const timedOut = new Error("attempt timed out");
     const timer = setTimeout(() => controller.abort(timedOut), this.timeoutMs);
@@ -280,8 +331,8 @@ export class HttpClient {
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
-      const text = await res.body.text();
-      return { status: res.statusCode, headers: res.headers, text };
+      const bytes = Buffer.from(await res.body.arrayBuffer());
+      return { status: res.statusCode, headers: res.headers, bytes, text: bytes.toString("utf8") };
     } catch (err) {
       if (controller.signal.aborted) {
         throw new AttemptFailure(controller.signal.reason === timedOut ? "timeout" : "aborted", controller.signal.reason === timedOut ? undefined : err);

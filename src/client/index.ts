@@ -9,14 +9,18 @@
  */
 import type { z } from "zod";
 import { EmptyBody, PAGE_SIZE, paginated, type Page } from "../contract/common";
-import { Profile } from "../contract/profile";
+import { Account, type AccountUpdate } from "../contract/account";
+import { OAuthClient, type OAuthClientCreate, type OAuthClientUpdate } from "../contract/oauth-clients";
+import { Profile, type ProfileUpdate } from "../contract/profile";
 import { SshKey, type SshKeyCreate, type SshKeyUpdate } from "../contract/sshkeys";
-import { HttpClient, route, type CallOptions, type HttpOptions, type Method } from "./http";
+import { Tag, TaggedObject, type TagCreate } from "../contract/tags";
+import { PersonalAccessToken, type TokenCreate, type TokenUpdate } from "../contract/tokens";
+import { HttpClient, route, type BinaryResponse, type CallOptions, type HttpOptions, type Method } from "./http";
 import { paginate } from "./paginate";
 
 export * from "./errors";
 export { DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT_MS, DEFAULT_USER_AGENT, HttpClient, route } from "./http";
-export type { CallOptions, HttpOptions, Method, Query, RequestSpec, RetryEvent, Sleep } from "./http";
+export type { AttemptEvent, BinaryResponse, CallOptions, HttpOptions, Method, Query, RequestSpec, RetryEvent, Sleep } from "./http";
 export { listAll, paginate, type PageFetcher } from "./paginate";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry";
 
@@ -79,6 +83,99 @@ export class MgmtClient {
 
   async deleteSshKey(id: number, o?: CallOptions): Promise<void> {
     return this.remove("deleteSshKey", route`/profile/sshkeys/${id}`, o);
+  }
+
+  async updateProfile(body: ProfileUpdate, o?: CallOptions): Promise<Profile> {
+    return this.send("updateProfile", "PUT", "/profile", body, Profile, o);
+  }
+
+  // Personal access tokens
+
+  listTokens(o?: ListOptions): AsyncIterable<PersonalAccessToken> {
+    return this.list("listTokens", "/profile/tokens", PersonalAccessToken, o);
+  }
+
+  async getToken(id: number, o?: CallOptions): Promise<PersonalAccessToken> {
+    return this.get("getToken", route`/profile/tokens/${id}`, PersonalAccessToken, o);
+  }
+
+  /** The answer holds the whole token value, the only time the API shows it. */
+  async createToken(body: TokenCreate, o?: CallOptions): Promise<PersonalAccessToken> {
+    return this.send("createToken", "POST", "/profile/tokens", body, PersonalAccessToken, o);
+  }
+
+  async updateToken(id: number, body: TokenUpdate, o?: CallOptions): Promise<PersonalAccessToken> {
+    return this.send("updateToken", "PUT", route`/profile/tokens/${id}`, body, PersonalAccessToken, o);
+  }
+
+  async revokeToken(id: number, o?: CallOptions): Promise<void> {
+    return this.remove("revokeToken", route`/profile/tokens/${id}`, o);
+  }
+
+  // Account
+
+  async getAccount(o?: CallOptions): Promise<Account> {
+    return this.get("getAccount", "/account", Account, o);
+  }
+
+  async updateAccount(body: AccountUpdate, o?: CallOptions): Promise<Account> {
+    return this.send("updateAccount", "PUT", "/account", body, Account, o);
+  }
+
+  // OAuth clients
+
+  listOAuthClients(o?: ListOptions): AsyncIterable<OAuthClient> {
+    return this.list("listOAuthClients", "/account/oauth-clients", OAuthClient, o);
+  }
+
+  async getOAuthClient(id: string, o?: CallOptions): Promise<OAuthClient> {
+    return this.get("getOAuthClient", route`/account/oauth-clients/${id}`, OAuthClient, o);
+  }
+
+  /** The answer holds the secret, which later reads redact. */
+  async createOAuthClient(body: z.input<typeof OAuthClientCreate>, o?: CallOptions): Promise<OAuthClient> {
+    return this.send("createOAuthClient", "POST", "/account/oauth-clients", body, OAuthClient, o);
+  }
+
+  async updateOAuthClient(id: string, body: z.input<typeof OAuthClientUpdate>, o?: CallOptions): Promise<OAuthClient> {
+    return this.send("updateOAuthClient", "PUT", route`/account/oauth-clients/${id}`, body, OAuthClient, o);
+  }
+
+  async deleteOAuthClient(id: string, o?: CallOptions): Promise<void> {
+    return this.remove("deleteOAuthClient", route`/account/oauth-clients/${id}`, o);
+  }
+
+  /** A new secret, in the answer only. */
+  async resetOAuthClientSecret(id: string, o?: CallOptions): Promise<OAuthClient> {
+    return this.send("resetOAuthClientSecret", "POST", route`/account/oauth-clients/${id}/reset-secret`, undefined, OAuthClient, o);
+  }
+
+  /** The public thumbnail operation: the image bytes as uploaded. */
+  async getOAuthClientThumbnail(id: string, o?: CallOptions): Promise<BinaryResponse> {
+    return this.http.requestBytes({ operation: "getOAuthClientThumbnail", method: "GET", path: route`/account/oauth-clients/${id}/thumbnail`, signal: o?.signal });
+  }
+
+  async setOAuthClientThumbnail(id: string, image: { contentType: string; data: Uint8Array }, o?: CallOptions): Promise<void> {
+    await this.http.request({ operation: "setOAuthClientThumbnail", method: "PUT", path: route`/account/oauth-clients/${id}/thumbnail`, rawBody: image, schema: EmptyBody, signal: o?.signal });
+  }
+
+  // Tags
+
+  listTags(o?: ListOptions): AsyncIterable<Tag> {
+    return this.list("listTags", "/tags", Tag, o);
+  }
+
+  async createTag(body: TagCreate, o?: CallOptions): Promise<Tag> {
+    return this.send("createTag", "POST", "/tags", body, Tag, o);
+  }
+
+  /** The objects carrying the tag; a tag that does not exist is a 404. */
+  listTaggedObjects(label: string, o?: ListOptions): AsyncIterable<TaggedObject> {
+    return this.list("listTaggedObjects", route`/tags/${label}`, TaggedObject, o);
+  }
+
+  async deleteTag(label: string, o?: CallOptions): Promise<void> {
+    return this.remove("deleteTag", route`/tags/${label}`, o);
   }
 
   // Building blocks: one line per endpoint above. (Endpoint methods are async so that a bad
