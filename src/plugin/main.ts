@@ -4,9 +4,8 @@
  * engine starts the plugin several times per command, and most starts need the provider late
  * or not at all.
  */
-import type { ProviderServer } from "../provider/framework/server";
 import { servePlugin } from "./serve";
 
 const PROVIDER_BUNDLE = "./provider.js";
 
-void servePlugin(async () => (require(PROVIDER_BUNDLE) as { createProvider(): ProviderServer }).createProvider());
+void servePlugin(async (log) => (require(PROVIDER_BUNDLE) as typeof import("../provider")).createProvider({ log }));

@@ -18,7 +18,7 @@ export interface ServeOptions {
 }
 
 /** Resolves once the handshake line is out; the process then lives until Shutdown. */
-export async function servePlugin(factory: () => Promise<ProviderServer>, options: ServeOptions = {}): Promise<void> {
+export async function servePlugin(factory: (log: Logger) => Promise<ProviderServer>, options: ServeOptions = {}): Promise<void> {
   const env = options.env ?? process.env;
   const check = checkEnvironment(env);
   if (!check.ok) return fatal(check.message);
@@ -67,7 +67,7 @@ export async function servePlugin(factory: () => Promise<ProviderServer>, option
 
 function startServing(
   acceptor: ReturnType<typeof createServer>,
-  options: { tls: { serverCert: SelfSignedCertificate; clientCertPem: string } | undefined; factory: () => Promise<ProviderServer>; log: Logger; exit: (code: number) => void },
+  options: { tls: { serverCert: SelfSignedCertificate; clientCertPem: string } | undefined; factory: (log: Logger) => Promise<ProviderServer>; log: Logger; exit: (code: number) => void },
 ): void {
   const { startServices } = require("./services") as typeof import("./services");
   const { createTransport } = require("./transport") as typeof import("./transport");

@@ -11,7 +11,7 @@ import { type Logger, describeError } from "./log";
 import { registerProviderService } from "./provider-service";
 
 export interface ServicesOptions {
-  readonly factory: () => Promise<ProviderServer>;
+  readonly factory: (log: Logger) => Promise<ProviderServer>;
   readonly log: Logger;
   readonly exit: (code: number) => void;
 }
@@ -21,7 +21,7 @@ export function startServices(options: ServicesOptions): GrpcServer {
   const grpc = new GrpcServer({
     onError: (path, e) => log("error", `${path} failed`, { error: describeError(e), stack: e instanceof Error ? e.stack : undefined }),
   });
-  const provider = registerProviderService(grpc, options.factory, { log });
+  const provider = registerProviderService(grpc, () => options.factory(log), { log });
   registerPluginServices(grpc, { exit: options.exit });
   provider.preload();
   return grpc;

@@ -1,19 +1,33 @@
 /** The mgmt provider: its configuration, resources and data sources. */
-import { configureProvider, describeFailure, providerSchema, validateProviderConfig, type ProviderContext } from "./config";
+import { configureProvider, describeFailure, providerAttributes, providerDescription, validateProviderConfig, type ProviderContext } from "./config";
 import { profileDataSource } from "./datasources/profile";
-import { createProviderServer } from "./framework/provider-server";
+import { createProviderServer, type ProviderDefinition, type ProviderServerOptions } from "./framework/provider-server";
 import type { ProviderServer } from "./framework/server";
+import { accountContactResource } from "./resources/account-contact";
+import { oauthClientResource } from "./resources/oauth-client";
+import { profileSettingsResource } from "./resources/profile-settings";
 import { sshKeyResource } from "./resources/ssh-key";
+import { tagResource } from "./resources/tag";
+import { tokenResource } from "./resources/token";
 
 export { PROVIDER_SOURCE, PROVIDER_VERSION } from "./identity";
 
-export function createProvider(env: NodeJS.ProcessEnv = process.env): ProviderServer {
-  return createProviderServer<ProviderContext>({
-    schema: providerSchema,
+export function providerDefinition(env: NodeJS.ProcessEnv = process.env): ProviderDefinition<ProviderContext> {
+  return {
+    description: providerDescription,
+    attributes: providerAttributes,
     validate: validateProviderConfig,
-    configure: (config) => configureProvider(config, env),
-    resources: [sshKeyResource],
+    configure: (config, runtime) => configureProvider(config, env, runtime),
+    resources: [sshKeyResource, tokenResource, oauthClientResource, tagResource, accountContactResource, profileSettingsResource],
     dataSources: [profileDataSource],
     describeFailure,
-  });
+  };
+}
+
+export interface ProviderOptions extends ProviderServerOptions {
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export function createProvider(options: ProviderOptions = {}): ProviderServer {
+  return createProviderServer(providerDefinition(options.env ?? process.env), options);
 }

@@ -30,7 +30,7 @@ describe("terraform-provider-mgmt over the plugin protocol", () => {
     const { provider, resources, dataSources, diagnostics } = await plugin.getProviderSchema();
     expect(diagnostics).toEqual([]);
     expect(provider.block.attributes?.token).toMatchObject({ type: "string", optional: true, sensitive: true });
-    expect(Object.keys(resources)).toEqual(["mgmt_ssh_key"]);
+    expect(Object.keys(resources).sort()).toEqual(["mgmt_account_contact", "mgmt_oauth_client", "mgmt_profile_settings", "mgmt_ssh_key", "mgmt_tag", "mgmt_token"]);
     expect(Object.keys(dataSources)).toEqual(["mgmt_profile"]);
     expect(resources.mgmt_ssh_key!.block.attributes).toMatchObject({ label: { required: true }, ssh_key: { required: true }, id: { computed: true }, created: { computed: true } });
   });

@@ -14,7 +14,7 @@ describe("mgmt_ssh_key against mgmt serve", () => {
 
   beforeAll(async () => {
     server = await startServer({ logger: silentLogger });
-    provider = createProvider({ MGMT_URL: server.url, MGMT_TOKEN: server.token! });
+    provider = createProvider({ env: { MGMT_URL: server.url, MGMT_TOKEN: server.token! } });
     expect((await provider.configure({ url: null, token: null })).diagnostics).toEqual([]);
   });
   afterAll(() => server.close());
@@ -78,7 +78,7 @@ describe("mgmt_ssh_key against mgmt serve", () => {
   });
 
   it("refuses to configure without url or token, naming the attribute", async () => {
-    const bare = createProvider({});
+    const bare = createProvider({ env: {} });
     const { diagnostics } = await bare.configure({ url: null, token: null });
     expect(diagnostics.map((d) => d.attribute)).toEqual([[{ attribute: "url" }], [{ attribute: "token" }]]);
   });

@@ -1,42 +1,37 @@
 /** data mgmt_profile: the profile of the user the provider acts as. */
-import type { Profile } from "../../contract";
 import type { ProviderContext } from "../config";
-import type { DataSourceDefinition } from "../framework/resource";
-import type { Attribute } from "../framework/schema";
+import { bool, list, number, object, string } from "../framework/attributes";
+import { defineDataSource } from "../framework/resource";
 
-const computed = (type: Attribute["type"], description: string): Attribute => ({ type, computed: true, description, description_kind: "plain" });
-
-export const profileDataSource: DataSourceDefinition<ProviderContext> = {
+export const profileDataSource = defineDataSource<ProviderContext>({
   typeName: "mgmt_profile",
-  schema: {
-    version: 0,
-    block: {
-      description: "The profile of the user the provider's token acts for.",
-      description_kind: "plain",
-      attributes: {
-        id: computed("string", "The user's uid, as a string."),
-        uid: computed("number", "Unique, immutable user id."),
-        username: computed("string", "Login name."),
-        email: computed("string", "Address used for communication."),
-        timezone: computed("string", "Preferred display timezone."),
-        email_notifications: computed("bool", "Whether account-activity emails are sent."),
-        ip_whitelist_enabled: computed("bool", "Deprecated IP allow-list setting."),
-        lish_auth_method: computed("string", "Methods allowed for Lish connections: password_keys, keys_only or disabled."),
-        authorized_keys: computed(["list", "string"], "SSH keys authorized for Lish; null when none are set."),
-        two_factor_auth: computed("bool", "Whether logins from untrusted computers need a two-factor code."),
-        restricted: computed("bool", "Whether the user's access is limited by grants."),
-        authentication_type: computed("string", "How the user authenticates to the console: password or idp."),
-        verified_phone_number: computed("string", "The verified phone number, or null."),
-        referrals: computed(
-          ["object", { code: "string", url: "string", total: "number", completed: "number", pending: "number", credit: "number" }],
-          "Referral code, URL and counters.",
-        ),
-      },
-    },
+  description: "The profile of the user the provider's token acts for.",
+  attributes: {
+    id: string("computed", "The user's uid, as a string."),
+    uid: number("computed", "Unique, immutable user id."),
+    username: string("computed", "Login name."),
+    email: string("computed", "Address used for communication."),
+    timezone: string("computed", "Preferred display timezone."),
+    email_notifications: bool("computed", "Whether account-activity emails are sent."),
+    ip_whitelist_enabled: bool("computed", "Deprecated IP allow-list setting."),
+    lish_auth_method: string("computed", "Methods allowed for Lish connections: password_keys, keys_only or disabled."),
+    authorized_keys: list("computed", "SSH keys authorized for Lish; null when none are set.", "string"),
+    two_factor_auth: bool("computed", "Whether logins from untrusted computers need a two-factor code."),
+    restricted: bool("computed", "Whether the user's access is limited by grants."),
+    authentication_type: string("computed", "How the user authenticates to the console: password or idp."),
+    verified_phone_number: string("computed", "The verified phone number, or null."),
+    referrals: object("computed", "Referral code, URL and counters.", {
+      code: string("computed", "The referral code."),
+      url: string("computed", "The referral URL."),
+      total: number("computed", "Referrals made."),
+      completed: number("computed", "Referrals that became active accounts."),
+      pending: number("computed", "Referrals not yet completed."),
+      credit: number("computed", "Credit earned from referrals."),
+    }),
   },
 
-  async read({ client }) {
-    const p: Profile = await client.getProfile();
+  async read({ ctx }) {
+    const p = await ctx.client.getProfile();
     return {
       id: String(p.uid),
       uid: p.uid,
@@ -54,4 +49,4 @@ export const profileDataSource: DataSourceDefinition<ProviderContext> = {
       referrals: { ...p.referrals },
     };
   },
-};
+});

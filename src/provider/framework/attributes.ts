@@ -1,26 +1,114 @@
-/** Typed reads of attribute values and the common config checks. */
-import { attr, error, type Diagnostic } from "./diagnostics";
-import type { ObjectValue } from "./value";
+/**
+ * Typed attribute builders. One call declares everything about an attribute: its Terraform type
+ * and mode, the text of its docs, its validators and its plan modifiers. The schema the engines
+ * see, the validation they get, the plan rules and the generated docs and bindings all derive
+ * from these declarations.
+ */
+import type { Validator } from "./validators";
+import type { TfType, TfValue } from "./value";
 
-/** A known string, or undefined for null/unknown (callers decide which they accept). */
-export function knownString(obj: ObjectValue | null, name: string): string | undefined {
-  const v = obj?.[name];
-  return typeof v === "string" ? v : undefined;
+/**
+ * - `required`: the configuration must set it.
+ * - `optional`: the configuration may set it; null otherwise.
+ * - `computed`: only the provider sets it.
+ * - `optional_computed`: the configuration may set it; otherwise the provider does (the live
+ *   value, or the declared default).
+ */
+export type Mode = "required" | "optional" | "computed" | "optional_computed";
+
+export interface AttributeSpec<T extends TfValue = TfValue> {
+  readonly type: TfType;
+  readonly mode: Mode;
+  readonly description: string;
+  readonly sensitive: boolean;
+  /** For `optional_computed` attributes: the value planned when the configuration leaves it null. */
+  readonly default?: T;
+  /** A change to the attribute destroys and re-creates the object (conditionally, with a function). */
+  readonly requiresReplace?: boolean | ((prior: T, planned: T) => boolean);
+  /**
+   * For computed attributes: an update plans the prior value instead of "known after apply"
+   * (terraform-plugin-framework's UseStateForUnknown). Use it for what an update never changes.
+   */
+  readonly keepPrior?: boolean;
+  /**
+   * Values that mean the same (reordered scopes, one instant in two offsets): the plan keeps the
+   * prior form and shows no change; a read keeps the state's form of the live value.
+   */
+  readonly semanticEquals?: (a: T, b: T) => boolean;
+  /** Checked on known, non-null configuration values. */
+  readonly validators: readonly Validator<T>[];
+  /** Attributes that cannot be set together with this one. */
+  readonly conflictsWith: readonly string[];
+  /** Nested attributes of an object-typed attribute (or of its list/set elements), for validation and docs. */
+  readonly nested?: { readonly [name: string]: AttributeSpec };
 }
 
-export function requireString(obj: ObjectValue, name: string): string {
-  const v = obj[name];
-  if (typeof v !== "string") throw new Error(`attribute "${name}" must be a known string`);
-  return v;
+interface Options<T extends TfValue> {
+  readonly sensitive?: boolean;
+  readonly default?: T;
+  readonly requiresReplace?: boolean | ((prior: T, planned: T) => boolean);
+  readonly keepPrior?: boolean;
+  readonly semanticEquals?: (a: T, b: T) => boolean;
+  readonly validate?: Validator<T> | readonly Validator<T>[];
+  readonly conflictsWith?: readonly string[];
 }
 
-/** Length in characters as the API counts them (code points, not UTF-16 units). */
-export function lengthBetween(config: ObjectValue, name: string, min: number, max: number): Diagnostic[] {
-  const v = knownString(config, name);
-  if (v === undefined) return [];
-  const len = [...v].length;
-  if (len < min || len > max) {
-    return [error(`Invalid ${name}`, `${name} must be between ${min} and ${max} characters long; got ${len}.`, attr(name))];
+/**
+ * The options are typed by the attribute's value type; the spec is stored erased, because the
+ * lifecycle only ever calls its functions with known, non-null values of that type.
+ */
+function build<T extends TfValue>(type: TfType, mode: Mode, description: string, o: Options<T> = {}, nested?: AttributeSpec["nested"]): AttributeSpec {
+  if (o.default !== undefined && mode !== "optional_computed") {
+    throw new Error(`an attribute with a default must be optional_computed (description: "${description}")`);
   }
-  return [];
+  if (o.keepPrior && mode !== "computed" && mode !== "optional_computed") {
+    throw new Error(`keepPrior applies to computed attributes only (description: "${description}")`);
+  }
+  return {
+    type,
+    mode,
+    description,
+    sensitive: o.sensitive ?? false,
+    ...(o.default !== undefined ? { default: o.default } : {}),
+    ...(o.requiresReplace !== undefined ? { requiresReplace: o.requiresReplace } : {}),
+    ...(o.keepPrior ? { keepPrior: true } : {}),
+    ...(o.semanticEquals ? { semanticEquals: o.semanticEquals } : {}),
+    validators: o.validate === undefined ? [] : Array.isArray(o.validate) ? (o.validate as Validator<T>[]) : [o.validate as Validator<T>],
+    conflictsWith: o.conflictsWith ?? [],
+    ...(nested ? { nested } : {}),
+  } as AttributeSpec<T> as unknown as AttributeSpec;
+}
+
+/** An element type: a plain type, or a nested object declared with `object`. */
+type Element = TfType | AttributeSpec;
+const elementType = (e: Element): TfType => (typeof e === "object" && !Array.isArray(e) ? (e as AttributeSpec).type : (e as TfType));
+const elementNested = (e: Element): AttributeSpec["nested"] => (typeof e === "object" && !Array.isArray(e) ? (e as AttributeSpec).nested : undefined);
+
+export const string = (mode: Mode, description: string, o?: Options<string>) => build<string>("string", mode, description, o);
+export const number = (mode: Mode, description: string, o?: Options<number>) => build<number>("number", mode, description, o);
+export const bool = (mode: Mode, description: string, o?: Options<boolean>) => build<boolean>("bool", mode, description, o);
+/** A number that must be a whole number (Terraform has one number type). */
+export const int = (mode: Mode, description: string, o: Options<number> = {}) =>
+  build<number>("number", mode, description, { ...o, validate: [wholeNumber, ...asArray(o.validate)] });
+
+export const list = (mode: Mode, description: string, element: Element, o?: Options<readonly TfValue[]>) =>
+  build<readonly TfValue[]>(["list", elementType(element)], mode, description, o, elementNested(element));
+/** Compared as a set: the order of the configuration or of the API never makes a diff. */
+export const set = (mode: Mode, description: string, element: Element, o?: Options<readonly TfValue[]>) =>
+  build<readonly TfValue[]>(["set", elementType(element)], mode, description, o, elementNested(element));
+export const map = (mode: Mode, description: string, element: TfType, o?: Options<{ readonly [k: string]: TfValue }>) =>
+  build<{ readonly [k: string]: TfValue }>(["map", element], mode, description, o);
+
+/** A single nested object; its attributes carry their own descriptions (and validators, for input objects). */
+export function object(mode: Mode, description: string, attributes: { readonly [name: string]: AttributeSpec }, o?: Options<{ readonly [k: string]: TfValue }>) {
+  const type: TfType = ["object", Object.fromEntries(Object.entries(attributes).map(([n, a]) => [n, a.type]))];
+  return build<{ readonly [k: string]: TfValue }>(type, mode, description, o, attributes);
+}
+
+function wholeNumber(v: number): string | undefined {
+  return Number.isInteger(Number(v)) ? undefined : `must be a whole number; got ${v}`;
+}
+
+function asArray<T>(v: T | readonly T[] | undefined): T[] {
+  return v === undefined ? [] : Array.isArray(v) ? [...(v as T[])] : [v as T];
 }

@@ -1,65 +1,120 @@
 /**
- * The rules Terraform enforces on plans and applies, applied once for every resource:
- * computed attributes are unknown on create and kept on update, semantically equal values keep
- * their prior form, replacement is requested only for attributes that really changed, and an
- * apply returns exactly the planned known values.
+ * The rules Terraform enforces on plans and applies, applied once for every resource from its
+ * attribute declarations:
+ * - validation: each validator on known configuration values, `conflictsWith`;
+ * - plan: defaults; computed values unknown on create; on update, prior values kept where the
+ *   declaration says so, and semantically equal values kept in their prior form; replacement
+ *   requested only for attributes that really changed (sets compared as sets);
+ * - apply: exactly the planned known values, unknowns filled from the API;
+ * - read: the state's form of any value the API reports equivalently.
  */
-import type { AttributePath } from "./diagnostics";
-import type { ResourceDefinition } from "./resource";
-import { Unknown, isUnknown, type ObjectValue, type TfValue } from "./value";
+import type { AttributeSpec } from "./attributes";
+import { typedEqual } from "./equality";
+import { attr, error, warning, type AttributePath, type Diagnostic } from "./diagnostics";
+import type { Attributes, PlanDraft, ResourceDefinition } from "./resource";
+import { Unknown, isUnknown, isWhollyKnown, type ObjectValue, type TfValue } from "./value";
+
+const isSet = (v: TfValue): boolean => v !== null && !isUnknown(v);
+
+/** Every attribute's validators and conflicts, on the known parts of a configuration. */
+export function validateAttributes(attributes: Attributes, config: ObjectValue): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const conflicts = new Set<string>();
+  for (const [name, spec] of Object.entries(attributes)) {
+    const value = config[name] ?? null;
+    if (value === null) continue;
+    for (const other of spec.conflictsWith) {
+      const pair = [name, other].sort().join(" and ");
+      if ((config[other] ?? null) !== null && !conflicts.has(pair)) {
+        conflicts.add(pair);
+        diagnostics.push(error("Conflicting attributes", `${pair} cannot both be set; choose one.`, attr(name)));
+      }
+    }
+    if (isUnknown(value)) continue;
+    diagnostics.push(...validateValue(spec, value, attr(name), name));
+  }
+  return diagnostics;
+}
+
+function validateValue(spec: AttributeSpec, value: TfValue, path: AttributePath, label: string): Diagnostic[] {
+  if (!isWhollyKnown(value)) return [];
+  const out: Diagnostic[] = [];
+  for (const check of spec.validators) {
+    const reason = check(value);
+    if (reason !== undefined) out.push(error(`Invalid ${label}`, `${label}: ${reason}`, path));
+  }
+  // Nested input objects validate their own attributes (single objects; elements of lists and sets).
+  if (spec.nested && out.length === 0) {
+    const objects = Array.isArray(value) ? (value as TfValue[]) : [value];
+    objects.forEach((o, i) => {
+      if (o === null || typeof o !== "object" || Array.isArray(o)) return;
+      const where: AttributePath = Array.isArray(value) && spec.type[0] === "list" ? [...path, { index: i }] : path;
+      for (const [n, s] of Object.entries(spec.nested!)) {
+        const v = (o as ObjectValue)[n] ?? null;
+        if (v !== null) out.push(...validateValue(s, v, [...where, { attribute: n }], `${label}.${n}`));
+      }
+    });
+  }
+  return out;
+}
 
 export interface PlannedChange {
   readonly plannedState: ObjectValue | null;
   readonly requiresReplace: readonly AttributePath[];
+  readonly diagnostics: readonly Diagnostic[];
 }
 
-export function valuesEqual(a: TfValue, b: TfValue): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as readonly TfValue[];
-    return a.length === bb.length && a.every((v, i) => valuesEqual(v, bb[i]!));
-  }
-  const ao = a as ObjectValue;
-  const bo = b as ObjectValue;
-  const keys = new Set([...Object.keys(ao), ...Object.keys(bo)]);
-  for (const k of keys) if (!valuesEqual(ao[k] ?? null, bo[k] ?? null)) return false;
-  return true;
-}
-
-export function planChange<Ctx>(def: ResourceDefinition<Ctx>, prior: ObjectValue | null, proposed: ObjectValue | null, config: ObjectValue | null): PlannedChange {
-  if (proposed === null) return { plannedState: null, requiresReplace: [] };
-  const attributes = def.schema.block.attributes ?? {};
-  const rules = def.planRules ?? {};
+/** PlanResourceChange for one resource: pure, given the clock. */
+export function planChange<Ctx>(def: ResourceDefinition<Ctx>, prior: ObjectValue | null, proposed: ObjectValue | null, config: ObjectValue | null, now: Date): PlannedChange {
+  if (proposed === null || config === null) return { plannedState: null, requiresReplace: [], diagnostics: [] };
   const planned: Record<string, TfValue> = { ...proposed };
+  const entries = Object.entries(def.attributes);
 
-  for (const [name, schemaAttr] of Object.entries(attributes)) {
-    const rule = rules[name] ?? {};
-    const configValue = config?.[name] ?? null;
+  for (const [name, spec] of entries) {
+    const configValue = config[name] ?? null;
+    if (configValue === null && spec.default !== undefined) {
+      planned[name] = spec.default;
+      continue;
+    }
     if (prior === null) {
-      if (schemaAttr.computed && configValue === null) planned[name] = Unknown;
+      if (spec.mode !== "required" && spec.mode !== "optional" && configValue === null) planned[name] = Unknown;
       continue;
     }
     const priorValue = prior[name] ?? null;
-    if (rule.semanticEquals && configValue !== null && !isUnknown(configValue) && priorValue !== null && rule.semanticEquals(priorValue, configValue)) {
+    if (spec.semanticEquals && isSet(configValue) && isWhollyKnown(configValue) && priorValue !== null && spec.semanticEquals(priorValue, configValue)) {
       planned[name] = priorValue;
     }
   }
 
-  if (prior === null) return { plannedState: planned, requiresReplace: [] };
+  const replace = new Set<string>();
+  const diagnostics: Diagnostic[] = [];
+  const draft: PlanDraft = {
+    prior,
+    config,
+    planned,
+    now,
+    replace: (attribute) => void replace.add(attribute),
+    warn: (summary, detail, attribute) => void diagnostics.push(warning(summary, detail, attribute)),
+    error: (summary, detail, attribute) => void diagnostics.push(error(summary, detail, attribute)),
+  };
 
-  const changed = (name: string) => !valuesEqual(prior[name] ?? null, planned[name] ?? null);
-  const anyChange = Object.keys(attributes).some(changed);
-  if (anyChange) {
-    for (const [name, schemaAttr] of Object.entries(attributes)) {
-      if (rules[name]?.recomputedOnUpdate && schemaAttr.computed && (config?.[name] ?? null) === null) planned[name] = Unknown;
+  if (prior !== null) {
+    const changed = (name: string) => !typedEqual(def.attributes[name]!.type, prior[name] ?? null, planned[name] ?? null);
+    // Like terraform-plugin-framework: an update leaves the computed values it may change unknown.
+    if (entries.some(([name]) => changed(name))) {
+      for (const [name, spec] of entries) {
+        const computedOnly = spec.mode === "computed" || (spec.mode === "optional_computed" && (config[name] ?? null) === null && spec.default === undefined);
+        if (computedOnly && !spec.keepPrior) planned[name] = Unknown;
+      }
+    }
+    for (const [name, spec] of entries) {
+      const rule = spec.requiresReplace;
+      if (rule === undefined || rule === false || !changed(name)) continue;
+      if (rule === true || isUnknown(planned[name] ?? null) || rule(prior[name] ?? null, planned[name] ?? null)) replace.add(name);
     }
   }
-  const requiresReplace = Object.keys(attributes)
-    .filter((name) => rules[name]?.requiresReplace && changed(name))
-    .map((name) => [{ attribute: name }]);
-  return { plannedState: planned, requiresReplace };
+  def.modifyPlan?.(draft);
+  return { plannedState: planned, requiresReplace: [...replace].map((name) => attr(name)), diagnostics };
 }
 
 /**
@@ -67,25 +122,29 @@ export function planChange<Ctx>(def: ResourceDefinition<Ctx>, prior: ObjectValue
  * knew stays exactly as planned (the engine rejects any difference), which is also how a
  * semantically equal form the user wrote survives the API's normalisation.
  */
-export function settleApplied(planned: ObjectValue, fromApi: ObjectValue): ObjectValue {
+export function settleApplied(planned: ObjectValue, fromApi: ObjectValue, partial?: { unknownAs: null }): ObjectValue {
   const out: Record<string, TfValue> = {};
   for (const name of new Set([...Object.keys(planned), ...Object.keys(fromApi)])) {
     const p = planned[name] ?? null;
-    out[name] = isUnknown(p) ? (fromApi[name] ?? null) : p;
+    const value = isWhollyKnown(p) ? p : (fromApi[name] ?? null);
+    // A failed apply's state must still be wholly known; what it never learnt is null.
+    out[name] = partial && !isWhollyKnown(value) ? partial.unknownAs : value;
   }
   return out;
 }
 
 /**
- * On refresh, keep the state's form of a value the API reports in an equivalent form, so a
- * read after apply is not a diff; any real difference (drift) comes through.
+ * On refresh, keep the state's form of a value the API reports in an equivalent form (another
+ * set order, another offset of one instant...), so a read after apply is not a diff; any real
+ * difference (drift) comes through.
  */
-export function settleRead<Ctx>(def: ResourceDefinition<Ctx>, state: ObjectValue, fromApi: ObjectValue): ObjectValue {
+export function settleRead(attributes: Attributes, state: ObjectValue, fromApi: ObjectValue): ObjectValue {
   const out: Record<string, TfValue> = { ...fromApi };
-  for (const [name, rule] of Object.entries(def.planRules ?? {})) {
+  for (const [name, spec] of Object.entries(attributes)) {
     const s = state[name] ?? null;
     const a = fromApi[name] ?? null;
-    if (rule.semanticEquals && s !== null && a !== null && !isUnknown(s) && rule.semanticEquals(s, a)) out[name] = s;
+    if (s === null || a === null || !isWhollyKnown(s)) continue;
+    if (typedEqual(spec.type, s, a) || spec.semanticEquals?.(s, a)) out[name] = s;
   }
   return out;
 }

@@ -1,30 +1,42 @@
 /**
- * A ProviderServer assembled from resource and data source definitions: dispatch by type
- * name, the generic lifecycle rules, and failures turned into diagnostics the engine shows.
+ * A ProviderServer assembled from resource and data source declarations: dispatch by type name,
+ * the generic lifecycle rules, cancellation, and failures turned into diagnostics the engine shows.
  */
-import { error, hasErrors, type Diagnostic } from "./diagnostics";
-import { planChange, settleApplied, settleRead } from "./lifecycle";
-import type { DataSourceDefinition, ResourceDefinition } from "./resource";
-import type { Schema } from "./schema";
+import { error, hasErrors, warning, type Diagnostic } from "./diagnostics";
+import { planChange, settleApplied, settleRead, validateAttributes } from "./lifecycle";
+import { silentLog, type Log } from "./log";
+import { PartialApply, type Attributes, type DataSourceDefinition, type Operation, type ResourceDefinition } from "./resource";
+import { schemaOf } from "./schema";
 import type { Diagnosed, ProviderSchemas, ProviderServer } from "./server";
-import { isWhollyKnown, type ObjectValue } from "./value";
+import { isWhollyKnown, type ObjectValue, type TfValue } from "./value";
 
 export interface ProviderDefinition<Ctx> {
-  readonly schema: Schema;
+  readonly description: string;
+  readonly attributes: Attributes;
   validate?(config: ObjectValue): readonly Diagnostic[];
   /** Returns the context resources act with, or diagnostics saying why it cannot. */
-  configure(config: ObjectValue): Promise<{ ctx: Ctx } | { diagnostics: readonly Diagnostic[] }>;
+  configure(config: ObjectValue, env: { readonly signal: AbortSignal; readonly log: Log }): Promise<{ ctx: Ctx } | { diagnostics: readonly Diagnostic[] }>;
   readonly resources: readonly ResourceDefinition<Ctx>[];
   readonly dataSources: readonly DataSourceDefinition<Ctx>[];
   /** Turns an exception from the API client into diagnostics (summary names the operation). */
   describeFailure(operation: string, err: unknown): readonly Diagnostic[];
 }
 
+export interface ProviderServerOptions {
+  /** The clock plans and CRUD see (token renewal windows, computed expiries); injectable for tests. */
+  readonly now?: () => Date;
+  readonly log?: Log;
+}
+
 const none: Diagnosed = { diagnostics: [] };
 
-export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>): ProviderServer {
+export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options: ProviderServerOptions = {}): ProviderServer {
+  const now = options.now ?? (() => new Date());
+  const log = options.log ?? silentLog;
   const resources = new Map(def.resources.map((r) => [r.typeName, r]));
   const dataSources = new Map(def.dataSources.map((d) => [d.typeName, d]));
+  // One per process: StopProvider means the engine is about to end it, so nothing restarts.
+  const stopping = new AbortController();
   let ctx: Ctx | undefined;
 
   const resource = (typeName: string) => {
@@ -37,119 +49,151 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>): Provide
     if (!d) throw new UnknownType("data source", typeName);
     return d;
   };
-  const context = (): Ctx => {
+
+  /** A CRUD call's context; its warnings are collected into `diagnostics`. */
+  const operation = (diagnostics: Diagnostic[]): Operation<Ctx> => {
     if (ctx === undefined) throw new Error("the provider is not configured");
-    return ctx;
+    return { ctx, signal: stopping.signal, now, warn: (summary, detail) => void diagnostics.push(warning(summary, detail)) };
   };
 
-  /** Every entry point reports failures as diagnostics instead of failing the RPC. */
-  async function guarded<T extends Diagnosed>(operation: string, fallback: Omit<T, "diagnostics">, body: () => Promise<T>): Promise<T> {
+  /** Every entry point reports failures as diagnostics (after any warnings) instead of failing the RPC. */
+  async function guarded<T extends Diagnosed>(what: string, fallback: Omit<T, "diagnostics">, body: (diagnostics: Diagnostic[]) => Promise<Omit<T, "diagnostics">>): Promise<T> {
+    const diagnostics: Diagnostic[] = [];
     try {
-      return await body();
+      const result = await body(diagnostics);
+      return { ...result, diagnostics } as unknown as T;
     } catch (err) {
-      const diagnostics = err instanceof UnknownType ? [error(err.message)] : def.describeFailure(operation, err);
-      return { ...fallback, diagnostics } as T;
+      const failure = err instanceof UnknownType ? [error(err.message)] : def.describeFailure(what, err);
+      return { ...fallback, diagnostics: [...diagnostics, ...failure] } as unknown as T;
     }
   }
 
+  const validate = (attributes: Attributes, own: ((c: ObjectValue) => readonly Diagnostic[]) | undefined, config: ObjectValue) => [
+    ...validateAttributes(attributes, config),
+    ...(own?.(config) ?? []),
+  ];
+
+  const schemas: ProviderSchemas = {
+    provider: schemaOf(def.description, def.attributes),
+    resources: Object.fromEntries(def.resources.map((r) => [r.typeName, schemaOf(r.description, r.attributes, r.version ?? 0)])),
+    dataSources: Object.fromEntries(def.dataSources.map((d) => [d.typeName, schemaOf(d.description, d.attributes)])),
+  };
+
   return {
-    schemas(): ProviderSchemas {
-      return {
-        provider: def.schema,
-        resources: Object.fromEntries(def.resources.map((r) => [r.typeName, r.schema])),
-        dataSources: Object.fromEntries(def.dataSources.map((d) => [d.typeName, d.schema])),
-      };
-    },
+    schemas: () => schemas,
 
     async validateProviderConfig(config) {
-      return { diagnostics: def.validate?.(config) ?? [] };
+      return { diagnostics: validate(def.attributes, def.validate, config) };
     },
 
     async configure(config) {
-      return guarded("configure the provider", {}, async () => {
-        const result = await def.configure(config);
-        if ("diagnostics" in result) return { diagnostics: result.diagnostics };
-        ctx = result.ctx;
+      return guarded("configure the provider", {}, async (diagnostics) => {
+        const result = await def.configure(config, { signal: stopping.signal, log });
+        if ("diagnostics" in result) diagnostics.push(...result.diagnostics);
+        else ctx = result.ctx;
         return none;
       });
     },
 
     async validateResourceConfig(typeName, config) {
-      return guarded(`validate ${typeName}`, {}, async () => ({ diagnostics: resource(typeName).validate?.(config) ?? [] }));
+      return guarded(`validate ${typeName}`, {}, async (diagnostics) => {
+        const r = resource(typeName);
+        diagnostics.push(...validate(r.attributes, r.validate?.bind(r), config));
+        return {};
+      });
     },
 
     async validateDataResourceConfig(typeName, config) {
-      return guarded(`validate ${typeName}`, {}, async () => ({ diagnostics: dataSource(typeName).validate?.(config) ?? [] }));
+      return guarded(`validate ${typeName}`, {}, async (diagnostics) => {
+        const d = dataSource(typeName);
+        diagnostics.push(...validate(d.attributes, d.validate?.bind(d), config));
+        return {};
+      });
     },
 
     async upgradeResourceState(typeName, version, rawState) {
       return guarded(`upgrade ${typeName} state`, { upgradedState: null }, async () => {
         const r = resource(typeName);
-        if (version > r.schema.version) {
-          return { upgradedState: null, diagnostics: [error(`${typeName} state was written by a newer provider (schema version ${version}); upgrade the provider`)] };
-        }
-        // Every schema is still at version 0: the stored JSON is already the current shape,
-        // save that attributes the schema no longer has are dropped and new ones are null.
+        if (version > (r.version ?? 0)) throw new Error(`${typeName} state was written by a newer provider (schema version ${version}); upgrade the provider`);
+        // Every schema is still at version 0: the stored JSON is already the current shape, save
+        // that attributes the schema no longer has are dropped and new ones are null.
         const raw = (rawState ?? {}) as Record<string, unknown>;
-        const upgraded: Record<string, ObjectValue[string]> = {};
-        for (const name of Object.keys(r.schema.block.attributes ?? {})) upgraded[name] = (raw[name] ?? null) as ObjectValue[string];
-        return { upgradedState: upgraded, diagnostics: [] };
+        const upgraded: Record<string, TfValue> = {};
+        for (const name of Object.keys(r.attributes)) upgraded[name] = (raw[name] ?? null) as TfValue;
+        return { upgradedState: upgraded };
       });
     },
 
     async readResource(typeName, currentState, priv) {
-      return guarded(`read ${typeName}`, { newState: currentState }, async () => {
+      return guarded(`read ${typeName}`, { newState: currentState }, async (diagnostics) => {
         const r = resource(typeName);
-        const fromApi = await r.read(context(), currentState);
-        return { newState: fromApi === null ? null : settleRead(r, currentState, fromApi), ...(priv ? { private: priv } : {}), diagnostics: [] };
+        const fromApi = await r.read(operation(diagnostics), currentState);
+        if (fromApi === null) diagnostics.push(gone(typeName, currentState));
+        return { newState: fromApi === null ? null : settleRead(r.attributes, currentState, fromApi), ...(priv ? { private: priv } : {}) };
       });
     },
 
     async planResourceChange(typeName, req) {
-      return guarded(`plan ${typeName}`, { plannedState: null, requiresReplace: [] }, async () => {
-        const planned = planChange(resource(typeName), req.priorState, req.proposedNewState, req.config);
-        return { ...planned, ...(req.priorPrivate ? { plannedPrivate: req.priorPrivate } : {}), diagnostics: [] };
+      return guarded(`plan ${typeName}`, { plannedState: null, requiresReplace: [] }, async (diagnostics) => {
+        const planned = planChange(resource(typeName), req.priorState, req.proposedNewState, req.config, now());
+        diagnostics.push(...planned.diagnostics);
+        return { plannedState: planned.plannedState, requiresReplace: planned.requiresReplace, ...(req.priorPrivate ? { plannedPrivate: req.priorPrivate } : {}) };
       });
     },
 
     async applyResourceChange(typeName, req) {
-      return guarded(`apply ${typeName}`, { newState: req.priorState }, async () => {
+      return guarded(`apply ${typeName}`, { newState: req.priorState }, async (diagnostics) => {
         const r = resource(typeName);
-        const c = context();
+        const op = operation(diagnostics);
         if (req.plannedState === null) {
-          if (req.priorState !== null) await r.delete(c, req.priorState);
-          return { newState: null, diagnostics: [] };
+          if (req.priorState !== null) await r.delete(op, req.priorState);
+          return { newState: null };
         }
-        const fromApi = req.priorState === null ? await r.create(c, req.plannedState) : await r.update(c, req.priorState, req.plannedState);
+        const config = req.config ?? req.plannedState;
+        let fromApi: ObjectValue;
+        try {
+          fromApi = req.priorState === null ? await r.create(op, req.plannedState, config) : await r.update(op, req.priorState, req.plannedState, config);
+        } catch (err) {
+          if (!(err instanceof PartialApply)) throw err;
+          diagnostics.push(...def.describeFailure(`apply ${typeName}`, err.cause));
+          return { newState: settleApplied(req.plannedState, err.state, { unknownAs: null }) };
+        }
         const newState = settleApplied(req.plannedState, fromApi);
         if (!isWhollyKnown(newState)) throw new Error(`${typeName}: the API left a planned value unknown`);
-        return { newState, diagnostics: [] };
+        return { newState };
       });
     },
 
     async importResourceState(typeName, id) {
-      return guarded(`import ${typeName}`, { imported: [] }, async () => {
-        const state = await resource(typeName).importState(context(), id);
+      return guarded(`import ${typeName}`, { imported: [] }, async (diagnostics) => {
+        const r = resource(typeName);
+        const state = await r.importState(operation(diagnostics), id);
         if (state === null) {
-          return { imported: [], diagnostics: [error(`Cannot import non-existent remote object`, `No ${typeName} with id "${id}" exists.`)] };
+          diagnostics.push(error("Cannot import non-existent remote object", `No ${typeName} with import id "${id}" exists. The import id is ${r.importId.description}, e.g. ${r.importId.example}.`));
+          return { imported: [] };
         }
-        return { imported: [{ typeName, state }], diagnostics: [] };
+        return { imported: [{ typeName, state }] };
       });
     },
 
     async readDataSource(typeName, config) {
-      return guarded(`read data ${typeName}`, { state: null }, async () => {
+      return guarded(`read data ${typeName}`, { state: null }, async (diagnostics) => {
         const d = dataSource(typeName);
-        const diagnostics = d.validate?.(config) ?? [];
-        if (hasErrors(diagnostics)) return { state: null, diagnostics };
-        return { state: await d.read(context(), config), diagnostics };
+        diagnostics.push(...validate(d.attributes, d.validate?.bind(d), config));
+        if (hasErrors(diagnostics)) return { state: null };
+        return { state: await d.read(operation(diagnostics), config) };
       });
     },
 
     async stop() {
-      // In-flight requests finish on their own timeouts; nothing is left half-written.
+      stopping.abort(new Error("the engine asked the provider to stop"));
     },
   };
+}
+
+function gone(typeName: string, state: ObjectValue): Diagnostic {
+  const id = typeof state.id === "string" ? ` "${state.id}"` : "";
+  return warning(`${typeName}${id} no longer exists`, `It was deleted or expired outside Terraform and has been removed from the state; the next apply creates it again.`);
 }
 
 class UnknownType extends Error {
@@ -157,3 +201,4 @@ class UnknownType extends Error {
     super(`This provider has no ${kind} type "${typeName}"`);
   }
 }
+

@@ -1,43 +1,90 @@
 /**
- * Resources and data sources as the provider defines them: a schema, CRUD against the API,
- * and a few declarative plan rules. The generic plan/apply logic that makes every resource
- * obey Terraform's rules lives in `lifecycle.ts`, so a resource file only says what is
- * particular to it (like a terraform-plugin-framework resource).
+ * Resources and data sources as the provider declares them, like terraform-plugin-framework
+ * resources: attributes (typed builders that carry validation, plan modifiers and docs), CRUD
+ * against the API, import, and an optional plan hook for rules that span attributes or need
+ * the clock. The generic rules every resource obeys live in `lifecycle.ts`; a resource file
+ * says only what is particular to it.
  */
-import type { Diagnostic } from "./diagnostics";
-import type { Schema } from "./schema";
+import type { AttributeSpec } from "./attributes";
+import type { AttributePath, Diagnostic } from "./diagnostics";
 import type { ObjectValue, TfValue } from "./value";
 
-export interface AttributePlanRule {
-  /** A change to this attribute destroys and re-creates the object. */
-  readonly requiresReplace?: boolean;
-  /**
-   * Values that mean the same thing: when config and prior state agree semantically, the
-   * plan keeps the prior value and shows no change (whitespace in keys, order in scopes...).
-   */
-  readonly semanticEquals?: (prior: TfValue, config: TfValue) => boolean;
-  /** A computed attribute that the API recomputes on every update (unknown in such plans). */
-  readonly recomputedOnUpdate?: boolean;
+export interface Attributes {
+  readonly [name: string]: AttributeSpec;
+}
+
+/** What every CRUD call gets besides its values. */
+export interface Operation<Ctx> {
+  readonly ctx: Ctx;
+  /** Aborted when the engine asks the provider to stop (Ctrl-C): pass it to anything that waits. */
+  readonly signal: AbortSignal;
+  readonly now: () => Date;
+  /** A warning shown to the user next to the resource. */
+  warn(summary: string, detail?: string): void;
+}
+
+/** The plan being built, handed to a resource's `modifyPlan` after the attribute rules ran. */
+export interface PlanDraft {
+  readonly prior: ObjectValue | null;
+  readonly config: ObjectValue;
+  /** The planned values; the hook may change them (e.g. to Unknown for a value the apply will change). */
+  readonly planned: Record<string, TfValue>;
+  readonly now: Date;
+  /** Plan a replacement because of this attribute. */
+  replace(attribute: string): void;
+  warn(summary: string, detail?: string, attribute?: AttributePath): void;
+  error(summary: string, detail?: string, attribute?: AttributePath): void;
+}
+
+export interface ImportIdDoc {
+  /** What the import id is, e.g. "the token's numeric id". */
+  readonly description: string;
+  readonly example: string;
 }
 
 export interface ResourceDefinition<Ctx> {
   readonly typeName: string;
-  readonly schema: Schema;
-  readonly planRules?: { readonly [attribute: string]: AttributePlanRule };
-  /** Config checks; values may be unknown and must then be skipped. */
+  readonly description: string;
+  /** Bumped with a state upgrade; every resource is at 0. */
+  readonly version?: number;
+  readonly attributes: Attributes;
+  readonly importId: ImportIdDoc;
+  /** Rules across attributes (conflicts beyond `conflictsWith`, combinations); values may be unknown. */
   validate?(config: ObjectValue): readonly Diagnostic[];
-  create(ctx: Ctx, planned: ObjectValue): Promise<ObjectValue>;
-  /** null when the object no longer exists. */
-  read(ctx: Ctx, state: ObjectValue): Promise<ObjectValue | null>;
-  update(ctx: Ctx, prior: ObjectValue, planned: ObjectValue): Promise<ObjectValue>;
-  delete(ctx: Ctx, state: ObjectValue): Promise<void>;
-  /** The state of an existing object named by an import id; null when there is none. */
-  importState(ctx: Ctx, id: string): Promise<ObjectValue | null>;
+  /** Rules across attributes or in time (renewal windows): runs on every plan that is not a destroy. */
+  modifyPlan?(draft: PlanDraft): void;
+  create(op: Operation<Ctx>, planned: ObjectValue, config: ObjectValue): Promise<ObjectValue>;
+  /** The live object in state form, or null when it no longer exists (the framework warns and drops it). */
+  read(op: Operation<Ctx>, state: ObjectValue): Promise<ObjectValue | null>;
+  update(op: Operation<Ctx>, prior: ObjectValue, planned: ObjectValue, config: ObjectValue): Promise<ObjectValue>;
+  /** An object already gone counts as deleted. */
+  delete(op: Operation<Ctx>, state: ObjectValue): Promise<void>;
+  /** The state of the object an import id names; null when there is none. */
+  importState(op: Operation<Ctx>, id: string): Promise<ObjectValue | null>;
 }
 
 export interface DataSourceDefinition<Ctx> {
   readonly typeName: string;
-  readonly schema: Schema;
+  readonly description: string;
+  readonly attributes: Attributes;
   validate?(config: ObjectValue): readonly Diagnostic[];
-  read(ctx: Ctx, config: ObjectValue): Promise<ObjectValue>;
+  read(op: Operation<Ctx>, config: ObjectValue): Promise<ObjectValue>;
+}
+
+/** Identity functions that give a definition its type (and a place to check it, once, at load). */
+export const defineResource = <Ctx>(def: ResourceDefinition<Ctx>): ResourceDefinition<Ctx> => def;
+export const defineDataSource = <Ctx>(def: DataSourceDefinition<Ctx>): DataSourceDefinition<Ctx> => def;
+
+/**
+ * Thrown by create or update when the object changed but a later step failed (a thumbnail
+ * upload after the create): the engine records `state` with the error (a created object as
+ * tainted, replaced by the next apply) instead of losing track of it.
+ */
+export class PartialApply extends Error {
+  constructor(
+    readonly state: ObjectValue,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
 }

@@ -3,6 +3,7 @@
  * @cdktf/provider-generator reads. The plugin converts these to tfplugin6 Schema messages;
  * `mgmt schema` prints them as they are.
  */
+import type { AttributeSpec } from "./attributes";
 import type { TfType } from "./value";
 
 export interface Attribute {
@@ -59,4 +60,34 @@ export function blockType(block: Block): TfType {
     }
   }
   return ["object", attrs];
+}
+
+/**
+ * The schema of a declaration. Descriptions gain what the declaration already says (the
+ * default, that a change replaces the object), so docs and bindings cannot contradict the rules.
+ */
+export function schemaOf(description: string, attributes: { readonly [name: string]: AttributeSpec }, version = 0): Schema {
+  const attrs: Record<string, Attribute> = {};
+  for (const [name, spec] of Object.entries(attributes)) attrs[name] = attributeSchema(spec);
+  return { version, block: { description, description_kind: "plain", attributes: attrs } };
+}
+
+export function attributeSchema(spec: AttributeSpec): Attribute {
+  return {
+    type: spec.type,
+    description: fullDescription(spec),
+    description_kind: "plain",
+    ...(spec.mode === "required" ? { required: true } : {}),
+    ...(spec.mode === "optional" || spec.mode === "optional_computed" ? { optional: true } : {}),
+    ...(spec.mode === "computed" || spec.mode === "optional_computed" ? { computed: true } : {}),
+    ...(spec.sensitive ? { sensitive: true } : {}),
+  };
+}
+
+function fullDescription(spec: AttributeSpec): string {
+  const notes = [spec.description];
+  if (spec.default !== undefined) notes.push(`Defaults to \`${JSON.stringify(spec.default)}\`.`);
+  if (spec.requiresReplace === true && spec.mode !== "computed") notes.push("Changing it replaces the object.");
+  if (spec.conflictsWith.length > 0) notes.push(`Conflicts with ${spec.conflictsWith.map((n) => `\`${n}\``).join(", ")}.`);
+  return notes.join(" ");
 }

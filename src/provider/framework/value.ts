@@ -57,3 +57,22 @@ export function isWhollyKnown(v: TfValue): boolean {
 export function isDynamic(v: unknown): v is DynamicValue {
   return typeof v === "object" && v !== null && !Array.isArray(v) && (v as DynamicValue).kind === "dynamic" && "type" in v;
 }
+
+/** A known string attribute, or undefined for null/unknown (callers decide which they accept). */
+export function knownString(obj: ObjectValue | null, name: string): string | undefined {
+  const v = obj?.[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+/** A known string attribute that must be there (a planned value or a state's id). */
+export function requireString(obj: ObjectValue, name: string): string {
+  const v = obj[name];
+  if (typeof v !== "string") throw new Error(`attribute "${name}" must be a known string`);
+  return v;
+}
+
+/** A known number attribute, or undefined for null/unknown. */
+export function knownNumber(obj: ObjectValue | null, name: string): number | undefined {
+  const v = obj?.[name];
+  return typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : undefined;
+}

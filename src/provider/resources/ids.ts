@@ -1,5 +1,17 @@
+import { isNotFound } from "../../client";
+
 /** Resource ids are the API's integer ids written as strings, as Terraform convention has it. */
 export function parseId(id: string): number {
   if (!/^[1-9]\d{0,15}$/.test(id)) throw new Error(`"${id}" is not a valid id: expected a positive integer such as 12345`);
   return Number(id);
+}
+
+/** The call's result, or null when the API says the object does not exist (404): gone is an answer, not a failure. */
+export async function orNullIfGone<T>(call: () => Promise<T>): Promise<T | null> {
+  try {
+    return await call();
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw err;
+  }
 }

@@ -1,0 +1,96 @@
+/**
+ * mgmt_account_contact: the account's contact details (`GET/PUT /account`), a singleton. Only
+ * the attributes the configuration sets are managed; the others show the live values and never
+ * make a diff.
+ */
+import { ACCOUNT_CONTACT_FIELDS, AccountUpdate, CA_PROVINCE_CODES, US_STATE_CODES, US_ZIP_PATTERN, type Account, type AccountContactField } from "../../contract";
+import type { ProviderContext } from "../config";
+import { string, type AttributeSpec } from "../framework/attributes";
+import { attr, error, type Diagnostic } from "../framework/diagnostics";
+import { defineResource } from "../framework/resource";
+import { matches } from "../framework/validators";
+import { knownString, type ObjectValue } from "../framework/value";
+import { configuredFields, forgetWarning } from "./singleton";
+
+const DESCRIPTIONS: Record<AccountContactField, string> = {
+  address_1: "First line of the address.",
+  address_2: "Second line of the address.",
+  city: "City.",
+  company: "Company name. The company of a parent account (one with child accounts) cannot change: the API refuses at apply.",
+  country: "Two-letter ISO 3166 country code (compared case-insensitively).",
+  email: "Where invoices and account notices are sent.",
+  first_name: "First name of the account holder.",
+  last_name: "Last name of the account holder.",
+  phone: "Phone number.",
+  state: "State or province; with country US or CA a two-letter code (compared case-insensitively).",
+  tax_id: "Tax identification number.",
+  zip: "Postal code; with country US a US zip (12345 or 12345-6789).",
+};
+
+const caseInsensitive = (a: string, b: string) => a.toUpperCase() === b.toUpperCase();
+
+function field(name: AccountContactField): AttributeSpec {
+  const limit = AccountUpdate.shape[name];
+  const upperCase = name === "country" || name === "state";
+  return string("optional_computed", `${DESCRIPTIONS[name]} Managed only when set.`, {
+    keepPrior: true,
+    validate: matches(limit),
+    ...(upperCase ? { semanticEquals: caseInsensitive } : {}),
+  });
+}
+
+const toState = (a: Account): ObjectValue => ({ id: a.euuid, ...Object.fromEntries(ACCOUNT_CONTACT_FIELDS.map((f) => [f, a[f]])) });
+
+/** The contract's address rules, when the configuration says the country (otherwise the API decides at apply). */
+export function addressProblems(config: ObjectValue): Diagnostic[] {
+  const country = knownString(config, "country")?.toUpperCase();
+  const zip = knownString(config, "zip");
+  const state = knownString(config, "state")?.toUpperCase();
+  const out: Diagnostic[] = [];
+  if (country === "US" && zip !== undefined && !US_ZIP_PATTERN.test(zip)) {
+    out.push(error("Invalid zip", `zip: with country US it must be a US zip code (12345 or 12345-6789); got "${zip}"`, attr("zip")));
+  }
+  const codes: readonly string[] | undefined = country === "US" ? US_STATE_CODES : country === "CA" ? CA_PROVINCE_CODES : undefined;
+  if (codes !== undefined && state !== undefined && !codes.includes(state)) {
+    out.push(error("Invalid state", `state: with country ${country} it must be a two-letter ${country === "US" ? "US state" : "Canadian province"} code; got "${state}"`, attr("state")));
+  }
+  return out;
+}
+
+async function apply(ctx: ProviderContext, planned: ObjectValue, config: ObjectValue): Promise<ObjectValue> {
+  const body = configuredFields(config, planned, ACCOUNT_CONTACT_FIELDS) as Record<string, string>;
+  return toState(Object.keys(body).length > 0 ? await ctx.client.updateAccount(body) : await ctx.client.getAccount());
+}
+
+export const accountContactResource = defineResource<ProviderContext>({
+  typeName: "mgmt_account_contact",
+  description:
+    "The account's contact and billing address details. The account always exists: creating this resource adopts it, destroying it only removes it from state. Only the attributes set in the configuration are managed; the others show the live values.",
+  importId: { description: "any text; `account` by convention (there is one account)", example: "account" },
+  attributes: {
+    id: string("computed", "The account's euuid.", { keepPrior: true }),
+    ...Object.fromEntries(ACCOUNT_CONTACT_FIELDS.map((name) => [name, field(name)])),
+  },
+
+  validate: addressProblems,
+
+  async create({ ctx }, planned, config) {
+    return apply(ctx, planned, config);
+  },
+
+  async read({ ctx }) {
+    return toState(await ctx.client.getAccount());
+  },
+
+  async update({ ctx }, _prior, planned, config) {
+    return apply(ctx, planned, config);
+  },
+
+  async delete({ warn }) {
+    warn(...forgetWarning("mgmt_account_contact", "account"));
+  },
+
+  async importState({ ctx }) {
+    return toState(await ctx.client.getAccount());
+  },
+});

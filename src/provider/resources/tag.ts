@@ -1,0 +1,84 @@
+/**
+ * mgmt_tag: a tag and the objects it was applied to. The API applies a tag to objects only when
+ * it creates the tag and cannot change them afterwards, so any change to the lists replaces the
+ * tag (delete, then create with the new lists).
+ */
+import { TAG_LABEL, TagCreate, type TaggedObject } from "../../contract";
+import type { ProviderContext } from "../config";
+import { set, string } from "../framework/attributes";
+import { defineResource } from "../framework/resource";
+import { eachElement, matches } from "../framework/validators";
+import { requireString, type ObjectValue, type TfValue } from "../framework/value";
+import { orNullIfGone } from "./ids";
+
+/** Each list of the create body, the object type of its items in `GET /tags/{label}`. */
+const LISTS = { computes: "compute", domains: "domain", volumes: "volume", nodebalancers: "nodebalancer" } as const satisfies Record<string, TaggedObject["type"]>;
+type ListName = keyof typeof LISTS;
+
+const positiveId = (v: number): string | undefined => (Number.isInteger(Number(v)) && Number(v) > 0 ? undefined : `must be a positive whole number; got ${v}`);
+
+const idList = (what: string) =>
+  set("optional", `Ids of the ${what} to tag. The API cannot change a tag's objects, so a change replaces the tag.`, "number", {
+    requiresReplace: true,
+    validate: eachElement(positiveId),
+  });
+
+const ids = (v: TfValue | undefined): number[] => (Array.isArray(v) ? v.map(Number) : []);
+
+async function readTag(ctx: ProviderContext, label: string, kept: ObjectValue | null): Promise<ObjectValue | null> {
+  const objects = await orNullIfGone(async () => {
+    const all: TaggedObject[] = [];
+    for await (const o of ctx.client.listTaggedObjects(label)) all.push(o);
+    return all;
+  });
+  if (objects === null) return null;
+  const state: Record<string, TfValue> = { id: label, label };
+  for (const [list, type] of Object.entries(LISTS) as [ListName, TaggedObject["type"]][]) {
+    const live = objects.filter((o) => o.type === type).map((o) => o.data.id);
+    // An unset list and an empty one mean the same: keep whichever the state has.
+    state[list] = live.length === 0 && (kept?.[list] ?? null) === null ? null : live.sort((a, b) => a - b);
+  }
+  return state;
+}
+
+export const tagResource = defineResource<ProviderContext>({
+  typeName: "mgmt_tag",
+  description:
+    "A tag on the account and the compute instances, domains, volumes and load balancers it was applied to. Deleting it removes it from every object. Unrestricted users only.",
+  importId: { description: "the tag's label", example: "production" },
+  attributes: {
+    id: string("computed", "The tag's label.", { keepPrior: true }),
+    label: string("required", `The tag, ${TAG_LABEL.min} to ${TAG_LABEL.max} characters.`, { requiresReplace: true, validate: matches(TagCreate.shape.label) }),
+    computes: idList("compute instances"),
+    domains: idList("domains"),
+    volumes: idList("volumes"),
+    nodebalancers: idList("load balancers (NodeBalancers)"),
+  },
+
+  async create({ ctx }, planned) {
+    const label = requireString(planned, "label");
+    const body: TagCreate = { label };
+    for (const list of Object.keys(LISTS) as ListName[]) if (planned[list] !== null) body[list] = ids(planned[list]);
+    await ctx.client.createTag(body);
+    const state = await readTag(ctx, label, planned);
+    if (state === null) throw new Error(`the tag "${label}" was created but cannot be read back`);
+    return state;
+  },
+
+  async read({ ctx }, state) {
+    return readTag(ctx, requireString(state, "label"), state);
+  },
+
+  // Every argument replaces; an update only ever carries the computed id forward.
+  async update(_op, _prior, planned) {
+    return planned;
+  },
+
+  async delete({ ctx }, state) {
+    await orNullIfGone(() => ctx.client.deleteTag(requireString(state, "label")));
+  },
+
+  async importState({ ctx }, id) {
+    return readTag(ctx, id, null);
+  },
+});

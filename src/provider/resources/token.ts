@@ -1,0 +1,119 @@
+/**
+ * mgmt_token: a personal access token. Its value is shown once, by create; it is kept in state
+ * (sensitive) and never replaced by the 16-character prefix reads return. A token that expired
+ * or was revoked is gone: the next plan creates a new one. `renew_before` makes a scheduled
+ * apply rotate it before it expires.
+ */
+import { OAuthScopesText, TOKEN_LABEL, TokenLabel, sameScopes, type PersonalAccessToken } from "../../contract";
+import type { ProviderContext } from "../config";
+import { string } from "../framework/attributes";
+import { attr, error, type Diagnostic } from "../framework/diagnostics";
+import { defineResource } from "../framework/resource";
+import { matches } from "../framework/validators";
+import { Unknown, knownString, requireString, type ObjectValue } from "../framework/value";
+import { parseDuration, parseRfc3339, positiveDuration, rfc3339, sameInstant, toApiTimestamp, toRfc3339 } from "../timestamps";
+import { orNullIfGone, parseId } from "./ids";
+
+/** State from an API answer; what the API cannot tell (the value, the lifetime settings) comes from `kept`. */
+function toState(t: PersonalAccessToken, kept: ObjectValue | null): ObjectValue {
+  return {
+    id: String(t.id),
+    label: t.label,
+    scopes: t.scopes,
+    expiry: t.expiry === null ? null : toRfc3339(t.expiry),
+    expires_in: kept?.expires_in ?? null,
+    renew_before: kept?.renew_before ?? null,
+    token: kept?.token ?? null,
+    created: toRfc3339(t.created),
+  };
+}
+
+/** Whether a token expiring at `expiry` is inside its renewal window at `now`. */
+export function dueForRenewal(expiry: string, renewBefore: string, now: Date): boolean {
+  const at = parseRfc3339(expiry);
+  const window = parseDuration(renewBefore);
+  return at !== undefined && window !== undefined && at - now.getTime() <= window;
+}
+
+export const tokenResource = defineResource<ProviderContext>({
+  typeName: "mgmt_token",
+  description:
+    "A personal access token of the user the provider acts as. The token value is known only from creation: it is stored in state (sensitive) and is not available after an import. A token that expires or is revoked outside Terraform is re-created by the next apply.",
+  importId: { description: "the token's numeric id (the token value cannot be imported and stays null)", example: "12345" },
+  attributes: {
+    id: string("computed", "The token's id.", { keepPrior: true }),
+    label: string("required", `A name for the token, ${TOKEN_LABEL.min} to ${TOKEN_LABEL.max} characters. Changed in place.`, { validate: matches(TokenLabel) }),
+    scopes: string(
+      "optional_computed",
+      "OAuth scopes: `*` or space-separated `<area>:read_only` / `<area>:read_write` items. Omitted: the scopes of the provider's own token. Order, repetition and a `read_only` implied by `read_write` on the same area are not changes.",
+      { keepPrior: true, requiresReplace: true, semanticEquals: sameScopes, validate: matches(OAuthScopesText) },
+    ),
+    expiry: string(
+      "optional_computed",
+      "When the token stops working, RFC 3339 in any offset (compared as an instant). Omitted with `expires_in` also omitted: the token does not expire.",
+      { keepPrior: true, requiresReplace: true, semanticEquals: sameInstant, validate: rfc3339, conflictsWith: ["expires_in"] },
+    ),
+    expires_in: string("optional", 'Lifetime from creation, as a duration such as "2160h"; `expiry` is computed at create.', {
+      requiresReplace: true,
+      validate: positiveDuration,
+      conflictsWith: ["expiry"],
+    }),
+    renew_before: string(
+      "optional",
+      'Needs `expires_in`. When the token expires within this duration (e.g. "720h"), the plan replaces it, so a scheduled apply rotates it before it expires.',
+      { validate: positiveDuration },
+    ),
+    token: string("computed", "The token value, known only from creation.", { sensitive: true, keepPrior: true }),
+    created: string("computed", "When the token was created (RFC 3339, UTC).", { keepPrior: true }),
+  },
+
+  validate(config) {
+    const diagnostics: Diagnostic[] = [];
+    if ((config.renew_before ?? null) !== null && config.expires_in === null) {
+      diagnostics.push(error("Invalid renew_before", "renew_before needs expires_in: a renewed token gets a new expiry only when its lifetime is relative.", attr("renew_before")));
+    }
+    return diagnostics;
+  },
+
+  modifyPlan(draft) {
+    const { prior, config, planned } = draft;
+    const expiry = knownString(prior, "expiry");
+    const renewBefore = knownString(config, "renew_before");
+    if (expiry === undefined || renewBefore === undefined || knownString(config, "expires_in") === undefined) return;
+    if (dueForRenewal(expiry, renewBefore, draft.now)) {
+      planned.expiry = Unknown;
+      draft.replace("expiry");
+    }
+  },
+
+  async create({ ctx, now }, planned, config) {
+    const expiresIn = knownString(config, "expires_in");
+    const expiry = knownString(planned, "expiry");
+    const at = expiresIn !== undefined ? now().getTime() + parseDuration(expiresIn)! : expiry !== undefined ? parseRfc3339(expiry) : undefined;
+    const created = await ctx.client.createToken({
+      label: requireString(planned, "label"),
+      ...(knownString(planned, "scopes") !== undefined ? { scopes: knownString(planned, "scopes") } : {}),
+      ...(at !== undefined ? { expiry: toApiTimestamp(at) } : {}),
+    });
+    return toState(created, { ...planned, token: created.token });
+  },
+
+  async read({ ctx }, state) {
+    return orNullIfGone(async () => toState(await ctx.client.getToken(parseId(requireString(state, "id"))), state));
+  },
+
+  async update({ ctx }, prior, planned) {
+    const id = parseId(requireString(prior, "id"));
+    const label = requireString(planned, "label");
+    const live = label === prior.label ? await ctx.client.getToken(id) : await ctx.client.updateToken(id, { label });
+    return toState(live, planned);
+  },
+
+  async delete({ ctx }, state) {
+    await orNullIfGone(() => ctx.client.revokeToken(parseId(requireString(state, "id"))));
+  },
+
+  async importState({ ctx }, id) {
+    return orNullIfGone(async () => toState(await ctx.client.getToken(parseId(id)), null));
+  },
+});
