@@ -1,6 +1,6 @@
 /** The mgmt provider: its configuration, resources and data sources. */
 import { configureProvider, describeFailure, providerAttributes, providerDescription, validateProviderConfig, type ProviderContext } from "./config";
-import { profileDataSource } from "./datasources/profile";
+import { dataSources } from "./datasources";
 import { createProviderServer, type ProviderDefinition, type ProviderServerOptions } from "./framework/provider-server";
 import type { ProviderServer } from "./framework/server";
 import { accountContactResource } from "./resources/account-contact";
@@ -19,7 +19,7 @@ export function providerDefinition(env: NodeJS.ProcessEnv = process.env): Provid
     validate: validateProviderConfig,
     configure: (config, runtime) => configureProvider(config, env, runtime),
     resources: [sshKeyResource, tokenResource, oauthClientResource, tagResource, accountContactResource, profileSettingsResource],
-    dataSources: [profileDataSource],
+    dataSources,
     describeFailure,
   };
 }
