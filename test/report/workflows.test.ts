@@ -1,0 +1,102 @@
+/**
+ * The CI examples: valid YAML of the shape each CI reads, the token from the CI's secret store, and
+ * every `mgmt` command line in them accepted by the real CLI (run with --help appended, so an unknown
+ * subcommand or flag fails here rather than in someone's pipeline).
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { parseDocument } from "yaml";
+import { repoPath } from "../../src/harness/paths";
+import { runMgmt } from "./run-mgmt";
+
+const FILES = ["examples/ci/github/plan.yml", "examples/ci/github/drift.yml", "examples/ci/gitlab-ci.yml"];
+
+function load(file: string): Record<string, unknown> {
+  const doc = parseDocument(readFileSync(repoPath(file), "utf8"));
+  expect({ file, errors: doc.errors.map(String), warnings: doc.warnings.map(String) }).toEqual({ file, errors: [], warnings: [] });
+  return doc.toJS() as Record<string, unknown>;
+}
+
+interface GithubStep {
+  run?: string;
+  uses?: string;
+}
+type GithubWorkflow = { on: Record<string, unknown>; jobs: Record<string, { steps: GithubStep[]; env: Record<string, string> }> };
+type GitlabJob = { script?: string[]; before_script?: string[]; rules?: { if: string }[] };
+
+/** Every shell script a file runs. */
+function scripts(file: string, y: Record<string, unknown>): string[] {
+  if (file.includes("/github/")) return Object.values((y as GithubWorkflow).jobs).flatMap((j) => j.steps.map((s) => s.run ?? ""));
+  const jobs = Object.values(y).filter((v): v is GitlabJob => typeof v === "object" && v !== null && ("script" in v || "before_script" in v));
+  return jobs.flatMap((j) => [...(j.before_script ?? []), ...(j.script ?? [])]);
+}
+
+/** `mgmt SUB args...` on one line, up to the first redirect, pipe or list operator. */
+function mgmtCommands(script: string): string[] {
+  const out: string[] = [];
+  for (const line of script.replace(/\\\n\s*/g, " ").split("\n")) {
+    for (const m of line.matchAll(/(?:^|[\s/"])mgmt"?\s+([a-z][a-z-]*\b[^\n]*)/g)) out.push(m[1]!.split(/\s(?:>|\|\|?|;|&&)\s?/)[0]!.trim());
+  }
+  return out;
+}
+
+/** Words of a command line, with CI expressions and shell variables standing in as plain words. */
+function words(line: string): string[] {
+  const text = line.replace(/\$\{\{[^}]*\}\}/g, "x").replace(/\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/g, "x");
+  const out: string[] = [];
+  for (const m of text.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g)) out.push(m[1] ?? m[2] ?? m[3]!);
+  return out;
+}
+
+describe("CI workflow examples", () => {
+  const loaded = Object.fromEntries(FILES.map((f) => [f, load(f)]));
+
+  it("are GitHub workflows and a GitLab pipeline of the expected shape", () => {
+    const plan = loaded["examples/ci/github/plan.yml"] as GithubWorkflow;
+    const drift = loaded["examples/ci/github/drift.yml"] as GithubWorkflow;
+    expect(Object.keys(plan.on)).toEqual(["pull_request"]);
+    expect(Object.keys(drift.on)).toEqual(expect.arrayContaining(["schedule"]));
+    for (const w of [plan, drift]) {
+      for (const job of Object.values(w.jobs)) {
+        for (const step of job.steps) expect(typeof step.run === "string" || typeof step.uses === "string").toBe(true);
+        // The token comes from the CI's secret store, never from the file.
+        expect(job.env.MGMT_TOKEN).toMatch(/^\$\{\{ secrets\.[A-Z_]+ \}\}$/);
+      }
+    }
+    const gitlab = loaded["examples/ci/gitlab-ci.yml"] as Record<string, GitlabJob>;
+    expect(gitlab.plan!.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"' }]);
+    expect(gitlab.drift!.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]);
+    expect(readFileSync(repoPath("examples/ci/gitlab-ci.yml"), "utf8")).not.toMatch(/MGMT_TOKEN\s*[:=]/);
+  });
+
+  const commands = FILES.flatMap((f) => scripts(f, loaded[f]!).flatMap((s) => mgmtCommands(s).map((c) => [f, c] as const)));
+
+  it("contain plan-report and drift command lines in each CI", () => {
+    const seen = (file: string) => new Set(commands.filter(([f]) => f === file).map(([, c]) => words(c)[0]));
+    expect([...seen("examples/ci/github/plan.yml")]).toEqual(["plan-report"]);
+    expect([...seen("examples/ci/github/drift.yml")]).toEqual(["drift"]);
+    expect([...seen("examples/ci/gitlab-ci.yml")].sort()).toEqual(["drift", "plan-report"]);
+  });
+
+  it.each(commands)("%s: `mgmt %s` is accepted by the CLI", async (_file, command) => {
+    const [sub, ...args] = words(command);
+    const r = await runMgmt([sub!, ...args, "--help"]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(r.stdout).toMatch(new RegExp(`^usage: mgmt ${sub} `));
+  });
+
+  it("have shell scripts that bash can parse", () => {
+    for (const file of FILES) {
+      for (const script of scripts(file, loaded[file]!)) {
+        const r = spawnSync("bash", ["-n"], { input: script.replace(/\$\{\{[^}]*\}\}/g, "x"), encoding: "utf8" });
+        expect({ file, script, stderr: r.stderr, status: r.status }).toEqual({ file, script, stderr: "", status: 0 });
+      }
+    }
+  });
+
+  it("would notice a flag the CLI does not have", async () => {
+    const r = await runMgmt(["drift", "--dir", "x", "--no-such-flag", "--help"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/Unknown option '--no-such-flag'/);
+  });
+});
