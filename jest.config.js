@@ -23,7 +23,7 @@ module.exports = {
     {
       ...project,
       displayName: "server-postgres",
-      testMatch: ["<rootDir>/test/server/**/*.test.ts"],
+      testMatch: ["<rootDir>/test/server/**/*.test.ts", "<rootDir>/test/fuzz/**/*.test.ts"],
       testPathIgnorePatterns: [
         "/node_modules/",
         // Spawns the CLI on :memory: and SQLite files and checks flag parsing; `mgmt serve --db postgres://`

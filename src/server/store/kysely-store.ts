@@ -9,6 +9,7 @@ import { profileAreaRepos } from "./kysely-profile";
 import { oauthTagsEventsRepos } from "./kysely-oauth-tags-events";
 import { KyselyBillingRepo } from "./kysely-billing";
 import { wipeDatabase } from "./wipe";
+import { dumpDatabase, tablesOf, type Dump, type TableColumns } from "./dump";
 import type { Database, SshKeyRow, TokenRow, UserRow } from "./tables";
 import type {
   AccountRecord,
@@ -295,6 +296,15 @@ export class KyselyStore implements Store {
     } = profileAreaRepos(db));
     ({ events: this.events, thumbnails: this.thumbnails, objects: this.objects, tags: this.tags, transfers: this.transfers } = oauthTagsEventsRepos(db));
     this.billing = new KyselyBillingRepo(db);
+  }
+
+  private tables: Promise<TableColumns[]> | undefined;
+
+  /** Every row of every table (see `./dump.ts`); the table list is read once, after migrations. */
+  dump(): Promise<Dump> {
+    const db = this.db as unknown as Kysely<unknown>;
+    this.tables ??= tablesOf(db);
+    return this.tables.then((tables) => dumpDatabase(db, tables));
   }
 
   /** Empties every table (see `./wipe.ts`); not inside a transaction. */

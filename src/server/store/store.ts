@@ -291,6 +291,8 @@ export interface Store {
   transaction<T>(fn: (store: Store) => Promise<T>): Promise<T>;
   /** Empties every table and restarts ids (the admin namespace's reset). Optional for a store. */
   wipe?(): Promise<void>;
+  /** Every row of every table, comparable between two states (tests that check nothing changed). Optional. */
+  dump?(): Promise<Record<string, string[]>>;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,39 @@
+/**
+ * Every row of every table (not the migration bookkeeping), as sorted text lines per table:
+ * a value two states of the store can be compared by, whatever the dialect's row order. For
+ * tests and tooling that check a request changed nothing, so it is one query, however many
+ * tables there are.
+ */
+import { PostgresAdapter, sql, type Kysely, type RawBuilder } from "kysely";
+
+export type Dump = Record<string, string[]>;
+
+export interface TableColumns {
+  name: string;
+  columns: string[];
+}
+
+export async function dumpDatabase(db: Kysely<unknown>, tables?: readonly TableColumns[]): Promise<Dump> {
+  const list = tables ?? (await tablesOf(db));
+  const out: Dump = Object.fromEntries(list.map((t) => [t.name, [] as string[]]));
+  if (list.length === 0) return out;
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const selects = list.map(({ name, columns }): RawBuilder<unknown> => {
+    // SQLite has no row_to_json; quote() renders every type, blobs included, unambiguously.
+    const row = postgres
+      ? sql`row_to_json(${sql.table(name)})::text`
+      : sql.join(columns.map((c) => sql`quote(${sql.ref(c)})`), sql` || ',' || `);
+    return sql`SELECT ${sql.lit(name)} AS t, ${row} AS r FROM ${sql.table(name)}`;
+  });
+  const rows = await sql<{ t: string; r: string }>`${sql.join(selects, sql` UNION ALL `)}`.execute(db);
+  for (const { t, r } of rows.rows) out[t]!.push(r);
+  for (const lines of Object.values(out)) lines.sort();
+  return out;
+}
+
+export async function tablesOf(db: Kysely<unknown>): Promise<TableColumns[]> {
+  return (await db.introspection.getTables())
+    .filter((t) => !t.isView)
+    .map((t) => ({ name: t.name, columns: t.columns.map((c) => c.name) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
