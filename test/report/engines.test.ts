@@ -7,10 +7,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MgmtClient } from "../../src/client";
+import { PersonalAccessToken } from "../../src/contract/tokens";
 import { availableEngines, engineEnvironment, runEngine, writeCliConfig, type Engine, type EngineResult } from "../../src/harness/engine";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { providerDefinition } from "../../src/provider";
 import { PROVIDER_SOURCE } from "../../src/provider/identity";
+import { SENSITIVE } from "../../src/report/mask";
+import { parsePlanJson } from "../../src/report/plan-model";
+import { summarize } from "../../src/report/summary";
 import { sshKeyText } from "../support/ssh-keys";
 import { folds, runMgmt, type MgmtResult } from "./run-mgmt";
 
@@ -30,6 +34,7 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
   let root: string;
   let dir: string;
   let env: NodeJS.ProcessEnv;
+  let driftEnv: NodeJS.ProcessEnv;
   const keys = Object.fromEntries(["a", "b", "c", "d", "e", "f", "g"].map((k) => [k, sshKeyText("ed25519", `${k}@test`)]));
 
   const run = (cwd: string, command: string, ...args: string[]): Promise<EngineResult> => runEngine(engine, [command, "-no-color", ...args], cwd, env);
@@ -45,7 +50,7 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
     return show.stdout;
   };
   const mgmt = (...args: string[]): Promise<MgmtResult> => runMgmt(args, { env, cwd: dir });
-  const drift = (...args: string[]) => mgmt("drift", "--dir", dir, "--engine", engine.name, ...args);
+  const drift = (...args: string[]) => runMgmt(["drift", "--dir", dir, "--engine", engine.name, ...args], { env: driftEnv, cwd: dir });
   const idOf = async (address: string): Promise<number> => {
     const state = JSON.parse((await runEngine(engine, ["show", "-json"], dir, env)).stdout) as { values: { root_module: { resources: { address: string; values: { id: string } }[] } } };
     return Number(state.values.root_module.resources.find((r) => r.address === address)!.values.id);
@@ -70,15 +75,14 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
   beforeAll(async () => {
     // Only the bootstrap account, so every live object is one this test made.
     server = await startServe(["--port", "0", "--db", ":memory:", "--no-default-fixtures"]);
-    const bootstrap = new MgmtClient({ url: server.url, token: server.token });
-    // CI acts with a token of its own, not the one `mgmt serve` printed.
-    const ci = await bootstrap.http.request({ operation: "createToken", method: "POST", path: "/profile/tokens", body: { label: "ci drift job" }, schema: (await import("../../src/contract/tokens")).PersonalAccessToken });
-    await bootstrap.close();
-    client = new MgmtClient({ url: server.url, token: ci.token });
+    client = new MgmtClient({ url: server.url, token: server.token });
+    // The drift job acts with a read-only token of its own, as docs/ci.md advises.
+    const readOnly = await client.http.request({ operation: "createToken", method: "POST", path: "/profile/tokens", body: { label: "ci drift job", scopes: "account:read_only" }, schema: PersonalAccessToken });
     root = mkdtempSync(join(tmpdir(), `mgmt-report-${engine.name}-`));
     dir = join(root, "stack");
     mkdirSync(dir);
-    env = engineEnvironment({ cliConfig: writeCliConfig(root, "mirror"), url: server.url, token: ci.token });
+    env = engineEnvironment({ cliConfig: writeCliConfig(root, "mirror"), url: server.url, token: server.token });
+    driftEnv = { ...env, MGMT_TOKEN: readOnly.token };
     config({
       resource: {
         mgmt_ssh_key: {
@@ -124,6 +128,13 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
     // The engine's own JSON carries the secrets in clear (variables, planned values): the test can fail.
     expect(planJson).toContain(SECRET);
     expect(planJson).toContain(NESTED_SECRET);
+
+    // The pure parts on the engine's own JSON: masking, replace paths, reasons.
+    const direct = summarize(parsePlanJson(planJson));
+    expect(direct.groups.create[0]!.attributes.find((a) => a.name === "label")).toMatchObject({ before: undefined, after: SENSITIVE });
+    expect(direct.groups.replace[0]!.attributes.filter((a) => a.forcesReplacement).map((a) => a.name)).toEqual(["ssh_key"]);
+    expect(direct.groups.delete[0]!.actionReason).toBe("delete_because_no_resource_config");
+    expect(direct.groups.import[0]!.importId).toBe(String(outside.id));
 
     const md = await mgmt("plan-report", "--plan", "mixed.json", "--title", "Plan: stack", "--detailed-exitcode");
     expect({ code: md.code, stderr: md.stderr }).toEqual({ code: 2, stderr: "" });
