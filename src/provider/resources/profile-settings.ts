@@ -15,16 +15,14 @@ const FIELDS = ["email", "timezone", "email_notifications", "lish_auth_method", 
 const sameKeys = (a: readonly TfValue[], b: readonly TfValue[]) =>
   a.length === b.length && a.every((k, i) => typeof k === "string" && typeof b[i] === "string" && sameSshKey(k, b[i] as string));
 
-function toState(p: Profile, kept: ObjectValue | null): ObjectValue {
-  // The API answers null for "no keys"; a configured empty list means the same.
-  const keys = p.authorized_keys === null && Array.isArray(kept?.authorized_keys) && kept.authorized_keys.length === 0 ? [] : p.authorized_keys;
+function toState(p: Profile): ObjectValue {
   return {
     id: String(p.uid),
     email: p.email,
     timezone: p.timezone,
     email_notifications: p.email_notifications,
     lish_auth_method: p.lish_auth_method,
-    authorized_keys: keys,
+    authorized_keys: p.authorized_keys,
     restricted: p.restricted,
     two_factor_auth: p.two_factor_auth,
     ip_whitelist_enabled: p.ip_whitelist_enabled,
@@ -33,7 +31,7 @@ function toState(p: Profile, kept: ObjectValue | null): ObjectValue {
 
 async function apply(ctx: ProviderContext, planned: ObjectValue, config: ObjectValue): Promise<ObjectValue> {
   const body = configuredFields(config, planned, FIELDS) as ProfileUpdate;
-  return toState(Object.keys(body).length > 0 ? await ctx.client.updateProfile(body) : await ctx.client.getProfile(), planned);
+  return toState(Object.keys(body).length > 0 ? await ctx.client.updateProfile(body) : await ctx.client.getProfile());
 }
 
 const managed = "Managed only when set.";
@@ -76,8 +74,8 @@ export const profileSettingsResource = defineResource<ProviderContext>({
     return apply(ctx, planned, config);
   },
 
-  async read({ ctx }, state) {
-    return toState(await ctx.client.getProfile(), state);
+  async read({ ctx }) {
+    return toState(await ctx.client.getProfile());
   },
 
   async update({ ctx }, _prior, planned, config) {
@@ -89,6 +87,6 @@ export const profileSettingsResource = defineResource<ProviderContext>({
   },
 
   async importState({ ctx }) {
-    return toState(await ctx.client.getProfile(), null);
+    return toState(await ctx.client.getProfile());
   },
 });
