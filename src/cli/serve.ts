@@ -30,6 +30,11 @@ options:
                 (default: the built-in lived-in account fixtures)
   --rate-limit N  answer 429 after N requests per token per minute (default:
                 no limit)
+  --request-timeout MS  a request (headers and body) not received within MS
+                milliseconds is answered 408 and its connection closed
+                (default 30000)
+  --headers-timeout MS  the same for the request's headers alone (default
+                10000; never more than --request-timeout)
   -h, --help    show this help
 
 environment:
@@ -53,7 +58,11 @@ interface ServeFlags {
   fixtures?: string;
   defaultFixtures?: boolean;
   rateLimit?: number;
+  requestTimeout?: number;
+  headersTimeout?: number;
 }
+
+const VALUED = new Set(["--port", "--host", "--db", "--fixtures", "--rate-limit", "--request-timeout", "--headers-timeout"]);
 
 type Parsed = { ok: true; flags: ServeFlags } | { ok: false; message: string } | { ok: "help" };
 
@@ -73,7 +82,7 @@ export function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.
     }
     const eq = arg.indexOf("=");
     const name = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
-    if (name !== "--port" && name !== "--host" && name !== "--db" && name !== "--fixtures" && name !== "--rate-limit") {
+    if (!VALUED.has(name)) {
       return { ok: false, message: arg.startsWith("-") ? `unknown option '${name}'` : `unexpected argument '${arg}'` };
     }
     let value: string | undefined;
@@ -88,6 +97,9 @@ export function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.
     } else if (name === "--rate-limit") {
       if (!/^\d{1,9}$/.test(value) || Number(value) < 1) return { ok: false, message: `option '--rate-limit' must be a positive integer, not '${value}'` };
       flags.rateLimit = Number(value);
+    } else if (name === "--request-timeout" || name === "--headers-timeout") {
+      if (!/^\d{1,9}$/.test(value) || Number(value) < 1) return { ok: false, message: `option '${name}' must be a positive number of milliseconds, not '${value}'` };
+      flags[name === "--request-timeout" ? "requestTimeout" : "headersTimeout"] = Number(value);
     } else if (name === "--host") {
       flags.host = value;
     } else {
@@ -163,6 +175,7 @@ export async function runServe(args: string[]): Promise<number> {
         fixtures: parsed.flags.fixtures,
         defaultFixtures: parsed.flags.defaultFixtures !== false,
         rateLimit: parsed.flags.rateLimit,
+        timeouts: { request: parsed.flags.requestTimeout, headers: parsed.flags.headersTimeout },
         adminToken: process.env.MGMT_ADMIN_TOKEN || undefined,
       });
     } catch (err) {

@@ -1,6 +1,7 @@
-/** `mgmt serve` flags of the admin namespace, fixtures and rate limiting, as a real process. */
+/** `mgmt serve` flags of the admin namespace, fixtures, rate limiting and timeouts, as a real process. */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
@@ -71,6 +72,25 @@ describe("mgmt serve", () => {
     expect(await proc.stop()).toBe(0);
   });
 
+  test("--request-timeout, --headers-timeout: a request that stalls is answered 408", async () => {
+    const proc = run(["--request-timeout", "300", "--headers-timeout=200"]);
+    const ready = await proc.ready;
+    const port = Number(new URL(ready.url).port);
+    // Headers promising a body that never comes; the server must answer and close, not wait.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1", () => {
+        socket.write(`POST /v4/profile/sshkeys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ready.token}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{`);
+      });
+      let text = "";
+      socket.on("data", (d: Buffer) => (text += d.toString()));
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('{"errors":[{"reason":"The request was not received in time"}]}');
+    expect(await proc.stop()).toBe(0);
+  });
+
   test("--fixtures FILE; a bad file exits 1 naming the JSON path", async () => {
     const good = join(dir, "good.json");
     writeFileSync(good, JSON.stringify({ version: 1, logins: [{ ip: "192.0.2.9" }] }));
@@ -90,6 +110,8 @@ describe("mgmt serve", () => {
     [["--rate-limit", "0"], /'--rate-limit' must be a positive integer/],
     [["--rate-limit", "x"], /'--rate-limit' must be a positive integer/],
     [["--fixtures"], /option '--fixtures' needs a value/],
+    [["--request-timeout", "0"], /'--request-timeout' must be a positive number of milliseconds/],
+    [["--headers-timeout", "1.5"], /'--headers-timeout' must be a positive number of milliseconds/],
   ])("serve %p exits 2", async (args, message) => {
     const proc = run(args);
     expect(await proc.exit).toBe(2);

@@ -45,7 +45,7 @@ export interface Timeouts {
   headers: number;
   /** From the first byte of a request to the end of its body (default 30 s). */
   request: number;
-  /** How often open requests are checked against the two above (default 1 s). */
+  /** How often open requests are checked against the two above (default 1 s, or a quarter of a shorter limit). */
   checkInterval: number;
 }
 
@@ -81,7 +81,11 @@ function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
 
 export function buildApp(options: AppOptions): FastifyInstance {
   const { domain, logger } = options;
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const headers = options.timeouts?.headers ?? DEFAULT_TIMEOUTS.headers;
+  const request = options.timeouts?.request ?? DEFAULT_TIMEOUTS.request;
+  // Short limits are checked often enough to mean what they say.
+  const checkInterval = options.timeouts?.checkInterval ?? Math.min(DEFAULT_TIMEOUTS.checkInterval, Math.max(25, Math.floor(Math.min(headers, request) / 4)));
+  const timeouts: Timeouts = { headers, request, checkInterval };
   const app = Fastify({
     logger: false,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
