@@ -3,7 +3,7 @@
  * stack whose second plan creates, updates, replaces, destroys, imports, changes outputs and sees an
  * out-of-band change at once; then drift runs on the applied stack; then a plan of 2,000 resources.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MgmtClient } from "../../src/client";
@@ -189,9 +189,14 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
   });
 
   it("drift: 0 on the applied stack, 2 after out-of-band changes and deletes, secrets masked", async () => {
-    const quiet = await drift("--format", "json");
+    // A fresh checkout of the stack (configuration and state, no .terraform): drift runs init itself.
+    const fresh = join(root, "fresh");
+    mkdirSync(fresh);
+    for (const f of ["main.tf.json", "terraform.tfstate"]) copyFileSync(join(dir, f), join(fresh, f));
+    const quiet = await runMgmt(["drift", "--dir", fresh, "--engine", engine.name, "--format", "json"], { env: driftEnv });
     expect({ code: quiet.code, stderr: quiet.stderr }).toEqual({ code: 0, stderr: "" });
     expect(JSON.parse(quiet.stdout)).toMatchObject({ summary: { drifted: 0, deleted: 0, unmanaged: 0 }, drift: [], has_drift: false });
+    expect(existsSync(join(fresh, ".terraform"))).toBe(true);
 
     await client.updateSshKey(await idOf("mgmt_ssh_key.updated"), { label: "by hand" });
     // Its label in state is sensitive (it came from a sensitive variable): the old value must stay hidden.

@@ -1,0 +1,74 @@
+/** The two commands' arguments, help and exit codes, as CI sees them (the built CLI in a process of its own). */
+import { runMgmt } from "./run-mgmt";
+import { key, plan, rc } from "./plans";
+
+const changes = JSON.stringify(plan({ resource_changes: [rc("mgmt_ssh_key.a", ["create"], { after: { label: "a" } })] }));
+const none = JSON.stringify(plan({ resource_changes: [rc("mgmt_ssh_key.a", ["no-op"], { before: key(1, "a"), after: key(1, "a") })] }));
+
+describe("mgmt plan-report", () => {
+  it.each([
+    ["changes, --detailed-exitcode", ["--detailed-exitcode"], changes, 2],
+    ["no changes, --detailed-exitcode", ["--detailed-exitcode"], none, 0],
+    ["changes without --detailed-exitcode", [], changes, 0],
+  ])("exits by the plan: %s", async (_name, args, input, code) => {
+    const r = await runMgmt(["plan-report", ...args], { input });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code, stderr: "" });
+    expect(r.stdout).toMatch(/^## Plan result\n/);
+  });
+
+  it("prints the report of an errored plan but exits 1", async () => {
+    const r = await runMgmt(["plan-report", "--detailed-exitcode"], { input: JSON.stringify({ ...JSON.parse(changes), errored: true }) });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("> [!CAUTION]");
+    expect(r.stderr).toBe("mgmt plan-report: the engine marked this plan as errored; it is incomplete\n");
+  });
+
+  it.each([
+    [["--format", "yaml"], /--format must be markdown or json, not 'yaml'/],
+    [["--max-chars", "lots"], /--max-chars must be an integer of at least 200/],
+    [["--plan", "/no/such/plan.json"], /cannot read \/no\/such\/plan\.json: ENOENT/],
+    [["--bogus"], /Unknown option '--bogus'/],
+    [["extra"], /Unexpected argument 'extra'/],
+  ])("refuses %j with exit 1 and a message", async (args, message) => {
+    const r = await runMgmt(["plan-report", ...args], { input: changes });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it("reads unknown format versions as an error even with --detailed-exitcode", async () => {
+    const r = await runMgmt(["plan-report", "--detailed-exitcode"], { input: '{"format_version":"2.0","resource_changes":[]}' });
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 1, stdout: "", stderr: 'mgmt plan-report: unsupported plan format_version "2.0": this reads format 1.x\n' });
+  });
+});
+
+describe("mgmt drift", () => {
+  it.each([
+    [["--import-out", "x.tf"], /--import-out needs --unmanaged/],
+    [["--dir", "/no/such/stack"], /no such folder: \/no\/such\/stack/],
+    [["--engine", "pulumi"], /--engine must be tofu or terraform, not 'pulumi'/],
+    [["--format", "html"], /--format must be markdown or json/],
+  ])("refuses %j with exit 1 before running anything", async (args, message) => {
+    const r = await runMgmt(["drift", ...args]);
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 1, stdout: "" });
+    expect(r.stderr).toMatch(message);
+  });
+
+  it("exits 1 when the engine fails, with its message", async () => {
+    const r = await runMgmt(["drift", "--dir", "/", "--engine", "terraform"], { env: { ...process.env, PATH: "/nonexistent" } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^mgmt drift: cannot run terraform: .*ENOENT/);
+  });
+});
+
+describe("mgmt", () => {
+  it("lists both commands, and each has --help", async () => {
+    const top = await runMgmt(["--help"]);
+    expect(top.stdout).toMatch(/^ {2}plan-report /m);
+    expect(top.stdout).toMatch(/^ {2}drift /m);
+    for (const sub of ["plan-report", "drift"]) {
+      const r = await runMgmt([sub, "-h"]);
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+      expect(r.stdout).toMatch(/exit codes: /);
+    }
+  });
+});
