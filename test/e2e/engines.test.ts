@@ -2,14 +2,9 @@
  * Real engines (OpenTofu from npm, Terraform when on PATH) driving the built plugin against a
  * real `mgmt serve`: the whole life of an SSH key, drift, import and refusal at plan.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { MgmtClient } from "../../src/client";
-import { availableEngines, engineEnvironment, runEngine, writeCliConfig, type Engine, type EngineResult } from "../../src/harness/engine";
-import { startServe, type RunningServer } from "../../src/harness/serve";
-import { PROVIDER_SOURCE } from "../../src/provider/identity";
+import { availableEngines, type Engine } from "../../src/harness/engine";
 import { sshKeyText } from "../support/ssh-keys";
+import { EngineStack } from "./stack";
 
 jest.setTimeout(180_000);
 
@@ -17,66 +12,25 @@ const KEY_A = sshKeyText("ed25519", "alice@laptop");
 const KEY_A_REFORMATTED = `  ${KEY_A.split(" ").slice(0, 2).join("   ")}   alice@desktop  `;
 const KEY_B = sshKeyText("ecdsa", "alice@phone");
 
-interface PlanJson {
-  resource_changes?: { address: string; change: { actions: string[] } }[];
-}
-interface StateJson {
-  values?: { root_module?: { resources?: { address: string; values: Record<string, unknown> }[] }; outputs?: Record<string, { value: unknown }> };
-}
-
 describe.each(availableEngines())("$name drives mgmt_ssh_key end to end", (engine: Engine) => {
-  let server: RunningServer;
-  let client: MgmtClient;
-  let dir: string;
-  let env: NodeJS.ProcessEnv;
-
-  // Flags go before positional arguments: the engines stop parsing flags at the first one.
-  const run = async (command: string, ...args: string[]): Promise<EngineResult> => runEngine(engine, [command, "-no-color", ...args], dir, env);
-  const ok = async (command: string, ...args: string[]): Promise<EngineResult> => {
-    const r = await run(command, ...args);
-    if (r.code !== 0) throw new Error(`${engine.name} ${command} ${args.join(" ")} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
-    return r;
-  };
+  let stack: EngineStack;
+  const client = () => stack.client;
   const writeConfig = (keys: Record<string, { label: string; ssh_key: string }>) =>
-    writeFileSync(
-      join(dir, "main.tf.json"),
-      JSON.stringify({
-        terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } },
-        provider: { mgmt: {} },
-        resource: Object.keys(keys).length ? { mgmt_ssh_key: keys } : {},
-        data: { mgmt_profile: { me: {} } },
-        output: { username: { value: "${data.mgmt_profile.me.username}" } },
-      }),
-    );
-  const planActions = async (): Promise<Record<string, string[]>> => {
-    await ok("plan", "-out=plan.out");
-    const show = await runEngine(engine, ["show", "-json", "plan.out"], dir, env);
-    const plan = JSON.parse(show.stdout) as PlanJson;
-    return Object.fromEntries((plan.resource_changes ?? []).map((c) => [c.address, c.change.actions]));
-  };
-  const state = async (): Promise<Record<string, Record<string, unknown>>> => {
-    const show = await runEngine(engine, ["show", "-json"], dir, env);
-    const s = JSON.parse(show.stdout) as StateJson;
-    return Object.fromEntries((s.values?.root_module?.resources ?? []).map((r) => [r.address, r.values]));
-  };
-  const noChanges = async () => {
-    const r = await run("plan", "-detailed-exitcode");
-    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
-  };
+    stack.write({
+      resource: Object.keys(keys).length ? { mgmt_ssh_key: keys } : {},
+      data: { mgmt_profile: { me: {} } },
+      output: { username: { value: "${data.mgmt_profile.me.username}" } },
+    });
+  const planActions = async () => (await stack.plan()).actions;
+  const state = () => stack.state();
+  const noChanges = () => stack.expectNoChanges();
+  const ok = (command: string, ...args: string[]) => stack.ok(command, ...args);
+  const run = (command: string, ...args: string[]) => stack.run(command, ...args);
 
   beforeAll(async () => {
-    server = await startServe();
-    client = new MgmtClient({ url: server.url, token: server.token });
-    dir = mkdtempSync(join(tmpdir(), `mgmt-e2e-${engine.name}-`));
-    env = engineEnvironment({ cliConfig: writeCliConfig(dir), url: server.url, token: server.token });
-    await ok("init");
+    stack = await EngineStack.start(engine);
   });
-
-  afterAll(async () => {
-    await client?.close();
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => stack?.stop());
 
   it("creates, then plans no changes", async () => {
     writeConfig({ a: { label: "laptop", ssh_key: KEY_A } });
@@ -86,7 +40,7 @@ describe.each(availableEngines())("$name drives mgmt_ssh_key end to end", (engin
     expect(a).toMatchObject({ label: "laptop", ssh_key: KEY_A });
     expect(a.id).toMatch(/^\d+$/);
     expect(a.created).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
-    const live = await client.getSshKey(Number(a.id));
+    const live = await client().getSshKey(Number(a.id));
     expect(live.label).toBe("laptop");
     await noChanges();
   });
@@ -114,22 +68,22 @@ describe.each(availableEngines())("$name drives mgmt_ssh_key end to end", (engin
     const after = (await state())["mgmt_ssh_key.a"]!;
     expect(after.id).not.toBe(before.id);
     expect(after.ssh_key).toBe(KEY_B);
-    await expect(client.getSshKey(Number(before.id))).rejects.toMatchObject({ status: 404 });
+    await expect(client().getSshKey(Number(before.id))).rejects.toMatchObject({ status: 404 });
     await noChanges();
   });
 
   it("detects an out-of-band label change and repairs it", async () => {
     const id = Number((await state())["mgmt_ssh_key.a"]!.id);
-    await client.updateSshKey(id, { label: "changed by hand" });
+    await client().updateSshKey(id, { label: "changed by hand" });
     expect(await planActions()).toEqual({ "mgmt_ssh_key.a": ["update"] });
     await ok("apply", "-auto-approve");
-    expect((await client.getSshKey(id)).label).toBe("work laptop");
+    expect((await client().getSshKey(id)).label).toBe("work laptop");
     await noChanges();
   });
 
   it("detects an out-of-band delete and re-creates the key", async () => {
     const id = Number((await state())["mgmt_ssh_key.a"]!.id);
-    await client.deleteSshKey(id);
+    await client().deleteSshKey(id);
     expect(await planActions()).toEqual({ "mgmt_ssh_key.a": ["create"] });
     await ok("apply", "-auto-approve");
     const again = (await state())["mgmt_ssh_key.a"]!;
@@ -138,7 +92,7 @@ describe.each(availableEngines())("$name drives mgmt_ssh_key end to end", (engin
   });
 
   it("imports an existing key by id, then plans no changes", async () => {
-    const made = await client.createSshKey({ label: "made elsewhere", ssh_key: KEY_A });
+    const made = await client().createSshKey({ label: "made elsewhere", ssh_key: KEY_A });
     writeConfig({ a: { label: "work laptop", ssh_key: KEY_B }, imported: { label: "made elsewhere", ssh_key: KEY_A } });
     await ok("import", "mgmt_ssh_key.imported", String(made.id));
     expect((await state())["mgmt_ssh_key.imported"]).toMatchObject({ id: String(made.id), label: "made elsewhere", ssh_key: KEY_A });
@@ -157,7 +111,7 @@ describe.each(availableEngines())("$name drives mgmt_ssh_key end to end", (engin
   it("reads the profile data source", async () => {
     writeConfig({ a: { label: "work laptop", ssh_key: KEY_B }, imported: { label: "made elsewhere", ssh_key: KEY_A } });
     const out = await ok("output", "-json", "username");
-    expect(JSON.parse(out.stdout)).toBe((await client.getProfile()).username);
+    expect(JSON.parse(out.stdout)).toBe((await client().getProfile()).username);
   });
 
   it("destroys everything it manages", async () => {
@@ -165,6 +119,6 @@ describe.each(availableEngines())("$name drives mgmt_ssh_key end to end", (engin
     expect(managed.length).toBe(2);
     const ids = managed.map(([, r]) => Number(r.id));
     await ok("destroy", "-auto-approve");
-    for (const id of ids) await expect(client.getSshKey(id)).rejects.toMatchObject({ status: 404 });
+    for (const id of ids) await expect(client().getSshKey(id)).rejects.toMatchObject({ status: 404 });
   });
 });
