@@ -127,4 +127,5 @@ test(`${RUNS} malformed requests over every operation: no 5xx, JSON errors, refu
   expect([...covered].sort()).toEqual(ops.map((o) => `${o.method} ${o.path}`).sort());
   expect([400, 401, 403, 404, 405].every((s) => (statuses.get(s) ?? 0) > 0)).toBe(true);
   console.log(`fuzz (${process.env.MGMT_TEST_STORE ?? "sqlite"}): ${run} requests, seed ${SEED}, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
-});
+  // A generous bound that grows with MGMT_FUZZ_RUNS (a request and a dump take a few ms).
+}, Math.max(60_000, RUNS * 60));

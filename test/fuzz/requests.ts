@@ -58,10 +58,10 @@ const HOSTILE_SEGMENTS = [
 ];
 
 const HOSTILE_VALUES: unknown[] = [
-  null, -1, 0, 1.5, 2 ** 31, 2 ** 32, 2 ** 53 + 2, -(2 ** 63), 1e308, -1e308, 5e-324, "", " ", "\u0000", "a\u0000b",
+  null, -1, 0, 1.5, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 53 + 2, -(2 ** 63), 1e308, -1e308, 5e-324, "", " ", "\u0000", "a\u0000b",
   "\ud800", "\udfff", "💥", "\u202e", "x".repeat(70_000), "1", "true", "null", "1970-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
   "2025-02-30T00:00:00", "*", "account:read_write", "' OR 1=1 --", [], [null], {}, { "": null }, true, false,
-  { __proto__: null, constructor: { prototype: { x: 1 } } },
+  { constructor: { prototype: { x: 1 } } },
 ];
 
 /** Plausible text for fields the contract checks closely, so that generated bodies get past the first check. */
@@ -115,15 +115,28 @@ export function fromSchema(schema: Json | undefined, sshKeys: readonly string[],
   }
 }
 
-/** `value` with one top-level field (or the whole value) replaced by something hostile. */
+/** The places inside `value` (object fields and array items, at any depth) a value can be put. */
+function slots(value: unknown, path: Array<string | number> = []): Array<Array<string | number>> {
+  if (typeof value !== "object" || value === null) return [];
+  const here = Array.isArray(value) ? value.map((_v, i) => [...path, i]) : Object.keys(value).map((k) => [...path, k]);
+  return here.flatMap((p) => [p, ...slots((value as Record<string | number, unknown>)[p[p.length - 1]!], p)]);
+}
+
+/** `value` with one field or item, at any depth, replaced by something hostile (or one added; or the whole value). */
 const spoiled = (valid: fc.Arbitrary<unknown>) =>
   fc.tuple(valid, fc.constantFrom(...HOSTILE_VALUES), fc.nat(), fc.string({ maxLength: 6 })).map(([value, bad, pick, extra]) => {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return bad;
-    const keys = Object.keys(value);
-    const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-    if (keys.length === 0 || pick % 5 === 0) out[extra] = bad;
-    else out[keys[pick % keys.length]!] = bad;
-    return out;
+    if (typeof value !== "object" || value === null) return bad;
+    const copy = structuredClone(value) as Record<string | number, unknown>;
+    const places = slots(copy);
+    if (places.length === 0 || pick % 6 === 0) {
+      if (!Array.isArray(copy)) copy[extra] = bad;
+      return copy;
+    }
+    const place = places[pick % places.length]!;
+    let parent = copy;
+    for (const step of place.slice(0, -1)) parent = parent[step] as Record<string | number, unknown>;
+    parent[place[place.length - 1]!] = bad;
+    return copy;
   });
 
 const nested = (depth: number, open: string, close: string) => open.repeat(depth) + "1" + close.repeat(depth);

@@ -187,6 +187,13 @@ describe("ids past the stores' integer range are simply not found", () => {
   test("the largest id a store holds is an ordinary miss", async () => {
     expectJsonError(await call(server, "GET", "/profile/sshkeys/2147483647"), 404);
   });
+
+  test("ids in bodies name nothing either: tags and entity transfers answer as for any unknown object", async () => {
+    const tag = await call(server, "POST", "/tags", { json: { label: "big ids", computes: [2147483648] } });
+    expect(expectJsonError(tag, 403)).toEqual(errorBody("You do not have read_write access to compute 2147483648", "computes.0"));
+    const transfer = await call(server, "POST", "/account/entity-transfers", { json: { entities: { computes: [4294967296] } } });
+    expect(expectJsonError(transfer, 400)).toEqual(errorBody("compute 4294967296 is not on this account", "entities.computes.0"));
+  });
 });
 
 describe("NUL characters are refused in bodies and name nothing in paths", () => {
@@ -207,6 +214,18 @@ describe("NUL characters are refused in bodies and name nothing in paths", () =>
     expect(expectJsonError(res, 400)).toEqual(errorBody("authorized_keys.1 must not contain NUL characters", "authorized_keys.1"));
     const prefs = await call(server, "PUT", "/profile/preferences", { json: { theme: { "da\u0000rk": true } } });
     expect(expectJsonError(prefs, 400).errors[0]!.field).toBe("theme.da\u0000rk");
+  });
+
+  test("a lone surrogate (valid JSON, no character) is refused the same way", async () => {
+    const before = await keyLabels();
+    const key = await call(server, "POST", "/profile/sshkeys", { body: `{"label":"a\\ud800","ssh_key":"${ed25519Key()}"}`, headers: { "content-type": "application/json" } });
+    expect(expectJsonError(key, 400)).toEqual(errorBody("label must be valid Unicode text (it has a lone surrogate)", "label"));
+    const prefs = await call(server, "PUT", "/profile/preferences", { body: '{"x":["\\udfff"]}', headers: { "content-type": "application/json" } });
+    expect(expectJsonError(prefs, 400).errors[0]!.field).toBe("x.0");
+    // A proper pair is a character like any other.
+    const emoji = await call(server, "POST", "/profile/sshkeys", { json: { label: "key 💥", ssh_key: ed25519Key() } });
+    expect(emoji.body).toMatchObject({ label: "key 💥" });
+    expect((await keyLabels()).length).toBe(before.length + 1);
   });
 
   test("a NUL in a path parameter → 404", async () => {

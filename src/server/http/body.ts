@@ -11,7 +11,8 @@
  *   the schema checks and stores walk bodies recursively.
  * - A NUL character in any string or key of a body is refused with a 400 naming the field:
  *   Postgres cannot store one in text or jsonb, and SQLite would keep what Postgres refuses,
- *   so both stores answer alike.
+ *   so both stores answer alike. So is a lone UTF-16 surrogate (`"\ud800"`, valid JSON but
+ *   no character): each store would turn it into different replacement characters.
  */
 import type { FastifyInstance } from "fastify";
 import { invalid } from "../domain/errors";
@@ -41,27 +42,43 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
-/** The dotted path of the first string or key holding a NUL character ("" for the body itself), or null. */
-export function nulPath(value: unknown, path: string[] = []): string | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path.join(".") : null;
+/** What no stored text may hold: NUL, and a surrogate that is not half of a pair. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export interface BadText {
+  /** The dotted path of the string or key ("" for the body itself). */
+  field: string;
+  problem: "nul" | "surrogate";
+}
+
+const badText = (text: string): BadText["problem"] | null => (text.includes("\u0000") ? "nul" : LONE_SURROGATE.test(text) ? "surrogate" : null);
+
+/** The first string or key of `value` that no store can keep as sent, or null. */
+export function findBadText(value: unknown, path: string[] = []): BadText | null {
+  if (typeof value === "string") {
+    const problem = badText(value);
+    return problem === null ? null : { field: path.join("."), problem };
+  }
   if (typeof value !== "object" || value === null) return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = nulPath(value[i], [...path, String(i)]);
+      const found = findBadText(value[i], [...path, String(i)]);
       if (found !== null) return found;
     }
     return null;
   }
   for (const [key, inner] of Object.entries(value)) {
-    if (key.includes("\u0000")) return [...path, key].join(".");
-    const found = nulPath(inner, [...path, key]);
+    const problem = badText(key);
+    if (problem !== null) return { field: [...path, key].join("."), problem };
+    const found = findBadText(inner, [...path, key]);
     if (found !== null) return found;
   }
   return null;
 }
 
-export function nulRefusal(field: string) {
-  return field === "" ? invalid(null, "Request body must not contain NUL characters") : invalid(field, `${field} must not contain NUL characters`);
+export function badTextRefusal({ field, problem }: BadText) {
+  const what = problem === "nul" ? "must not contain NUL characters" : "must be valid Unicode text (it has a lone surrogate)";
+  return field === "" ? invalid(null, `Request body ${what}`) : invalid(field, `${field} ${what}`);
 }
 
 /** Registers the body conventions above on `app` (before any route). */
@@ -93,8 +110,8 @@ export function installBodyConventions(app: FastifyInstance): void {
         done(err, undefined);
         return;
       }
-      const field = nulPath(parsed);
-      if (field !== null) done(nulRefusal(field), undefined);
+      const bad = findBadText(parsed);
+      if (bad !== null) done(badTextRefusal(bad), undefined);
       else done(null, parsed);
     });
   });

@@ -13,6 +13,7 @@ import { methodNotAllowed } from "./errors";
 import type { z } from "zod";
 import type { FilterFields } from "../domain/filter";
 import { listAnswer, type ListFetch, type ListSpec } from "./list";
+import { isStorableId, MAX_ID } from "../store/store";
 
 export const API_PREFIX = "/v4";
 
@@ -151,16 +152,12 @@ export class Router {
   }
 }
 
-/**
- * The largest id any store holds: Postgres ids are `integer` (32-bit), and SQLite, whose are
- * wider, never assigns one past it either. A larger id names nothing, on both stores alike.
- */
-export const MAX_ID = 2_147_483_647;
+export { MAX_ID };
 
-/** A positive integer id within `MAX_ID`, or undefined. */
+/** A positive integer id within the stores' range (`MAX_ID`), or undefined. */
 export function parseId(value: unknown): number | undefined {
   const parsed = PathId.safeParse(value);
-  return parsed.success && parsed.data <= MAX_ID ? parsed.data : undefined;
+  return parsed.success && isStorableId(parsed.data) ? parsed.data : undefined;
 }
 
 /** A path id: a positive integer, or the resource is simply not found. */

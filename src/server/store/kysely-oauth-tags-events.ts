@@ -29,7 +29,7 @@ import {
   type TransferRepo,
   type TransferStatus,
 } from "./oauth-tags-events";
-import type { Slice } from "./store";
+import { isStorableId, type Slice } from "./store";
 
 const toCount = (value: string | number | bigint | undefined): number => Number(value ?? 0);
 const entityOf = (text: string | null): EventEntity | null => (text === null ? null : (JSON.parse(text) as EventEntity));
@@ -154,6 +154,8 @@ class Objects implements ObjectRepo {
   }
 
   async get(kind: ObjectKind, id: number): Promise<ObjectRecord | undefined> {
+    // Body ids (tags, transfers) reach here unchecked; one past the column's range names nothing.
+    if (!isStorableId(id)) return undefined;
     const row = await this.db.selectFrom(TABLE_OF[kind]).selectAll().where("id", "=", id).executeTakeFirst();
     return row && objectRecord(kind, row);
   }

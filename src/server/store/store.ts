@@ -5,6 +5,15 @@
  */
 import type { OAuthTagsEventsStore } from "./oauth-tags-events";
 
+/**
+ * The largest id any store holds: Postgres ids are `integer` (32-bit), and SQLite, whose are
+ * wider, never assigns one past it either. A larger id names nothing, on both stores alike.
+ */
+export const MAX_ID = 2_147_483_647;
+
+/** Whether `id` can name a row: a positive integer within `MAX_ID`. */
+export const isStorableId = (id: number): boolean => Number.isInteger(id) && id >= 1 && id <= MAX_ID;
+
 export type AuthenticationType = "password" | "idp";
 export type LishAuthMethod = "password_keys" | "keys_only" | "disabled";
 
