@@ -15,6 +15,10 @@ import { Profile, type ProfileUpdate } from "../contract/profile";
 import { SshKey, type SshKeyCreate, type SshKeyUpdate } from "../contract/sshkeys";
 import { Tag, TaggedObject, type TagCreate } from "../contract/tags";
 import { PersonalAccessToken, type TokenCreate, type TokenUpdate } from "../contract/tokens";
+import { Event } from "../contract/events";
+import { ChildAccount, Invoice, InvoiceItem, MaintenanceItem, Notification, PaymentMethod, RegionAvailability } from "../contract/account";
+import { GrantsResponse } from "../contract/grants";
+import { AuthorizedApp, Login, TrustedDevice } from "../contract/sessions";
 import { HttpClient, route, type BinaryResponse, type CallOptions, type HttpOptions, type Method } from "./http";
 import { paginate } from "./paginate";
 
@@ -29,6 +33,11 @@ export type MgmtClientOptions = HttpOptions;
 export interface ListOptions extends CallOptions {
   /** Items per request while walking a whole list; default the upstream maximum (500). */
   readonly pageSize?: number;
+}
+
+/** A list read with upstream's X-Filter (a JSON object of conditions, `+order_by`, `+order`). */
+export interface FilteredListOptions extends ListOptions {
+  readonly filter?: Readonly<Record<string, unknown>>;
 }
 
 /** An item schema's paginated envelope, built once per schema. */
@@ -176,6 +185,100 @@ export class MgmtClient {
 
   async deleteTag(label: string, o?: CallOptions): Promise<void> {
     return this.remove("deleteTag", route`/tags/${label}`, o);
+  }
+
+  // Read-only views for the data sources. A list given `filter` sends it as upstream's X-Filter
+  // header, so the API answers only the matching rows; lists the API does not filter take none.
+
+  listEvents(o?: FilteredListOptions): AsyncIterable<Event> {
+    return this.listWhere("listEvents", "/account/events", Event, o);
+  }
+
+  async getEvent(id: number, o?: CallOptions): Promise<Event> {
+    return this.get("getEvent", route`/account/events/${id}`, Event, o);
+  }
+
+  listInvoices(o?: FilteredListOptions): AsyncIterable<Invoice> {
+    return this.listWhere("listInvoices", "/account/invoices", Invoice, o);
+  }
+
+  async getInvoice(id: number, o?: CallOptions): Promise<Invoice> {
+    return this.get("getInvoice", route`/account/invoices/${id}`, Invoice, o);
+  }
+
+  listInvoiceItems(id: number, o?: ListOptions): AsyncIterable<InvoiceItem> {
+    return this.list("listInvoiceItems", route`/account/invoices/${id}/items`, InvoiceItem, o);
+  }
+
+  listAvailabilities(o?: ListOptions): AsyncIterable<RegionAvailability> {
+    return this.list("listAvailabilities", "/account/availability", RegionAvailability, o);
+  }
+
+  async getAvailability(region: string, o?: CallOptions): Promise<RegionAvailability> {
+    return this.get("getAvailability", route`/account/availability/${region}`, RegionAvailability, o);
+  }
+
+  listChildAccounts(o?: FilteredListOptions): AsyncIterable<ChildAccount> {
+    return this.listWhere("listChildAccounts", "/account/child-accounts", ChildAccount, o);
+  }
+
+  async getChildAccount(euuid: string, o?: CallOptions): Promise<ChildAccount> {
+    return this.get("getChildAccount", route`/account/child-accounts/${euuid}`, ChildAccount, o);
+  }
+
+  listAccountLogins(o?: ListOptions): AsyncIterable<Login> {
+    return this.list("listAccountLogins", "/account/logins", Login, o);
+  }
+
+  listProfileLogins(o?: ListOptions): AsyncIterable<Login> {
+    return this.list("listProfileLogins", "/profile/logins", Login, o);
+  }
+
+  listMaintenance(o?: FilteredListOptions): AsyncIterable<MaintenanceItem> {
+    return this.listWhere("listMaintenance", "/account/maintenance", MaintenanceItem, o);
+  }
+
+  listNotifications(o?: ListOptions): AsyncIterable<Notification> {
+    return this.list("listNotifications", "/account/notifications", Notification, o);
+  }
+
+  listPaymentMethods(o?: ListOptions): AsyncIterable<PaymentMethod> {
+    return this.list("listPaymentMethods", "/account/payment-methods", PaymentMethod, o);
+  }
+
+  listTokensWhere(o?: FilteredListOptions): AsyncIterable<PersonalAccessToken> {
+    return this.listWhere("listTokens", "/profile/tokens", PersonalAccessToken, o);
+  }
+
+  listOAuthClientsWhere(o?: FilteredListOptions): AsyncIterable<OAuthClient> {
+    return this.listWhere("listOAuthClients", "/account/oauth-clients", OAuthClient, o);
+  }
+
+  listTagsWhere(o?: FilteredListOptions): AsyncIterable<Tag> {
+    return this.listWhere("listTags", "/tags", Tag, o);
+  }
+
+  /** The acting user's grants; undefined for an unrestricted user (the API answers 204, no body). */
+  async getGrants(o?: CallOptions): Promise<GrantsResponse | undefined> {
+    return this.get("getGrants", "/profile/grants", GrantsResponse.optional(), o);
+  }
+
+  listTrustedDevices(o?: ListOptions): AsyncIterable<TrustedDevice> {
+    return this.list("listTrustedDevices", "/profile/devices", TrustedDevice, o);
+  }
+
+  listAuthorizedApps(o?: FilteredListOptions): AsyncIterable<AuthorizedApp> {
+    return this.listWhere("listAuthorizedApps", "/profile/apps", AuthorizedApp, o);
+  }
+
+  /** `list`, with `o.filter` (when given) sent as X-Filter on every page. */
+  protected listWhere<S extends z.ZodType>(operation: string, path: string, item: S, o?: FilteredListOptions): AsyncIterable<z.output<S>> {
+    if (o?.filter === undefined) return this.list(operation, path, item, o);
+    const headers = { "x-filter": JSON.stringify(o.filter) };
+    const pageSize = o.pageSize ?? PAGE_SIZE.max;
+    return paginate((page) =>
+      this.http.request({ operation, method: "GET", path, query: { page, page_size: pageSize }, headers, schema: envelopeOf(item), signal: o.signal }) as Promise<Page<z.output<S>>>,
+    );
   }
 
   // Building blocks: one line per endpoint above. (Endpoint methods are async so that a bad

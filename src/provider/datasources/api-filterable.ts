@@ -1,0 +1,33 @@
+/**
+ * The fields each list operation accepts in X-Filter, and their types: upstream's filterable
+ * sets as `mgmt serve` declares them on its routes. The provider cannot import the server (the
+ * layers point the other way), so test/provider/datasources/filter.test.ts holds this table to
+ * the one the server publishes in its OpenAPI document (`x-filterable-fields`).
+ */
+export type ApiFieldType = "string" | "number" | "boolean" | "timestamp";
+
+export const API_FILTERABLE = {
+  "/account/events": { id: "number", action: "string", created: "timestamp", read: "boolean", "entity.id": "number", "entity.type": "string" },
+  "/account/invoices": { billing_source: "string", date: "timestamp", label: "string", total: "number" },
+  "/account/maintenance": { status: "string", type: "string", when: "timestamp" },
+  "/account/oauth-clients": { label: "string", public: "boolean" },
+  "/account/entity-transfers": { status: "string", is_sender: "boolean" },
+  "/account/child-accounts": {
+    address_1: "string",
+    address_2: "string",
+    city: "string",
+    company: "string",
+    country: "string",
+    email: "string",
+    first_name: "string",
+    last_name: "string",
+    phone: "string",
+    state: "string",
+    zip: "string",
+  },
+  "/profile/apps": { label: "string", created: "timestamp", expiry: "timestamp" },
+  "/profile/tokens": { label: "string", created: "timestamp" },
+  "/tags": { label: "string" },
+} as const satisfies Readonly<Record<string, Readonly<Record<string, ApiFieldType>>>>;
+
+export type FilterableList = keyof typeof API_FILTERABLE;

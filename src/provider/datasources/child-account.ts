@@ -1,0 +1,21 @@
+/** data mgmt_child_account: one child account by euuid. */
+import type { ProviderContext } from "../config";
+import { string } from "../framework/attributes";
+import { defineDataSource } from "../framework/resource";
+import { requireString } from "../framework/value";
+import { contactAttributes, contactValue } from "./account-shape";
+import { withScope } from "./common";
+
+export const childAccountDataSource = defineDataSource<ProviderContext>({
+  typeName: "mgmt_child_account",
+  description: "One child account of this (parent) account, by euuid.",
+  attributes: {
+    id: string("computed", "The child account's euuid."),
+    ...contactAttributes,
+    euuid: string("required", "The child account's euuid.", { validate: (v) => (v.trim() === "" ? "must not be empty" : undefined) }),
+  },
+  async read({ ctx, signal }, config) {
+    const c = await withScope("child_account:read_only", () => ctx.client.getChildAccount(requireString(config, "euuid"), { signal }));
+    return { id: c.euuid, ...contactValue(c) };
+  },
+});

@@ -1,0 +1,84 @@
+/**
+ * A list data source is one declaration: its items' attributes, how to fetch (with or without
+ * X-Filter) and how to show one API item. The filter arguments, their validation, the id hash,
+ * local filtering, ordering, limiting and early stop are the same for every list, here.
+ */
+import type { FilteredListOptions, MgmtClient } from "../../client";
+import type { ProviderContext } from "../config";
+import { list, object, string } from "../framework/attributes";
+import type { Diagnostic } from "../framework/diagnostics";
+import { defineDataSource, type Attributes, type DataSourceDefinition, type Operation } from "../framework/resource";
+import type { ObjectValue } from "../framework/value";
+import { API_FILTERABLE, type FilterableList } from "./api-filterable";
+import { withScope } from "./common";
+import { apiFilter, argumentsId, filterAttributes, filterFieldsOf, matchesAll, parseQuery, sortItems, validateFilters, type FilterFields } from "./filter";
+
+export interface ListDefinition<T> {
+  readonly typeName: string;
+  readonly description: string;
+  /** The API path, which names the X-Filter table when the API filters this list. */
+  readonly path: string;
+  /** The OAuth scope the list operation accepts (for permission errors); null when any valid token may call. */
+  readonly scope: string | null;
+  /** The attribute holding the items, and what one item is. */
+  readonly itemsName: string;
+  readonly itemDescription: string;
+  readonly item: Attributes;
+  /** Arguments of this list besides the shared filter ones. */
+  readonly arguments?: Attributes;
+  /** Conditions from those arguments: X-Filter parts and local checks on an item. */
+  conditions?(config: ObjectValue): { readonly api: readonly Record<string, unknown>[]; readonly local: readonly ((item: ObjectValue) => boolean)[] };
+  validate?(config: ObjectValue): readonly Diagnostic[];
+  fetch(client: MgmtClient, o: FilteredListOptions): AsyncIterable<T>;
+  toItem(raw: T): ObjectValue;
+  /** Work on the final items only (fetching invoice items), after filtering and the limit. */
+  complete?(op: Operation<ProviderContext>, config: ObjectValue, items: ObjectValue[]): Promise<ObjectValue[]>;
+}
+
+export function defineListDataSource<T>(def: ListDefinition<T>): DataSourceDefinition<ProviderContext> & { readonly fields: FilterFields } {
+  const api = (API_FILTERABLE as Readonly<Record<string, Readonly<Record<string, "string" | "number" | "boolean" | "timestamp">>>>)[def.path as FilterableList] ?? {};
+  const fields = filterFieldsOf(def.item, api);
+  const own = def.arguments ?? {};
+  const argumentNames = [...Object.keys(own), "filter", "order_by", "order", "limit"];
+
+  return {
+    fields,
+    ...defineDataSource<ProviderContext>({
+      typeName: def.typeName,
+      description: def.description,
+      attributes: {
+        id: string("computed", "A hash of the arguments: the same arguments give the same id."),
+        ...own,
+        ...filterAttributes(fields),
+        [def.itemsName]: list("computed", def.itemDescription, object("computed", def.itemDescription, def.item)),
+      },
+
+      validate: (config) => [...validateFilters(fields, config), ...(def.validate?.(config) ?? [])],
+
+      async read(op, config) {
+        const q = parseQuery(fields, config);
+        const extra = def.conditions?.(config) ?? { api: [], local: [] };
+        const { filter, sortedByApi } = apiFilter(fields, q, extra.api);
+        // In the API's order, the first `limit` matches are the answer: no need to read further.
+        const stopAt = sortedByApi ? q.limit : undefined;
+        const kept: ObjectValue[] = [];
+        await withScope(def.scope, async () => {
+          for await (const raw of def.fetch(op.ctx.client, { signal: op.signal, ...(filter ? { filter } : {}) })) {
+            const item = def.toItem(raw);
+            if (!matchesAll(item, q.conditions) || !extra.local.every((check) => check(item))) continue;
+            kept.push(item);
+            if (stopAt !== undefined && kept.length >= stopAt) break;
+          }
+        });
+        let items = sortItems(kept, q);
+        if (q.limit !== undefined) items = items.slice(0, q.limit);
+        if (def.complete) items = await withScope(def.scope, () => def.complete!(op, config, items));
+        return {
+          ...Object.fromEntries(argumentNames.map((n) => [n, config[n] ?? null])),
+          id: argumentsId(def.typeName, config, argumentNames),
+          [def.itemsName]: items,
+        };
+      },
+    }),
+  };
+}

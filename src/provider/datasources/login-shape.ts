@@ -1,0 +1,25 @@
+/** A login as `mgmt_account_logins` and `mgmt_profile_logins` show it. */
+import type { Login } from "../../contract/sessions";
+import { bool, int, string } from "../framework/attributes";
+import type { Attributes } from "../framework/resource";
+import type { ObjectValue } from "../framework/value";
+import { toRfc3339 } from "../timestamps";
+import { timestamp } from "./filter";
+
+export const loginAttributes: Attributes = {
+  id: int("computed", "The login's id."),
+  datetime: timestamp("When the login was initiated."),
+  ip: string("computed", "Remote address that requested the login."),
+  restricted: bool("computed", "Whether the user was restricted."),
+  status: string("computed", "successful or failed."),
+  username: string("computed", "The user that logged in."),
+};
+
+export const loginValue = (l: Login): ObjectValue => ({
+  id: l.id,
+  datetime: toRfc3339(l.datetime),
+  ip: l.ip,
+  restricted: l.restricted,
+  status: l.status,
+  username: l.username,
+});

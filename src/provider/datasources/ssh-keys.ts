@@ -1,0 +1,15 @@
+/** data mgmt_ssh_keys: every SSH key of the profile (to find the ones no configuration manages). */
+import { defineListDataSource } from "./list";
+import { sshKeyAttributes, sshKeyValue } from "./ssh-key-shape";
+
+export const sshKeysDataSource = defineListDataSource({
+  typeName: "mgmt_ssh_keys",
+  description: "The SSH keys of the user the provider acts for. The API filters none of their fields: filters apply after paging.",
+  path: "/profile/sshkeys",
+  scope: "account:read_only",
+  itemsName: "ssh_keys",
+  itemDescription: "The matching SSH keys.",
+  item: sshKeyAttributes,
+  fetch: (client, o) => client.listSshKeys(o),
+  toItem: sshKeyValue,
+});
