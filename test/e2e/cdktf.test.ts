@@ -63,22 +63,34 @@ describe("cdktf deploy of examples/basic", () => {
     writeFileSync(join(work, "cdktf.json"), JSON.stringify({ language: "typescript", app, output: "cdktf.out", sendCrashReports: "false" }));
     const outdir = join(work, "cdktf.out");
     const outputsFile = join(work, "outputs.json");
-    const deploy = await cdktf(work, ["deploy", "basic", "--skip-provider-lock", "--auto-approve", "--no-color", "--outputs-file", outputsFile], env);
+    const deploy = await cdktf(work, ["deploy", "basic", "--skip-provider-lock", "--auto-approve", "--no-color", "--outputs-file", outputsFile, "--outputs-file-include-sensitive-outputs"], env);
     expect({ code: deploy.code, output: deploy.code === 0 ? "" : deploy.output }).toEqual({ code: 0, output: "" });
 
     const keys = [];
     for await (const key of client.listSshKeys()) keys.push(key);
     expect(keys.map((k) => k.label).sort()).toEqual([...before, "ci-deploy", "laptop"].sort());
 
-    const outputs = JSON.parse(readFileSync(outputsFile, "utf8")) as { basic: Record<string, unknown> };
+    const outputs = JSON.parse(readFileSync(outputsFile, "utf8")) as { basic: Record<string, string> };
     expect(outputs.basic.username).toBe((await client.getProfile()).username);
     expect(keys.map((k) => String(k.id))).toContain(outputs.basic.laptop_key_id);
+    const token = await client.getToken(Number(outputs.basic.reporting_token_id));
+    expect(token).toMatchObject({ label: "reporting", scopes: "account:read_only events:read_only" });
+    // The secrets are sensitive outputs: the value works, and it matches what the API shows of it.
+    expect(outputs.basic.reporting_token!.slice(0, 16)).toBe(token.token);
+    expect(await client.getOAuthClient(outputs.basic.dashboard_client_id!)).toMatchObject({ label: "Team dashboard" });
+    expect(outputs.basic.dashboard_client_secret).toMatch(/\S{16,}/);
+    expect(await client.getAccount()).toMatchObject({ email: "billing@example.com", zip: "19106" });
+    expect((await client.getProfile()).timezone).toBe("Europe/Berlin");
 
     const synthesized = readFileSync(join(outdir, "stacks", "basic", "cdk.tf.json"), "utf8");
-    expect(synthesized).not.toContain(server.token);
+    for (const secret of [server.token, outputs.basic.reporting_token!, outputs.basic.dashboard_client_secret!]) expect(synthesized).not.toContain(secret);
 
     const destroy = await cdktf(work, ["destroy", "basic", "--skip-provider-lock", "--auto-approve", "--no-color"], env);
     expect({ code: destroy.code, output: destroy.code === 0 ? "" : destroy.output }).toEqual({ code: 0, output: "" });
     expect(await labels()).toEqual(before);
+    await expect(client.getToken(Number(outputs.basic.reporting_token_id))).rejects.toMatchObject({ status: 404 });
+    await expect(client.getOAuthClient(outputs.basic.dashboard_client_id!)).rejects.toMatchObject({ status: 404 });
+    // The singletons are forgotten, not changed.
+    expect(await client.getAccount()).toMatchObject({ email: "billing@example.com" });
   });
 });

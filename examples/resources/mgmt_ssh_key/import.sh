@@ -1,0 +1,2 @@
+# An SSH key is imported by its numeric id.
+terraform import mgmt_ssh_key.laptop 12345

@@ -1,0 +1,5 @@
+resource "mgmt_tag" "production" {
+  label    = "production"
+  computes = [123, 456]
+  domains  = [789]
+}
