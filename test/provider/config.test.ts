@@ -1,0 +1,77 @@
+/** The provider block: its settings reach the client, every attempt is logged without secrets, and stop cancels. */
+import { createProvider } from "../../src/provider";
+import type { LogLevel } from "../../src/provider/framework/log";
+import { ScriptedServer } from "../client/scripted-server";
+
+const TOKEN = "s3cr3t-token-value-0123456789abcdef";
+const key = { id: 7, label: "laptop", ssh_key: "ssh-ed25519 AAAA", created: "2026-01-01T00:00:00" };
+
+let api: ScriptedServer;
+beforeEach(async () => {
+  api = await ScriptedServer.start();
+});
+afterEach(() => api.close());
+
+function provider() {
+  const lines: { level: LogLevel; message: string; fields?: Record<string, unknown> }[] = [];
+  const p = createProvider({ env: { MGMT_URL: api.url, MGMT_TOKEN: TOKEN }, log: (level, message, fields) => lines.push({ level, message, ...(fields ? { fields } : {}) }) });
+  return { p, lines };
+}
+
+const readKey = (p: ReturnType<typeof provider>["p"]) => p.readResource("mgmt_ssh_key", { id: "7", label: "laptop", ssh_key: "ssh-ed25519 AAAA", created: "2026-01-01T00:00:00Z" });
+
+describe("provider configuration", () => {
+  it("logs every attempt and each retry with method, path, status, attempt and duration, never a header or a body", async () => {
+    api.reply({ status: 503, headers: { "retry-after": "0" }, json: { errors: [{ reason: "busy" }] } }, { status: 200, json: key });
+    const { p, lines } = provider();
+    expect((await p.configure({ retry_min_delay_ms: 1, retry_max_delay_ms: 1 })).diagnostics).toEqual([]);
+    expect((await readKey(p)).diagnostics).toEqual([]);
+    expect(lines).toEqual([
+      { level: "warn", message: "GET /profile/sshkeys/7 503", fields: expect.objectContaining({ method: "GET", path: "/profile/sshkeys/7", status: 503, attempt: 1, duration_ms: expect.any(Number) }) },
+      { level: "info", message: "retrying GET /profile/sshkeys/7 in 0 ms (503)", fields: expect.objectContaining({ attempt: 1, reason: "503" }) },
+      { level: "debug", message: "GET /profile/sshkeys/7 200", fields: expect.objectContaining({ status: 200, attempt: 2 }) },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(TOKEN);
+    expect(JSON.stringify(lines)).not.toContain("laptop");
+  });
+
+  it("passes max_retries and the delays to the client", async () => {
+    api.handle(() => ({ status: 503, json: { errors: [{ reason: "busy" }] } }));
+    const { p } = provider();
+    await p.configure({ max_retries: 2, retry_min_delay_ms: 1, retry_max_delay_ms: 2 });
+    const r = await readKey(p);
+    expect(r.diagnostics[0]!.detail).toMatch(/gave up after 3 attempts/);
+    expect(api.requests).toHaveLength(3);
+  });
+
+  it("times out an attempt after request_timeout seconds", async () => {
+    api.reply("hang");
+    const { p } = provider();
+    await p.configure({ request_timeout: 0.2, max_retries: 0 });
+    const r = await readKey(p);
+    expect(r.diagnostics[0]!.detail).toMatch(/no complete answer within 200 ms/);
+  });
+
+  it("aborts in-flight requests when the engine asks the provider to stop", async () => {
+    api.handle(() => "hang");
+    const { p } = provider();
+    await p.configure({});
+    const pending = readKey(p);
+    while (api.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await p.stop();
+    const r = await pending;
+    expect(r.diagnostics[0]).toMatchObject({ severity: "error", detail: expect.stringMatching(/cancelled/) });
+    // Nothing new starts after a stop.
+    expect((await readKey(p)).diagnostics[0]!.detail).toMatch(/cancelled/);
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it("validates its settings, naming the attribute", async () => {
+    const { p } = provider();
+    const diags = async (config: Record<string, unknown>) => (await p.validateProviderConfig(config as never)).diagnostics;
+    expect(await diags({ request_timeout: 0 })).toEqual([expect.objectContaining({ attribute: [{ attribute: "request_timeout" }] })]);
+    expect(await diags({ max_retries: 1.5 })).toEqual([expect.objectContaining({ attribute: [{ attribute: "max_retries" }] })]);
+    expect(await diags({ retry_min_delay_ms: 500, retry_max_delay_ms: 100 })).toEqual([expect.objectContaining({ attribute: [{ attribute: "retry_max_delay_ms" }] })]);
+    expect(await diags({ url: "ftp://x" })).toEqual([expect.objectContaining({ attribute: [{ attribute: "url" }] })]);
+  });
+});
