@@ -61,7 +61,7 @@ it("reads each invoice's items only when include_items is true", async () => {
   expect(without.every((i) => i.items === null)).toBe(true);
   const withItems = items(await readOk(provider, "mgmt_invoices", { include_items: true }), "invoices");
   for (const invoice of withItems) {
-    expect(differences(await apiList(server, `/account/invoices/${invoice.id}/items`), invoice.items!)).toEqual([]);
+    expect(differences(await apiList(server, `/account/invoices/${String(invoice.id)}/items`), invoice.items!)).toEqual([]);
   }
   expect(withItems.some((i) => (i.items as ObjectValue[]).length > 0)).toBe(true);
 });
