@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { availableEngines, type Engine } from "../../src/harness/engine";
 import { PNG_1X1 } from "../support/images";
+import { sshKeyText } from "../support/ssh-keys";
 import { EngineStack, type PlanJson } from "./stack";
 
 jest.setTimeout(300_000);
@@ -142,6 +143,7 @@ describe.each(availableEngines())("$name drives every managed resource end to en
     const token = await stack.client.createToken({ label: "made elsewhere", scopes: "events:read_only" });
     const client = await stack.client.createOAuthClient({ label: "elsewhere", redirect_uri: "https://example.net/cb", public: true });
     await stack.client.createTag({ label: "e2e-imported", domains: [] });
+    const key = await stack.client.createSshKey({ label: "elsewhere", ssh_key: sshKeyText("ed25519", "made@elsewhere") });
     stack.write(
       {
         import: [
@@ -149,6 +151,8 @@ describe.each(availableEngines())("$name drives every managed resource end to en
           { to: "mgmt_oauth_client.imported", id: client.id },
           { to: "mgmt_tag.imported", id: "e2e-imported" },
           { to: "mgmt_profile_settings.imported", id: "profile" },
+          { to: "mgmt_account_contact.imported", id: "account" },
+          { to: "mgmt_ssh_key.imported", id: String(key.id) },
         ],
       },
       "imports.tf.json",
@@ -162,6 +166,8 @@ describe.each(availableEngines())("$name drives every managed resource end to en
     const state = await stack.state();
     expect(state["mgmt_token.imported"]).toMatchObject({ id: String(token.id), label: "made elsewhere", token: null });
     expect(state["mgmt_oauth_client.imported"]).toMatchObject({ id: client.id, public: true, secret: null });
+    expect(state["mgmt_ssh_key.imported"]).toMatchObject({ id: String(key.id), label: "elsewhere" });
+    expect(state["mgmt_account_contact.imported"]).toMatchObject({ id: (await stack.client.getAccount()).euuid });
     await stack.expectNoChanges();
   });
 
