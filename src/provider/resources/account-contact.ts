@@ -10,7 +10,7 @@ import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import { defineResource } from "../framework/resource";
 import { matches } from "../framework/validators";
 import { knownString, type ObjectValue } from "../framework/value";
-import { configuredFields, forgetWarning } from "./singleton";
+import { singletonCrud } from "./singleton";
 
 const DESCRIPTIONS: Record<AccountContactField, string> = {
   address_1: "First line of the address.",
@@ -57,11 +57,6 @@ export function addressProblems(config: ObjectValue): Diagnostic[] {
   return out;
 }
 
-async function apply(ctx: ProviderContext, planned: ObjectValue, config: ObjectValue): Promise<ObjectValue> {
-  const body = configuredFields(config, planned, ACCOUNT_CONTACT_FIELDS) as Record<string, string>;
-  return toState(Object.keys(body).length > 0 ? await ctx.client.updateAccount(body) : await ctx.client.getAccount());
-}
-
 export const accountContactResource = defineResource<ProviderContext>({
   typeName: "mgmt_account_contact",
   description:
@@ -74,23 +69,10 @@ export const accountContactResource = defineResource<ProviderContext>({
 
   validate: addressProblems,
 
-  async create({ ctx }, planned, config) {
-    return apply(ctx, planned, config);
-  },
-
-  async read({ ctx }) {
-    return toState(await ctx.client.getAccount());
-  },
-
-  async update({ ctx }, _prior, planned, config) {
-    return apply(ctx, planned, config);
-  },
-
-  async delete({ warn }) {
-    warn(...forgetWarning("mgmt_account_contact", "account"));
-  },
-
-  async importState({ ctx }) {
-    return toState(await ctx.client.getAccount());
-  },
+  ...singletonCrud("mgmt_account_contact", {
+    what: "account",
+    fields: ACCOUNT_CONTACT_FIELDS,
+    read: async (ctx) => toState(await ctx.client.getAccount()),
+    write: async (ctx, body) => toState(await ctx.client.updateAccount(body as AccountUpdate)),
+  }),
 });

@@ -8,7 +8,7 @@ import { bool, list, string } from "../framework/attributes";
 import { defineResource } from "../framework/resource";
 import { eachElement, matches, oneOf } from "../framework/validators";
 import type { ObjectValue, TfValue } from "../framework/value";
-import { configuredFields, forgetWarning } from "./singleton";
+import { singletonCrud } from "./singleton";
 
 const FIELDS = ["email", "timezone", "email_notifications", "lish_auth_method", "authorized_keys", "restricted", "two_factor_auth", "ip_whitelist_enabled"] as const;
 
@@ -27,11 +27,6 @@ function toState(p: Profile): ObjectValue {
     two_factor_auth: p.two_factor_auth,
     ip_whitelist_enabled: p.ip_whitelist_enabled,
   };
-}
-
-async function apply(ctx: ProviderContext, planned: ObjectValue, config: ObjectValue): Promise<ObjectValue> {
-  const body = configuredFields(config, planned, FIELDS) as ProfileUpdate;
-  return toState(Object.keys(body).length > 0 ? await ctx.client.updateProfile(body) : await ctx.client.getProfile());
 }
 
 const managed = "Managed only when set.";
@@ -70,23 +65,10 @@ export const profileSettingsResource = defineResource<ProviderContext>({
     }),
   },
 
-  async create({ ctx }, planned, config) {
-    return apply(ctx, planned, config);
-  },
-
-  async read({ ctx }) {
-    return toState(await ctx.client.getProfile());
-  },
-
-  async update({ ctx }, _prior, planned, config) {
-    return apply(ctx, planned, config);
-  },
-
-  async delete({ warn }) {
-    warn(...forgetWarning("mgmt_profile_settings", "profile"));
-  },
-
-  async importState({ ctx }) {
-    return toState(await ctx.client.getProfile());
-  },
+  ...singletonCrud("mgmt_profile_settings", {
+    what: "profile",
+    fields: FIELDS,
+    read: async (ctx) => toState(await ctx.client.getProfile()),
+    write: async (ctx, body) => toState(await ctx.client.updateProfile(body as ProfileUpdate)),
+  }),
 });

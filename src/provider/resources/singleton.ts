@@ -1,13 +1,15 @@
 /**
  * What the account contact and the profile settings share: an object that always exists, so
- * create adopts it, delete only forgets it, import takes any id; and only the attributes the
- * configuration sets are managed and sent, the others showing the live value.
+ * create adopts it, delete only forgets it (with a warning), import takes any id; and only the
+ * attributes the configuration sets are managed and sent, the others showing the live value.
  */
+import type { ProviderContext } from "../config";
+import type { ResourceDefinition } from "../framework/resource";
 import { isUnknown, type ObjectValue, type TfValue } from "../framework/value";
 
 /** The fields the configuration sets, with their planned values: the body of the PUT. */
-export function configuredFields<K extends string>(config: ObjectValue, planned: ObjectValue, names: readonly K[]): Partial<Record<K, TfValue>> {
-  const body: Partial<Record<K, TfValue>> = {};
+export function configuredFields(config: ObjectValue, planned: ObjectValue, names: readonly string[]): Record<string, TfValue> {
+  const body: Record<string, TfValue> = {};
   for (const name of names) {
     const value = planned[name] ?? null;
     if ((config[name] ?? null) !== null && value !== null && !isUnknown(value)) body[name] = value;
@@ -15,7 +17,28 @@ export function configuredFields<K extends string>(config: ObjectValue, planned:
   return body;
 }
 
-export const forgetWarning = (typeName: string, what: string): [string, string] => [
-  `${typeName} removed from state only`,
-  `The ${what} always exists and cannot be deleted; nothing was changed on the API. Its values stay as they are.`,
-];
+export interface SingletonApi {
+  /** What the warning on destroy calls the object ("account", "profile"). */
+  readonly what: string;
+  /** The fields a PUT may send. */
+  readonly fields: readonly string[];
+  read(ctx: ProviderContext): Promise<ObjectValue>;
+  write(ctx: ProviderContext, body: Record<string, TfValue>): Promise<ObjectValue>;
+}
+
+type SingletonCrud = Pick<ResourceDefinition<ProviderContext>, "create" | "read" | "update" | "delete" | "importState">;
+
+export function singletonCrud(typeName: string, api: SingletonApi): SingletonCrud {
+  const apply = async (ctx: ProviderContext, planned: ObjectValue, config: ObjectValue) => {
+    const body = configuredFields(config, planned, api.fields);
+    return Object.keys(body).length > 0 ? api.write(ctx, body) : api.read(ctx);
+  };
+  return {
+    create: ({ ctx }, planned, config) => apply(ctx, planned, config),
+    read: ({ ctx }) => api.read(ctx),
+    update: ({ ctx }, _prior, planned, config) => apply(ctx, planned, config),
+    delete: async ({ warn }) =>
+      warn(`${typeName} removed from state only`, `The ${api.what} always exists and cannot be deleted; nothing was changed on the API. Its values stay as they are.`),
+    importState: ({ ctx }) => api.read(ctx),
+  };
+}
