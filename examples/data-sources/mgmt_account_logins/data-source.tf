@@ -1,0 +1,10 @@
+# Failed logins of any user of the account.
+data "mgmt_account_logins" "failed" {
+  filter = [
+    { name = "status", values = ["failed"], match_by = "exact" },
+  ]
+}
+
+output "from" {
+  value = distinct(data.mgmt_account_logins.failed.logins[*].ip)
+}

@@ -1,0 +1,10 @@
+# Regions that offer Kubernetes to this account.
+data "mgmt_availabilities" "k8s" {
+  filter = [
+    { name = "available", values = ["Kubernetes"], match_by = "exact" },
+  ]
+}
+
+output "regions" {
+  value = data.mgmt_availabilities.k8s.availabilities[*].region
+}

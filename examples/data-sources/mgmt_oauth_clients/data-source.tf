@@ -1,0 +1,9 @@
+data "mgmt_oauth_clients" "public" {
+  filter = [
+    { name = "public", values = ["true"], match_by = "exact" },
+  ]
+}
+
+output "redirects" {
+  value = { for c in data.mgmt_oauth_clients.public.oauth_clients : c.label => c.redirect_uri }
+}

@@ -1,0 +1,5 @@
+data "mgmt_profile" "me" {}
+
+output "username" {
+  value = data.mgmt_profile.me.username
+}

@@ -1,0 +1,7 @@
+data "mgmt_ssh_key" "laptop" {
+  label = "laptop"
+}
+
+output "fingerprint_source" {
+  value = data.mgmt_ssh_key.laptop.ssh_key
+}
