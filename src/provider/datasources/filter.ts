@@ -88,7 +88,13 @@ export function filterAttributes(fields: FilterFields): Attributes {
       object("optional", "One condition.", {
         name: string("required", "The item attribute to test; dotted for a nested one (`entity.type`)."),
         values: list("required", "Values to match; an item matches when any of them does.", "string"),
-        match_by: string("optional", 'How to compare: "exact" (null means exact), "substring" or "regex" (RE2-like JavaScript syntax).', { validate: oneOf(MATCH_BY) }),
+        // Required only in the sense that the key must be written: an attribute of object type has
+        // no optional keys (nested blocks would, but the framework declares attributes only).
+        match_by: string(
+          "required",
+          'How to compare: "exact", "substring" (case-sensitive) or "regex" (a JavaScript regular expression, unanchored). The key must be present in every filter; null means "exact".',
+          { validate: oneOf(MATCH_BY) },
+        ),
       }),
     ),
     order_by: string("optional", `Attribute to sort the items by: ${orderable.map((n) => `\`${n}\``).join(", ")}.`, { validate: oneOf(orderable) }),
