@@ -119,6 +119,8 @@ export interface ListQuery {
   readonly conditions: readonly Condition[];
   readonly orderBy: string | undefined;
   readonly order: "asc" | "desc";
+  /** Whether order_by holds numbers the API orders numerically, though shown as text (`entity.id`). */
+  readonly orderNumeric: boolean;
   readonly limit: number | undefined;
 }
 
@@ -218,7 +220,8 @@ export function parseQuery(fields: FilterFields, config: ObjectValue): ListQuery
   const orderBy = typeof config.order_by === "string" ? config.order_by : undefined;
   const order = config.order === "desc" ? "desc" : "asc";
   const limit = typeof config.limit === "number" ? config.limit : typeof config.limit === "bigint" ? Number(config.limit) : undefined;
-  return { conditions, orderBy, order, limit };
+  const orderNumeric = orderBy !== undefined && fields[orderBy]?.api === "number";
+  return { conditions, orderBy, order, orderNumeric, limit };
 }
 
 /**
@@ -274,11 +277,14 @@ export function matchesAll(item: ObjectValue, conditions: readonly Condition[]):
   });
 }
 
-function compareValues(a: TfValue, b: TfValue): number {
+const NUMERIC = /^-?\d+(\.\d+)?$/;
+
+function compareValues(a: TfValue, b: TfValue, numeric: boolean): number {
   const an = a === null;
   const bn = b === null;
   if (an || bn) return an === bn ? 0 : an ? 1 : -1;
   if (typeof a === "number" || typeof a === "bigint") return Number(a) - Number(b);
+  if (numeric && typeof a === "string" && typeof b === "string" && NUMERIC.test(a) && NUMERIC.test(b)) return Number(a) - Number(b);
   if (typeof a === "boolean") return Number(a) - Number(b);
   const sa = text(a);
   const sb = text(b);
@@ -292,7 +298,7 @@ export function sortItems(items: readonly ObjectValue[], q: ListQuery): ObjectVa
   const key = q.orderBy;
   return items
     .map((item, index) => ({ item, index }))
-    .sort((x, y) => sign * compareValues(valueAt(x.item, key), valueAt(y.item, key)) || x.index - y.index)
+    .sort((x, y) => sign * compareValues(valueAt(x.item, key), valueAt(y.item, key), q.orderNumeric) || x.index - y.index)
     .map((x) => x.item);
 }
 

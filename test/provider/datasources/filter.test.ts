@@ -148,6 +148,14 @@ describe("ordering and the id", () => {
     expect(sortItems(items, q("desc"))).toEqual([{ n: null }, { n: 2 }, { n: 2, second: true }, { n: 1 }]);
   });
 
+  it("orders ids the API compares as numbers numerically, though shown as text", () => {
+    const items: ObjectValue[] = [{ entity: { id: "1001" } }, { entity: { id: "999" } }, { entity: { id: "ABC" } }];
+    const q = parseQuery(fields, { filter: null, order_by: "entity.id", order: "asc", limit: null });
+    expect(sortItems(items, q).map((i) => (i.entity as ObjectValue).id)).toEqual(["999", "1001", "ABC"]);
+    const asText = parseQuery(fields, { filter: null, order_by: "label", order: "asc", limit: null });
+    expect(sortItems([{ label: "1001" }, { label: "999" }], asText).map((i) => i.label)).toEqual(["1001", "999"]);
+  });
+
   it("hashes the arguments: equal arguments, equal ids; any change, another id", () => {
     const a = filters({ name: "label", values: ["x"] });
     expect(argumentsId("mgmt_x", a, ["filter", "limit"])).toBe(argumentsId("mgmt_x", { ...a }, ["filter", "limit"]));
