@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { version } from "../../package.json";
 import { ErrorBody } from "../contract/common";
 import { ApiError, NetworkError, ResponseShapeError, type ApiErrorItem, type ShapeIssue } from "./errors";
-import { DEFAULT_RETRY_POLICY, classifyError, decideRetry, type FailureKind, type RetryPolicy } from "./retry";
+import { DEFAULT_RETRY_POLICY, backoffDelay, classifyError, decideRetry, type FailureKind, type RetryPolicy } from "./retry";
 
 export const DEFAULT_USER_AGENT = `terraform-provider-mgmt/${version}`;
 /** Per attempt: covers connecting, waiting for headers and reading the body. */
@@ -307,6 +307,16 @@ export class HttpClient {
       }
       throw new ApiError({ status: res.status, method, path, errors: errorItems(res), attempts, retryAfterMs, note });
     }
+  }
+
+  /** Waits the back-off before the n-th retry (1-based) of something the caller repeats itself. */
+  async backoff(retry: number, signal?: AbortSignal): Promise<void> {
+    await this.#sleep(backoffDelay(retry, this.policy, this.#random), signal ?? this.#signal);
+  }
+
+  /** The signal calls without their own use (the provider's stop). */
+  get signal(): AbortSignal | undefined {
+    return this.#signal;
   }
 
   /** Closes the own Pool (a dispatcher passed in is left to its owner). */

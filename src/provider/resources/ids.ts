@@ -15,3 +15,9 @@ export async function orNullIfGone<T>(call: () => Promise<T>): Promise<T | null>
     throw err;
   }
 }
+
+/** Said when a create whose answer was lost turned out to have happened, and its object was adopted. */
+export const adoptedWarning = (typeName: string, id: string): [string, string] => [
+  `${typeName} "${id}" adopted after a lost answer`,
+  "The create request's answer was lost (connection dropped, timeout or server error after it was sent). An object matching it, created since, was found and adopted instead of creating a duplicate.",
+];

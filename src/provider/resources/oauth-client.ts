@@ -5,13 +5,14 @@
  * compared, as bytes, with what the public thumbnail operation serves.
  */
 import { OAUTH_CLIENT_LABEL_MAX, RedirectUri, THUMBNAIL_MAX_BYTES, sniffImage, type OAuthClient } from "../../contract";
+import { createOAuthClientOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { bool, number, string } from "../framework/attributes";
 import { typedEqual } from "../framework/equality";
 import { PartialApply, defineResource } from "../framework/resource";
 import { lengthBetween, matches } from "../framework/validators";
 import { Unknown, knownString, requireString, type ObjectValue } from "../framework/value";
-import { orNullIfGone } from "./ids";
+import { adoptedWarning, orNullIfGone } from "./ids";
 
 /** Base64 as `filebase64()` writes it; whitespace (line-wrapped input) is ignored. */
 export function decodeThumbnail(text: string): Buffer | undefined {
@@ -98,12 +99,15 @@ export const oauthClientResource = defineResource<ProviderContext>({
     if (thumbnail !== null && prior.thumbnail !== thumbnail) planned.thumbnail_url = Unknown;
   },
 
-  async create({ ctx }, planned) {
-    const made = await ctx.client.createOAuthClient({
+  async create({ ctx, warn }, planned) {
+    const created = await createOAuthClientOnce(ctx.client, {
       label: requireString(planned, "label"),
       redirect_uri: requireString(planned, "redirect_uri"),
       public: planned.public === true,
     });
+    if (created.adopted) warn(...adoptedWarning("mgmt_oauth_client", created.value.id));
+    // An adopted client's secret was in the lost answer: a reset gives it one we know.
+    const made = created.adopted ? await ctx.client.resetOAuthClientSecret(created.value.id) : created.value;
     const state = toState(made, { ...planned, secret: made.secret }, null);
     const thumbnail = knownString(planned, "thumbnail");
     if (thumbnail === undefined) return state;

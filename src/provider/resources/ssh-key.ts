@@ -1,12 +1,13 @@
 /** mgmt_ssh_key: an SSH public key on the acting user's profile. */
 import { SSH_KEY_LABEL_MAX, SshPublicKeyText, sameSshKey, type SshKey } from "../../contract";
+import { createSshKeyOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { defineResource } from "../framework/resource";
 import { lengthBetween, matches } from "../framework/validators";
 import { requireString, type ObjectValue } from "../framework/value";
 import { toRfc3339 } from "../timestamps";
-import { orNullIfGone, parseId } from "./ids";
+import { adoptedWarning, orNullIfGone, parseId } from "./ids";
 
 const toState = (key: SshKey): ObjectValue => ({
   id: String(key.id),
@@ -31,8 +32,10 @@ export const sshKeyResource = defineResource<ProviderContext>({
     created: string("computed", "When the key was added (RFC 3339, UTC).", { keepPrior: true }),
   },
 
-  async create({ ctx }, planned) {
-    return toState(await ctx.client.createSshKey({ label: requireString(planned, "label"), ssh_key: requireString(planned, "ssh_key") }));
+  async create({ ctx, warn }, planned) {
+    const made = await createSshKeyOnce(ctx.client, { label: requireString(planned, "label"), ssh_key: requireString(planned, "ssh_key") });
+    if (made.adopted) warn(...adoptedWarning("mgmt_ssh_key", String(made.value.id)));
+    return toState(made.value);
   },
 
   async read({ ctx }, state) {

@@ -4,12 +4,13 @@
  * tag (delete, then create with the new lists).
  */
 import { TAG_LABEL, TagCreate, type TaggedObject } from "../../contract";
+import { createTagOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { set, string } from "../framework/attributes";
 import { defineResource } from "../framework/resource";
 import { eachElement, matches } from "../framework/validators";
 import { requireString, type ObjectValue, type TfValue } from "../framework/value";
-import { orNullIfGone } from "./ids";
+import { adoptedWarning, orNullIfGone } from "./ids";
 
 /** Each list of the create body, the object type of its items in `GET /tags/{label}`. */
 const LISTS = { computes: "compute", domains: "domain", volumes: "volume", nodebalancers: "nodebalancer" } as const satisfies Record<string, TaggedObject["type"]>;
@@ -55,11 +56,11 @@ export const tagResource = defineResource<ProviderContext>({
     nodebalancers: idList("load balancers (NodeBalancers)"),
   },
 
-  async create({ ctx }, planned) {
+  async create({ ctx, warn }, planned) {
     const label = requireString(planned, "label");
     const body: TagCreate = { label };
     for (const list of Object.keys(LISTS) as ListName[]) if (planned[list] !== null) body[list] = ids(planned[list]);
-    await ctx.client.createTag(body);
+    if ((await createTagOnce(ctx.client, body)).adopted) warn(...adoptedWarning("mgmt_tag", label));
     const state = await readTag(ctx, label, planned);
     if (state === null) throw new Error(`the tag "${label}" was created but cannot be read back`);
     return state;

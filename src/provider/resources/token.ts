@@ -5,6 +5,7 @@
  * apply rotate it before it expires.
  */
 import { OAuthScopesText, TOKEN_LABEL, TokenLabel, sameScopes, type PersonalAccessToken } from "../../contract";
+import { createTokenOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
@@ -90,7 +91,7 @@ export const tokenResource = defineResource<ProviderContext>({
     const expiresIn = knownString(config, "expires_in");
     const expiry = knownString(planned, "expiry");
     const at = expiresIn !== undefined ? now().getTime() + parseDuration(expiresIn)! : expiry !== undefined ? parseRfc3339(expiry) : undefined;
-    const created = await ctx.client.createToken({
+    const created = await createTokenOnce(ctx.client, {
       label: requireString(planned, "label"),
       ...(knownString(planned, "scopes") !== undefined ? { scopes: knownString(planned, "scopes") } : {}),
       ...(at !== undefined ? { expiry: toApiTimestamp(at) } : {}),

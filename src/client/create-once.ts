@@ -1,0 +1,146 @@
+/**
+ * Creates that are never silently duplicated. When a create's outcome is unknown (the
+ * connection broke after the request went out, no answer in time, a 5xx), the object may exist
+ * already. Before anything else the collection is searched for an object that matches the
+ * request and was created since the first attempt began, and that no other create of this
+ * client has claimed: found, it is adopted (or, where the lost answer carried a value the API
+ * never shows again, discarded); not found, the create is tried again, after a back-off, within
+ * the client's retry budget. A refusal (4xx) is final, as before.
+ */
+import type { z } from "zod";
+import { formatTimestamp, parseTimestamp } from "../contract/common";
+import type { OAuthClient, OAuthClientCreate } from "../contract/oauth-clients";
+import { sameSshKey } from "../contract/sshkey-format";
+import type { SshKey, SshKeyCreate } from "../contract/sshkeys";
+import type { Tag, TagCreate } from "../contract/tags";
+import type { PersonalAccessToken, TokenCreate } from "../contract/tokens";
+import { ApiError, NetworkError, isNotFound } from "./errors";
+import type { MgmtClient } from "./index";
+
+/** Whether a failed create may nonetheless have happened on the server. */
+export function outcomeUnknown(err: unknown): boolean {
+  if (err instanceof NetworkError) return err.kind === "network" || err.kind === "timeout";
+  return err instanceof ApiError && err.status >= 500;
+}
+
+/**
+ * Servers stamp `created` in whole seconds on their own clock: a candidate counts as new from
+ * this long before the first attempt, so a second boundary or a small clock skew never hides it.
+ */
+export const CREATED_SLACK_MS = 5_000;
+
+export interface CreateOnce<T> {
+  create(): Promise<T>;
+  /** Objects matching the request created at or after `since` (any order). */
+  candidates(since: Date): Promise<T[]>;
+  /** The identity claims are kept by (an id, a label). */
+  key(item: T): string;
+  /** `adopt` (default): the found object is the result. `discard`: delete it and create again (its answer held a value that is lost). */
+  readonly found?: "adopt" | "discard";
+  discard?(item: T): Promise<void>;
+}
+
+export interface Created<T> {
+  readonly value: T;
+  /** True when the value is an object a lost answer had created, found and adopted. */
+  readonly adopted: boolean;
+}
+
+/** Keys of the objects each client's creates have produced or adopted, per collection. */
+const claims = new WeakMap<MgmtClient, Map<string, Set<string>>>();
+
+function claimed(client: MgmtClient, collection: string): Set<string> {
+  let byCollection = claims.get(client);
+  if (!byCollection) claims.set(client, (byCollection = new Map()));
+  let keys = byCollection.get(collection);
+  if (!keys) byCollection.set(collection, (keys = new Set()));
+  return keys;
+}
+
+export async function createOnce<T>(client: MgmtClient, collection: string, o: CreateOnce<T>): Promise<Created<T>> {
+  const since = new Date(Date.now() - CREATED_SLACK_MS);
+  const mine = claimed(client, collection);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const value = await o.create();
+      mine.add(o.key(value));
+      return { value, adopted: false };
+    } catch (err) {
+      if (!outcomeUnknown(err)) throw err;
+      const found = (await o.candidates(since)).filter((c) => !mine.has(o.key(c)));
+      if (found.length > 0 && (o.found ?? "adopt") === "adopt") {
+        const value = found[0]!;
+        mine.add(o.key(value));
+        return { value, adopted: true };
+      }
+      for (const orphan of found) await o.discard?.(orphan);
+      if (attempt > client.http.policy.maxRetries) throw err;
+      await client.http.backoff(attempt);
+    }
+  }
+}
+
+// The creates of the collections the provider manages, each with what makes an object "the same request".
+
+const createdSince = (created: string, since: Date) => parseTimestamp(created).getTime() >= since.getTime();
+
+async function collect<T>(items: AsyncIterable<T>, keep: (item: T) => boolean): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) if (keep(item)) out.push(item);
+  return out;
+}
+
+export function createSshKeyOnce(client: MgmtClient, body: SshKeyCreate): Promise<Created<SshKey>> {
+  return createOnce(client, "sshkeys", {
+    create: () => client.createSshKey(body),
+    candidates: (since) => collect(client.listSshKeys(), (k) => k.label === (body.label ?? "") && sameSshKey(k.ssh_key, body.ssh_key) && createdSince(k.created, since)),
+    key: (k) => String(k.id),
+  });
+}
+
+/** A token found after a lost answer is revoked and created again: its value was only in that answer. */
+export async function createTokenOnce(client: MgmtClient, body: TokenCreate): Promise<PersonalAccessToken> {
+  const made = await createOnce(client, "tokens", {
+    create: () => client.createToken(body),
+    candidates: (since) => collect(client.listTokens(), (t) => t.label === body.label && createdSince(t.created, since)),
+    key: (t) => String(t.id),
+    found: "discard",
+    discard: async (t) => {
+      await client.revokeToken(t.id).catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
+    },
+  });
+  return made.value;
+}
+
+/**
+ * OAuth clients carry no creation time: the events feed says which were created since (it
+ * needs `events:read_only`; without it the search fails and so does the create, rather than
+ * risk a duplicate). An adopted client's secret was in the lost answer: the caller resets it.
+ */
+export function createOAuthClientOnce(client: MgmtClient, body: z.input<typeof OAuthClientCreate>): Promise<Created<OAuthClient>> {
+  return createOnce(client, "oauth-clients", {
+    create: () => client.createOAuthClient(body),
+    candidates: async (since) => {
+      const events = await collect(client.listEvents({ filter: { action: "oauth_client_create", created: { "+gte": formatTimestamp(since) } } }), () => true);
+      const found: OAuthClient[] = [];
+      for (const e of events) {
+        if (e.entity === null) continue;
+        const c = await client.getOAuthClient(String(e.entity.id)).catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
+        if (c && c.label === body.label && c.redirect_uri === body.redirect_uri && c.public === (body.public ?? false)) found.push(c);
+      }
+      return found;
+    },
+    key: (c) => c.id,
+  });
+}
+
+/** Labels are unique: a tag with the label after a lost answer is the one the request made. */
+export function createTagOnce(client: MgmtClient, body: TagCreate): Promise<Created<Tag>> {
+  return createOnce(client, "tags", {
+    create: () => client.createTag(body),
+    candidates: async () => collect(client.listTags(), (t) => t.label === body.label),
+    key: (t) => t.label,
+  });
+}

@@ -1,0 +1,107 @@
+/** Creates under lost answers and server errors, through a fault proxy in front of a real mgmt serve: never a duplicate. */
+import { MgmtClient } from "../../src/client";
+import { createOAuthClientOnce, createSshKeyOnce, createTagOnce, createTokenOnce, outcomeUnknown } from "../../src/client/create-once";
+import { ApiError, NetworkError } from "../../src/client/errors";
+import { ManualClock, silentLogger, startServer, type RunningServer } from "../../src/server";
+import { FaultProxy, type Fault } from "../support/fault-proxy";
+import { sshKeyText } from "../support/ssh-keys";
+
+let server: RunningServer;
+let clock: ManualClock;
+let proxy: FaultProxy;
+let client: MgmtClient;
+
+beforeEach(async () => {
+  clock = new ManualClock(new Date().toISOString());
+  server = await startServer({ logger: silentLogger, clock });
+  proxy = await FaultProxy.start(server.url);
+  client = new MgmtClient({ url: proxy.url, token: server.token!, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+});
+afterEach(async () => {
+  await client.close();
+  await proxy.close();
+  await server.close();
+});
+
+/** The first `times` requests of `method` to `path` get `fault`. */
+function faultFirst(method: string, path: string, fault: Fault, times = 1): void {
+  let left = times;
+  proxy.rule = (m, p) => (m === method && p === path && left-- > 0 ? fault : undefined);
+}
+
+async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const i of items) out.push(i);
+  return out;
+}
+
+describe("creates whose outcome is unknown", () => {
+  it("sorts failures: lost connections, timeouts and 5xx may have happened; refusals did not", () => {
+    const network = (kind: "network" | "timeout" | "connect" | "aborted") => new NetworkError({ kind, method: "POST", path: "/x", origin: "o", attempts: 1 });
+    const api = (status: number) => new ApiError({ status, method: "POST", path: "/x", errors: [{ reason: "r" }], attempts: 1 });
+    expect([network("network"), network("timeout"), api(500), api(503)].map(outcomeUnknown)).toEqual([true, true, true, true]);
+    expect([network("connect"), network("aborted"), api(400), api(404), api(429)].map(outcomeUnknown)).toEqual([false, false, false, false, false]);
+  });
+
+  it("adopts the SSH key a dropped answer had created, instead of creating a second", async () => {
+    faultFirst("POST", "/profile/sshkeys", { kind: "drop-after" });
+    const key = sshKeyText("ed25519", "lost@answer");
+    const made = await createSshKeyOnce(client, { label: "lost", ssh_key: key });
+    expect(made.adopted).toBe(true);
+    expect((await all(client.listSshKeys())).filter((k) => k.label === "lost").map((k) => k.id)).toEqual([made.value.id]);
+    expect(proxy.counters.byMethod.POST).toBe(1);
+  });
+
+  it("retries a create that got 503 and finds nothing, once", async () => {
+    faultFirst("POST", "/profile/sshkeys", { kind: "status", status: 503 }, 2);
+    const made = await createSshKeyOnce(client, { label: "busy", ssh_key: sshKeyText("ed25519", "busy") });
+    expect(made.adopted).toBe(false);
+    expect((await all(client.listSshKeys())).filter((k) => k.label === "busy")).toHaveLength(1);
+    expect(proxy.counters.byMethod.POST).toBe(3);
+  });
+
+  it("never adopts an identical key that existed before the request", async () => {
+    const key = sshKeyText("ed25519", "old");
+    clock.set(new Date(Date.now() - 3_600_000));
+    const old = await client.createSshKey({ label: "same", ssh_key: key });
+    clock.set(new Date());
+    faultFirst("POST", "/profile/sshkeys", { kind: "drop-after" });
+    const made = await createSshKeyOnce(client, { label: "same", ssh_key: key });
+    expect(made.value.id).not.toBe(old.id);
+    expect((await all(client.listSshKeys())).filter((k) => k.label === "same")).toHaveLength(2);
+  });
+
+  it("revokes a token whose value was lost with its answer and creates it again", async () => {
+    faultFirst("POST", "/profile/tokens", { kind: "drop-after" });
+    const token = await createTokenOnce(client, { label: "lost-token" });
+    expect(token.token.length).toBeGreaterThan(16);
+    const live = (await all(client.listTokens())).filter((t) => t.label === "lost-token");
+    expect(live.map((t) => t.id)).toEqual([token.id]);
+  });
+
+  it("adopts an OAuth client found through the events feed", async () => {
+    faultFirst("POST", "/account/oauth-clients", { kind: "drop-after" });
+    const made = await createOAuthClientOnce(client, { label: "lost-client", redirect_uri: "https://example.com/cb" });
+    expect(made.adopted).toBe(true);
+    expect((await all(client.listOAuthClients())).filter((c) => c.label === "lost-client").map((c) => c.id)).toEqual([made.value.id]);
+  });
+
+  it("adopts a tag by its label", async () => {
+    faultFirst("POST", "/tags", { kind: "drop-after" });
+    const made = await createTagOnce(client, { label: "lost-tag" });
+    expect(made).toEqual({ value: { label: "lost-tag" }, adopted: true });
+  });
+
+  it("does not retry a refusal", async () => {
+    await expect(createSshKeyOnce(client, { label: "x".repeat(65), ssh_key: sshKeyText("ed25519", "x") })).rejects.toMatchObject({ status: 400 });
+    expect(proxy.counters.byMethod.POST).toBe(1);
+  });
+
+  it("gives up after the retry budget when the create keeps failing and nothing appears", async () => {
+    proxy.rule = (m) => (m === "POST" ? { kind: "status", status: 500 } : undefined);
+    const strict = new MgmtClient({ url: proxy.url, token: server.token!, maxRetries: 2, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+    await expect(createSshKeyOnce(strict, { label: "never", ssh_key: sshKeyText("ed25519", "never") })).rejects.toMatchObject({ status: 500 });
+    await strict.close();
+    expect(proxy.counters.byMethod.POST).toBe(3);
+  });
+});

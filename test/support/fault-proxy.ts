@@ -1,0 +1,99 @@
+/**
+ * A loopback HTTP proxy in front of a real `mgmt serve` that misbehaves the way bad networks
+ * and overloaded APIs do: it drops the answer of a request the server already processed,
+ * answers 429/503 itself without forwarding, or delays. Which requests it hits is decided by a
+ * seeded rule, so a run is reproducible. Loopback only; every request is bounded by the server.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { request } from "undici";
+
+export type Fault =
+  /** Forward, let the server commit, then close the connection without the answer. */
+  | { readonly kind: "drop-after" }
+  /** Answer this status without forwarding (`retryAfter` seconds, when given). */
+  | { readonly kind: "status"; readonly status: number; readonly retryAfter?: number }
+  /** Wait, then forward. */
+  | { readonly kind: "delay"; readonly ms: number };
+
+export type FaultRule = (method: string, path: string) => Fault | undefined;
+
+export interface ProxyCounters {
+  forwarded: number;
+  dropped: number;
+  refused: number;
+  delayed: number;
+  /** Requests per method as clients sent them (faulted or not). */
+  byMethod: Record<string, number>;
+}
+
+/** Mulberry32: a small seeded generator, so fault sequences repeat run to run. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class FaultProxy {
+  readonly counters: ProxyCounters = { forwarded: 0, dropped: 0, refused: 0, delayed: 0, byMethod: {} };
+  rule: FaultRule = () => undefined;
+  private readonly server: Server;
+
+  private constructor(private readonly upstream: string) {
+    this.server = createServer((req, res) => void this.handle(req, res));
+  }
+
+  /** `upstream` is the server's API root (`http://127.0.0.1:PORT/v4`). */
+  static async start(upstream: string): Promise<FaultProxy> {
+    const proxy = new FaultProxy(new URL(upstream).origin);
+    await new Promise<void>((resolve) => proxy.server.listen(0, "127.0.0.1", resolve));
+    return proxy;
+  }
+
+  /** The API root through the proxy. */
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v4`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const method = req.method ?? "GET";
+    const path = (req.url ?? "/").replace(/\?.*$/, "").replace(/^\/v4/, "");
+    this.counters.byMethod[method] = (this.counters.byMethod[method] ?? 0) + 1;
+    const fault = this.rule(method, path);
+    if (fault?.kind === "status") {
+      this.counters.refused++;
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (fault.retryAfter !== undefined) headers["retry-after"] = String(fault.retryAfter);
+      res.writeHead(fault.status, headers).end(JSON.stringify({ errors: [{ reason: "Injected by the fault proxy" }] }));
+      return;
+    }
+    if (fault?.kind === "delay") {
+      this.counters.delayed++;
+      await new Promise((resolve) => setTimeout(resolve, fault.ms));
+    }
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== "host" && k !== "connection" && k !== "content-length")) as Record<string, string>;
+    const answer = await request(this.upstream + (req.url ?? "/"), { method: method as "GET", headers, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined });
+    const body = Buffer.from(await answer.body.arrayBuffer());
+    this.counters.forwarded++;
+    if (fault?.kind === "drop-after") {
+      this.counters.dropped++;
+      res.socket?.destroy();
+      return;
+    }
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(answer.headers)) if (typeof v === "string" && k !== "transfer-encoding" && k !== "connection") out[k] = v;
+    res.writeHead(answer.statusCode, out).end(body);
+  }
+}
