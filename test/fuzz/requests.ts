@@ -186,8 +186,20 @@ export interface Knowns {
 const METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"];
 
 export function requestArbitrary(ops: readonly Operation[], knowns: () => Knowns): fc.Arbitrary<FuzzRequest> {
+  // Built once per operation and set of known values: building them is dearer than drawing from them.
+  const built = new WeakMap<Knowns, Map<Operation, fc.Arbitrary<FuzzRequest>>>();
   return fc.constantFrom(...ops).chain((op) => {
     const k = knowns();
+    let forKnowns = built.get(k);
+    if (forKnowns === undefined) built.set(k, (forKnowns = new Map()));
+    let arbitrary = forKnowns.get(op);
+    if (arbitrary === undefined) forKnowns.set(op, (arbitrary = operationArbitrary(op, k)));
+    return arbitrary;
+  });
+}
+
+function operationArbitrary(op: Operation, k: Knowns): fc.Arbitrary<FuzzRequest> {
+  {
     const param = (name: string) => {
       const known = k.values[name] ?? [];
       return fc.oneof(
@@ -229,5 +241,5 @@ export function requestArbitrary(ops: readonly Operation[], knowns: () => Knowns
         op: `${op.method} ${op.path}`,
       };
     });
-  });
+  }
 }

@@ -85,15 +85,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const request = options.timeouts?.request ?? DEFAULT_TIMEOUTS.request;
   // Short limits are checked often enough to mean what they say.
   const checkInterval = options.timeouts?.checkInterval ?? Math.min(DEFAULT_TIMEOUTS.checkInterval, Math.max(25, Math.floor(Math.min(headers, request) / 4)));
-  const timeouts: Timeouts = { headers, request, checkInterval };
   const app = Fastify({
     logger: false,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     rewriteUrl: (req) => (req.url ?? "/").replace(BETA_PREFIX, API_PREFIX),
-    requestTimeout: timeouts.request,
+    requestTimeout: request,
     // Node refuses a headers timeout longer than the request timeout.
-    http: { headersTimeout: Math.min(timeouts.headers, timeouts.request), connectionsCheckingInterval: timeouts.checkInterval },
+    http: { headersTimeout: Math.min(headers, request), connectionsCheckingInterval: checkInterval },
     clientErrorHandler: onClientError,
     frameworkErrors: (error, _req, reply) => {
       const { status, body } = errorResponse(error);

@@ -129,7 +129,8 @@ export function openApiDocument(routes: readonly RouteInfo[], info: OpenApiInfo 
       version: info.version ?? "4",
       description: "What the local `mgmt serve` implements. Generated from its routes and the contract's zod schemas.",
     },
-    servers: [{ url: API_PREFIX }],
+    // Every path is served under both prefixes, as upstream does.
+    servers: [{ url: API_PREFIX }, { url: `${API_PREFIX}beta`, description: "The same API under upstream's beta prefix" }],
     paths,
     components: {
       schemas: { ErrorBody: jsonSchema(ErrorBody, "output") },

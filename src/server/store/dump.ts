@@ -37,3 +37,15 @@ export async function tablesOf(db: Kysely<unknown>): Promise<TableColumns[]> {
     .map((t) => ({ name: t.name, columns: t.columns.map((c) => c.name) }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }
+
+/**
+ * A value that stays the same while no transaction has written to the store, and changes once
+ * one may have (even one rolled back): a cheap test before comparing two dumps. SQLite counts
+ * the rows its one connection changed; Postgres gives out a transaction id to every transaction
+ * that writes, so the next one to be given (cluster-wide) moves.
+ */
+export async function changeMark(db: Kysely<unknown>): Promise<string> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const query = postgres ? sql<{ n: unknown }>`SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS n` : sql<{ n: unknown }>`SELECT total_changes() AS n`;
+  return String((await query.execute(db)).rows[0]?.n);
+}

@@ -9,7 +9,7 @@ import { profileAreaRepos } from "./kysely-profile";
 import { oauthTagsEventsRepos } from "./kysely-oauth-tags-events";
 import { KyselyBillingRepo } from "./kysely-billing";
 import { wipeDatabase } from "./wipe";
-import { dumpDatabase, tablesOf, type Dump, type TableColumns } from "./dump";
+import { changeMark, dumpDatabase, tablesOf, type Dump, type TableColumns } from "./dump";
 import type { Database, SshKeyRow, TokenRow, UserRow } from "./tables";
 import type {
   AccountRecord,
@@ -305,6 +305,11 @@ export class KyselyStore implements Store {
     const db = this.db as unknown as Kysely<unknown>;
     this.tables ??= tablesOf(db);
     return this.tables.then((tables) => dumpDatabase(db, tables));
+  }
+
+  /** Changes whenever a transaction may have written (see `./dump.ts`). */
+  changeMark(): Promise<string> {
+    return changeMark(this.db as unknown as Kysely<unknown>);
   }
 
   /** Empties every table (see `./wipe.ts`); not inside a transaction. */

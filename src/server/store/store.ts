@@ -302,6 +302,8 @@ export interface Store {
   wipe?(): Promise<void>;
   /** Every row of every table, comparable between two states (tests that check nothing changed). Optional. */
   dump?(): Promise<Record<string, string[]>>;
+  /** A value that changes whenever a transaction may have written, so that equal marks need no dumps compared. Optional. */
+  changeMark?(): Promise<string>;
   close(): Promise<void>;
 }
 
