@@ -29,5 +29,3 @@ export const API_FILTERABLE = {
   "/profile/tokens": { label: "string", created: "timestamp" },
   "/tags": { label: "string" },
 } as const satisfies Readonly<Record<string, Readonly<Record<string, ApiFieldType>>>>;
-
-export type FilterableList = keyof typeof API_FILTERABLE;

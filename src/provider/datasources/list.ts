@@ -9,7 +9,7 @@ import { list, object, string } from "../framework/attributes";
 import type { Diagnostic } from "../framework/diagnostics";
 import { defineDataSource, type Attributes, type DataSourceDefinition, type Operation } from "../framework/resource";
 import type { ObjectValue } from "../framework/value";
-import { API_FILTERABLE, type FilterableList } from "./api-filterable";
+import { API_FILTERABLE, type ApiFieldType } from "./api-filterable";
 import { withScope } from "./common";
 import { apiFilter, argumentsId, filterAttributes, filterFieldsOf, matchesAll, parseQuery, sortItems, validateFilters, type FilterFields } from "./filter";
 
@@ -36,8 +36,8 @@ export interface ListDefinition<T> {
 }
 
 export function defineListDataSource<T>(def: ListDefinition<T>): DataSourceDefinition<ProviderContext> & { readonly fields: FilterFields } {
-  const api = (API_FILTERABLE as Readonly<Record<string, Readonly<Record<string, "string" | "number" | "boolean" | "timestamp">>>>)[def.path as FilterableList] ?? {};
-  const fields = filterFieldsOf(def.item, api);
+  const tables: Readonly<Record<string, Readonly<Record<string, ApiFieldType>>>> = API_FILTERABLE;
+  const fields = filterFieldsOf(def.item, tables[def.path] ?? {});
   const own = def.arguments ?? {};
   const argumentNames = [...Object.keys(own), "filter", "order_by", "order", "limit"];
 
