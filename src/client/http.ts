@@ -92,6 +92,8 @@ export interface RequestSpec<S extends z.ZodType> extends CallOptions {
   /** Schema the success body must match. */
   readonly schema: S;
   readonly headers?: Readonly<Record<string, string>>;
+  /** Safe to repeat although its method is not (a reset whose latest answer is the one that counts). */
+  readonly idempotent?: boolean;
 }
 
 /**
@@ -279,7 +281,7 @@ export class HttpClient {
       } catch (err) {
         if (!(err instanceof AttemptFailure)) throw err;
         report({ failure: errorCode(err.error) ?? err.kind });
-        const decision = decideRetry({ method, outcome: { failure: err.kind }, attempts }, this.policy, this.#now(), this.#random);
+        const decision = decideRetry({ method, outcome: { failure: err.kind }, attempts, idempotent: spec.idempotent }, this.policy, this.#now(), this.#random);
         if (!decision.retry) {
           const detail = err.kind === "timeout" ? `no complete answer within ${this.timeoutMs} ms` : undefined;
           throw failure(err.kind, attempts, err.error, detail);
@@ -292,7 +294,7 @@ export class HttpClient {
       if (res.status >= 200 && res.status < 300) return { res, path };
 
       const retryAfter = res.headers["retry-after"];
-      const decision = decideRetry({ method, outcome: { status: res.status }, attempts, retryAfter }, this.policy, this.#now(), this.#random);
+      const decision = decideRetry({ method, outcome: { status: res.status }, attempts, retryAfter, idempotent: spec.idempotent }, this.policy, this.#now(), this.#random);
       if (decision.retry) {
         await this.#pause({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason: String(res.status) }, signal, () => failure("aborted", attempts, signal?.reason));
         continue;

@@ -154,9 +154,9 @@ export class MgmtClient {
     return this.remove("deleteOAuthClient", route`/account/oauth-clients/${id}`, o);
   }
 
-  /** A new secret, in the answer only. */
+  /** A new secret, in the answer only. Retried like an idempotent call: a repeated reset leaves the latest secret, which is the one answered. */
   async resetOAuthClientSecret(id: string, o?: CallOptions): Promise<OAuthClient> {
-    return this.send("resetOAuthClientSecret", "POST", route`/account/oauth-clients/${id}/reset-secret`, undefined, OAuthClient, o);
+    return this.http.request({ operation: "resetOAuthClientSecret", method: "POST", path: route`/account/oauth-clients/${id}/reset-secret`, schema: OAuthClient, idempotent: true, signal: o?.signal });
   }
 
   /** The public thumbnail operation: the image bytes as uploaded. */

@@ -101,8 +101,7 @@ export function isIdempotent(method: string): boolean {
 }
 
 /** May this outcome of this method be tried again (attempt budget aside)? */
-export function isRetryable(method: string, outcome: Outcome): boolean {
-  const idempotent = isIdempotent(method);
+export function isRetryable(method: string, outcome: Outcome, idempotent = isIdempotent(method)): boolean {
   if ("status" in outcome) {
     if (outcome.status === 429) return true;
     return idempotent && RETRYABLE_STATUSES.has(outcome.status);
@@ -152,11 +151,13 @@ export interface RetryInput {
   readonly attempts: number;
   /** The response's Retry-After header, if any. */
   readonly retryAfter?: string | string[] | null;
+  /** Overrides the method's own idempotency: a POST whose repetition is harmless (a secret reset). */
+  readonly idempotent?: boolean;
 }
 
 /** The whole policy: whether to try again and after how long. */
 export function decideRetry(input: RetryInput, policy: RetryPolicy, nowMs: number, random: () => number): RetryDecision {
-  if (!isRetryable(input.method, input.outcome)) return { retry: false, why: "not-retryable" };
+  if (!isRetryable(input.method, input.outcome, input.idempotent)) return { retry: false, why: "not-retryable" };
   if (input.attempts > policy.maxRetries) return { retry: false, why: "exhausted" };
   const retryAfterMs = "status" in input.outcome ? parseRetryAfter(input.retryAfter, nowMs) : undefined;
   if (retryAfterMs !== undefined) {

@@ -19,7 +19,7 @@ interface StateJson {
 
 export class EngineStack {
   readonly dir: string;
-  readonly env: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** Everything every command printed, for checks that a secret never shows. */
   readonly transcript: string[] = [];
 
@@ -37,6 +37,11 @@ export class EngineStack {
     const stack = new EngineStack(engine, server, new MgmtClient({ url: server.url, token: server.token }));
     await stack.ok("init");
     return stack;
+  }
+
+  /** Sends the provider's requests to another API root (a fault proxy in front of the server). */
+  pointAt(url: string): void {
+    this.env = { ...this.env, MGMT_URL: url };
   }
 
   async stop(): Promise<void> {
