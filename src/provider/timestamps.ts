@@ -14,12 +14,14 @@ export function parseRfc3339(text: string): number | undefined {
   const m = RFC3339.exec(text);
   if (!m) return undefined;
   const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const calendar = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  const calendar = new Date(Date.UTC(2000, mo - 1, d, h, mi, s));
+  // Date.UTC maps years 0-99 to the 1900s; the engines hand such years over (plantimestamp() during validate is 0000-01-01).
+  calendar.setUTCFullYear(y, mo - 1, d);
   if (calendar.getUTCFullYear() !== y || calendar.getUTCMonth() !== mo - 1 || calendar.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return undefined;
   const offset = m[8]!;
   if (offset.length > 1 && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return undefined;
-  const ms = Date.parse(text.toUpperCase());
-  return Number.isNaN(ms) ? undefined : ms;
+  const offsetMinutes = offset.length > 1 ? (offset[0] === "-" ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6))) : 0;
+  return calendar.getTime() + Math.round(Number(m[7] ?? 0) * 1000) - offsetMinutes * 60_000;
 }
 
 export const rfc3339 = (text: string): string | undefined =>
