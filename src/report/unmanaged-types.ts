@@ -7,13 +7,7 @@
  * Singletons (mgmt_account_contact, mgmt_profile_settings) have no entry on purpose: the object
  * always exists, so "not in state" means "not managed here", never "left behind".
  */
-import type { MgmtClient } from "../client";
-import { listAll, paginate } from "../client";
-import { paginated, PAGE_SIZE } from "../contract/common";
-import { OAuthClient } from "../contract/oauth-clients";
-import { Tag } from "../contract/tags";
-import { PersonalAccessToken } from "../contract/tokens";
-import type { z } from "zod";
+import { listAll, type MgmtClient } from "../client";
 
 /** Why a live object that no state holds is still not reported as unmanaged. */
 export type KnownRole = "bootstrap" | "acting";
@@ -42,12 +36,6 @@ export interface UnmanagedType {
 
 const idOf = (values: Record<string, unknown>) => (typeof values.id === "string" || typeof values.id === "number" ? String(values.id) : undefined);
 
-/** Typed list methods for these endpoints are not in the client yet; the generic request path is. */
-function listEndpoint<S extends z.ZodType>(client: MgmtClient, operation: string, path: string, item: S): Promise<z.output<S>[]> {
-  const envelope = paginated(item);
-  return listAll(paginate((page) => client.http.request({ operation, method: "GET", path, query: { page, page_size: PAGE_SIZE.max }, schema: envelope }))) as Promise<z.output<S>[]>;
-}
-
 /** The API shows a token's first 16 characters after creation; so does this comparison. */
 export const TOKEN_PREFIX_CHARS = 16;
 
@@ -65,18 +53,14 @@ export const UNMANAGED_TYPES: readonly UnmanagedType[] = [
     type: "mgmt_ssh_key",
     title: "SSH keys",
     stateId: idOf,
-    list: async ({ client }) => {
-      const out: LiveObject[] = [];
-      for await (const k of client.listSshKeys()) out.push({ importId: String(k.id), label: k.label });
-      return out;
-    },
+    list: async ({ client }) => (await listAll(client.listSshKeys())).map((k) => ({ importId: String(k.id), label: k.label })),
   },
   {
     type: "mgmt_token",
     title: "personal access tokens",
     stateId: idOf,
     list: async ({ client, actingToken }) =>
-      (await listEndpoint(client, "listTokens", "/profile/tokens", PersonalAccessToken)).map((t) => {
+      (await listAll(client.listTokens())).map((t) => {
         const role = tokenRole(t, actingToken);
         return { importId: String(t.id), label: t.label, ...(role ? { role } : {}) };
       }),
@@ -85,13 +69,13 @@ export const UNMANAGED_TYPES: readonly UnmanagedType[] = [
     type: "mgmt_oauth_client",
     title: "OAuth clients",
     stateId: idOf,
-    list: async ({ client }) => (await listEndpoint(client, "listOAuthClients", "/account/oauth-clients", OAuthClient)).map((c) => ({ importId: c.id, label: c.label })),
+    list: async ({ client }) => (await listAll(client.listOAuthClients())).map((c) => ({ importId: c.id, label: c.label })),
   },
   {
     type: "mgmt_tag",
     title: "tags",
     // A tag's id is its label, and it is imported by label.
     stateId: (values) => (typeof values.label === "string" ? values.label : idOf(values)),
-    list: async ({ client }) => (await listEndpoint(client, "listTags", "/tags", Tag)).map((t) => ({ importId: t.label, label: t.label })),
+    list: async ({ client }) => (await listAll(client.listTags())).map((t) => ({ importId: t.label, label: t.label })),
   },
 ];
