@@ -35,6 +35,7 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
   let dir: string;
   let env: NodeJS.ProcessEnv;
   let driftEnv: NodeJS.ProcessEnv;
+  let tokenValue: string;
   const keys = Object.fromEntries(["a", "b", "c", "d", "e", "f", "g"].map((k) => [k, sshKeyText("ed25519", `${k}@test`)]));
 
   const run = (cwd: string, command: string, ...args: string[]): Promise<EngineResult> => runEngine(engine, [command, "-no-color", ...args], cwd, env);
@@ -69,6 +70,9 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
     for (const t of texts) {
       expect(t).not.toContain(SECRET);
       expect(t).not.toContain(NESTED_SECRET);
+      expect(t).not.toContain(tokenValue);
+      // Nor the 16-character prefix the API shows of it.
+      expect(t).not.toContain(tokenValue.slice(0, 16));
     }
   };
 
@@ -91,11 +95,16 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
           destroyed: { label: "destroyed", ssh_key: keys.c },
           drifted: { label: "drifted", ssh_key: keys.d },
         },
+        // Destroyed by the mixed plan, whose JSON then carries the token's value as a sensitive `before`.
+        mgmt_token: { doomed: { label: "doomed", scopes: "account:read_only" } },
       },
       output: { labels: { value: ["${mgmt_ssh_key.updated.label}"] }, secret: { value: { inner: ["${var.nested}"] }, sensitive: true } },
     });
     await ok(dir, "init");
     await ok(dir, "apply", "-auto-approve");
+    const state = JSON.parse((await runEngine(engine, ["show", "-json"], dir, env)).stdout) as { values: { root_module: { resources: { address: string; values: { token?: string } }[] } } };
+    tokenValue = state.values.root_module.resources.find((r) => r.address === "mgmt_token.doomed")!.values.token!;
+    expect(tokenValue.length).toBeGreaterThan(16);
   });
 
   afterAll(async () => {
@@ -128,18 +137,20 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
     // The engine's own JSON carries the secrets in clear (variables, planned values): the test can fail.
     expect(planJson).toContain(SECRET);
     expect(planJson).toContain(NESTED_SECRET);
+    expect(planJson).toContain(tokenValue);
 
     // The pure parts on the engine's own JSON: masking, replace paths, reasons.
     const direct = summarize(parsePlanJson(planJson));
     expect(direct.groups.create[0]!.attributes.find((a) => a.name === "label")).toMatchObject({ before: undefined, after: SENSITIVE });
     expect(direct.groups.replace[0]!.attributes.filter((a) => a.forcesReplacement).map((a) => a.name)).toEqual(["ssh_key"]);
-    expect(direct.groups.delete[0]!.actionReason).toBe("delete_because_no_resource_config");
+    expect(direct.groups.delete.map((e) => e.actionReason)).toEqual(["delete_because_no_resource_config", "delete_because_no_resource_config"]);
+    expect(direct.groups.delete[1]!.attributes.find((a) => a.name === "token")).toMatchObject({ before: SENSITIVE, after: undefined });
     expect(direct.groups.import[0]!.importId).toBe(String(outside.id));
 
     const md = await mgmt("plan-report", "--plan", "mixed.json", "--title", "Plan: stack", "--detailed-exitcode");
     expect({ code: md.code, stderr: md.stderr }).toEqual({ code: 2, stderr: "" });
     noSecret(md.stdout);
-    expect(md.stdout).toMatch(/^## Plan: stack\n\n\*\*1 to add, 2 to change, 1 to replace, 1 to destroy, 1 to import\*\* · 1 changed outside of Terraform\n/);
+    expect(md.stdout).toMatch(/^## Plan: stack\n\n\*\*1 to add, 2 to change, 1 to replace, 2 to destroy, 1 to import\*\* · 1 changed outside of Terraform\n/);
     expect(md.stdout).toContain("> [!WARNING]");
     const f = folds(md.stdout);
     const addresses = (body: string | undefined) => [...(body ?? "").matchAll(/^- `([^`]+)`/gm)].map((m) => m[1]);
@@ -155,7 +166,7 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
       create: ["mgmt_ssh_key.created"],
       update: ["mgmt_ssh_key.drifted", "mgmt_ssh_key.updated"],
       replace: ["mgmt_ssh_key.replaced"],
-      destroy: ["mgmt_ssh_key.destroyed"],
+      destroy: ["mgmt_ssh_key.destroyed", "mgmt_token.doomed"],
       import: ["mgmt_ssh_key.imported"],
       drift: ["mgmt_ssh_key.drifted"],
       outputs: ["labels", "secret"],
@@ -171,7 +182,7 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
     expect(json.code).toBe(2);
     noSecret(json.stdout);
     const report = JSON.parse(json.stdout) as { summary: unknown; drift: unknown; has_destroy: boolean; changes: { address: string; actions: string[] }[] };
-    expect(report.summary).toEqual({ add: 1, change: 2, replace: 1, destroy: 1, import: 1, move: 0, drift: 1 });
+    expect(report.summary).toEqual({ add: 1, change: 2, replace: 1, destroy: 2, import: 1, move: 0, drift: 1 });
     expect(report.drift).toEqual([{ address: "mgmt_ssh_key.drifted", type: "mgmt_ssh_key", actions: ["update"], attributes: ["label"] }]);
     expect(report.has_destroy).toBe(true);
 
