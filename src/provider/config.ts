@@ -4,7 +4,8 @@
  * without writing it in code.
  */
 import { ApiError, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, MgmtClient } from "../client";
-import { int, number, string } from "./framework/attributes";
+import { batchedReads, type BatchedReads } from "./batched-reads";
+import { bool, int, number, string } from "./framework/attributes";
 import { attr, error, type AttributePath, type Diagnostic } from "./framework/diagnostics";
 import type { Log } from "./framework/log";
 import type { Attributes } from "./framework/resource";
@@ -13,6 +14,7 @@ import { isUnknown, knownNumber, type ObjectValue } from "./framework/value";
 
 export interface ProviderContext {
   readonly client: MgmtClient;
+  readonly reads: BatchedReads;
 }
 
 export const PROVIDER_DEFAULTS = {
@@ -42,6 +44,10 @@ export const providerAttributes: Attributes = {
   retry_min_delay_ms: int("optional", `Back-off before the first retry when the API gives no Retry-After, doubling with each retry. Default ${PROVIDER_DEFAULTS.retryMinDelayMs}.`, {
     validate: atLeast(0),
   }),
+  batch_reads: bool(
+    "optional",
+    "Whether a refresh reads each collection (SSH keys, tokens, OAuth clients) in pages of 500 and answers the reads of its objects from that, instead of one request per object. Default true.",
+  ),
   retry_max_delay_ms: int("optional", `Cap of the computed back-off between retries (a Retry-After from the API is always honoured). Default ${PROVIDER_DEFAULTS.retryMaxDelayMs}.`, {
     validate: atLeast(0),
   }),
@@ -96,7 +102,7 @@ export async function configureProvider(
       }),
     onRetry: (e) => log("info", `retrying ${e.method} ${e.path} in ${e.delayMs} ms (${e.reason})`, { operation: e.operation, attempt: e.attempt, delay_ms: e.delayMs, reason: e.reason }),
   });
-  return { ctx: { client } };
+  return { ctx: { client, reads: batchedReads(client, config.batch_reads !== false) } };
 }
 
 function isHttpUrl(text: string): boolean {

@@ -24,7 +24,7 @@ describe("provider configuration", () => {
   it("logs every attempt and each retry with method, path, status, attempt and duration, never a header or a body", async () => {
     api.reply({ status: 503, headers: { "retry-after": "0" }, json: { errors: [{ reason: "busy" }] } }, { status: 200, json: key });
     const { p, lines } = provider();
-    expect((await p.configure({ retry_min_delay_ms: 1, retry_max_delay_ms: 1 })).diagnostics).toEqual([]);
+    expect((await p.configure({ batch_reads: false, retry_min_delay_ms: 1, retry_max_delay_ms: 1 })).diagnostics).toEqual([]);
     expect((await readKey(p)).diagnostics).toEqual([]);
     expect(lines).toEqual([
       { level: "warn", message: "GET /profile/sshkeys/7 503", fields: expect.objectContaining({ method: "GET", path: "/profile/sshkeys/7", status: 503, attempt: 1, duration_ms: expect.any(Number) }) },
@@ -38,7 +38,7 @@ describe("provider configuration", () => {
   it("passes max_retries and the delays to the client", async () => {
     api.handle(() => ({ status: 503, json: { errors: [{ reason: "busy" }] } }));
     const { p } = provider();
-    await p.configure({ max_retries: 2, retry_min_delay_ms: 1, retry_max_delay_ms: 2 });
+    await p.configure({ batch_reads: false, max_retries: 2, retry_min_delay_ms: 1, retry_max_delay_ms: 2 });
     const r = await readKey(p);
     expect(r.diagnostics[0]!.detail).toMatch(/gave up after 3 attempts/);
     expect(api.requests).toHaveLength(3);
@@ -47,7 +47,7 @@ describe("provider configuration", () => {
   it("times out an attempt after request_timeout seconds", async () => {
     api.reply("hang");
     const { p } = provider();
-    await p.configure({ request_timeout: 0.2, max_retries: 0 });
+    await p.configure({ batch_reads: false, request_timeout: 0.2, max_retries: 0 });
     const r = await readKey(p);
     expect(r.diagnostics[0]!.detail).toMatch(/no complete answer within 200 ms/);
   });
@@ -55,7 +55,7 @@ describe("provider configuration", () => {
   it("aborts in-flight requests when the engine asks the provider to stop", async () => {
     api.handle(() => "hang");
     const { p } = provider();
-    await p.configure({});
+    await p.configure({ batch_reads: false });
     const pending = readKey(p);
     while (api.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await p.stop();

@@ -25,6 +25,8 @@ export interface ProxyCounters {
   delayed: number;
   /** Requests per method as clients sent them (faulted or not). */
   byMethod: Record<string, number>;
+  /** Every request as `METHOD /path` (below /v4, without the query), in arrival order. */
+  seen: string[];
 }
 
 /** Mulberry32: a small seeded generator, so fault sequences repeat run to run. */
@@ -40,7 +42,7 @@ export function seeded(seed: number): () => number {
 }
 
 export class FaultProxy {
-  readonly counters: ProxyCounters = { forwarded: 0, dropped: 0, refused: 0, delayed: 0, byMethod: {} };
+  readonly counters: ProxyCounters = { forwarded: 0, dropped: 0, refused: 0, delayed: 0, byMethod: {}, seen: [] };
   rule: FaultRule = () => undefined;
   private readonly server: Server;
 
@@ -71,6 +73,7 @@ export class FaultProxy {
     const method = req.method ?? "GET";
     const path = (req.url ?? "/").replace(/\?.*$/, "").replace(/^\/v4/, "");
     this.counters.byMethod[method] = (this.counters.byMethod[method] ?? 0) + 1;
+    this.counters.seen.push(`${method} ${path}`);
     const fault = this.rule(method, path);
     if (fault?.kind === "status") {
       this.counters.refused++;

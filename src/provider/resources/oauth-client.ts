@@ -100,6 +100,7 @@ export const oauthClientResource = defineResource<ProviderContext>({
   },
 
   async create({ ctx, warn }, planned) {
+    ctx.reads.oauthClients.invalidate();
     const created = await createOAuthClientOnce(ctx.client, {
       label: requireString(planned, "label"),
       redirect_uri: requireString(planned, "redirect_uri"),
@@ -121,12 +122,13 @@ export const oauthClientResource = defineResource<ProviderContext>({
 
   async read({ ctx }, state) {
     const id = requireString(state, "id");
-    const live = await orNullIfGone(() => ctx.client.getOAuthClient(id));
+    const live = await ctx.reads.oauthClients.read(id);
     if (live === null) return null;
     return toState(live, state, await liveThumbnail(ctx, id, (state.thumbnail as string | null) ?? null));
   },
 
   async update({ ctx }, prior, planned) {
+    ctx.reads.oauthClients.invalidate();
     const id = requireString(prior, "id");
     const change = {
       ...(planned.label !== prior.label ? { label: requireString(planned, "label") } : {}),
@@ -154,6 +156,7 @@ export const oauthClientResource = defineResource<ProviderContext>({
   },
 
   async delete({ ctx }, state) {
+    ctx.reads.oauthClients.invalidate();
     await orNullIfGone(() => ctx.client.deleteOAuthClient(requireString(state, "id")));
   },
 

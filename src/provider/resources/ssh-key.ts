@@ -33,20 +33,24 @@ export const sshKeyResource = defineResource<ProviderContext>({
   },
 
   async create({ ctx, warn }, planned) {
+    ctx.reads.sshKeys.invalidate();
     const made = await createSshKeyOnce(ctx.client, { label: requireString(planned, "label"), ssh_key: requireString(planned, "ssh_key") });
     if (made.adopted) warn(...adoptedWarning("mgmt_ssh_key", String(made.value.id)));
     return toState(made.value);
   },
 
   async read({ ctx }, state) {
-    return orNullIfGone(async () => toState(await ctx.client.getSshKey(parseId(requireString(state, "id")))));
+    const key = await ctx.reads.sshKeys.read(String(parseId(requireString(state, "id"))));
+    return key === null ? null : toState(key);
   },
 
   async update({ ctx }, prior, planned) {
+    ctx.reads.sshKeys.invalidate();
     return toState(await ctx.client.updateSshKey(parseId(requireString(prior, "id")), { label: requireString(planned, "label") }));
   },
 
   async delete({ ctx }, state) {
+    ctx.reads.sshKeys.invalidate();
     await orNullIfGone(() => ctx.client.deleteSshKey(parseId(requireString(state, "id"))));
   },
 

@@ -88,6 +88,7 @@ export const tokenResource = defineResource<ProviderContext>({
   },
 
   async create({ ctx, now }, planned, config) {
+    ctx.reads.tokens.invalidate();
     const expiresIn = knownString(config, "expires_in");
     const expiry = knownString(planned, "expiry");
     const at = expiresIn !== undefined ? now().getTime() + parseDuration(expiresIn)! : expiry !== undefined ? parseRfc3339(expiry) : undefined;
@@ -100,10 +101,12 @@ export const tokenResource = defineResource<ProviderContext>({
   },
 
   async read({ ctx }, state) {
-    return orNullIfGone(async () => toState(await ctx.client.getToken(parseId(requireString(state, "id"))), state));
+    const live = await ctx.reads.tokens.read(String(parseId(requireString(state, "id"))));
+    return live === null ? null : toState(live, state);
   },
 
   async update({ ctx }, prior, planned) {
+    ctx.reads.tokens.invalidate();
     const id = parseId(requireString(prior, "id"));
     const label = requireString(planned, "label");
     const live = label === prior.label ? await ctx.client.getToken(id) : await ctx.client.updateToken(id, { label });
@@ -111,6 +114,7 @@ export const tokenResource = defineResource<ProviderContext>({
   },
 
   async delete({ ctx }, state) {
+    ctx.reads.tokens.invalidate();
     await orNullIfGone(() => ctx.client.revokeToken(parseId(requireString(state, "id"))));
   },
 
