@@ -67,15 +67,18 @@ async function refreshOnlyPlan(engine: Engine, dir: string): Promise<string> {
     });
     return { ...r, fail: () => new DriftError(`${engine.name} ${what} failed (exit ${r.code}):\n${r.stderr || r.stdout}`) };
   };
+  let initFailure: DriftError | undefined;
   if (!existsSync(join(dir, ".terraform"))) {
     const init = await run(["init", "-input=false", "-no-color"], "init");
-    if (init.code !== 0) throw init.fail();
+    // With dev_overrides the engine needs no init and init itself fails (it still asks a registry),
+    // so the plan gets its chance; a plan that then fails shows both messages.
+    if (init.code !== 0) initFailure = init.fail();
   }
   const work = mkdtempSync(join(tmpdir(), "mgmt-drift-"));
   try {
     const planFile = join(work, "refresh.tfplan");
     const plan = await run(["plan", "-refresh-only", "-detailed-exitcode", "-input=false", "-no-color", `-out=${planFile}`], "plan -refresh-only");
-    if (plan.code !== 0 && plan.code !== 2) throw plan.fail();
+    if (plan.code !== 0 && plan.code !== 2) throw initFailure ? new DriftError(`${initFailure.message}\n${plan.fail().message}`) : plan.fail();
     const show = await run(["show", "-json", "-no-color", planFile], "show -json");
     if (show.code !== 0) throw show.fail();
     return show.stdout;

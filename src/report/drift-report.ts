@@ -61,7 +61,7 @@ export function renderDriftMarkdown(r: DriftReport, budget: Budget, title = "Dri
     if (hidden) body.push(`- … and ${count(hidden)} more (left out for length)`);
     out.push(...fold(`${heading} (${count(entries.length)})`, body, true));
   };
-  section("Changed outside of Terraform (state → live)", changed);
+  section("Changed outside of Terraform, state → live", changed);
   section("Deleted outside of Terraform", deleted);
   const u = r.unmanaged;
   if (u) {

@@ -1,4 +1,9 @@
 /** The two commands' arguments, help and exit codes, as CI sees them (the built CLI in a process of its own). */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { engineEnvironment, writeCliConfig } from "../../src/harness/engine";
+import { PROVIDER_SOURCE } from "../../src/provider/identity";
 import { runMgmt } from "./run-mgmt";
 import { key, plan, rc } from "./plans";
 
@@ -51,6 +56,19 @@ describe("mgmt drift", () => {
     const r = await runMgmt(["drift", ...args]);
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 1, stdout: "" });
     expect(r.stderr).toMatch(message);
+  });
+
+  it("gets on without init where dev_overrides make init fail (the engine needs none then)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mgmt-drift-dev-"));
+    try {
+      writeFileSync(join(dir, "main.tf.json"), JSON.stringify({ terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } }, provider: { mgmt: {} } }));
+      const env = engineEnvironment({ cliConfig: writeCliConfig(dir, "dev"), url: "http://127.0.0.1:9/v4", token: "unused" });
+      const r = await runMgmt(["drift", "--dir", dir, "--format", "json"], { env });
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+      expect(JSON.parse(r.stdout)).toMatchObject({ summary: { drifted: 0, deleted: 0 }, has_drift: false });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("exits 1 when the engine fails, with its message", async () => {

@@ -216,8 +216,8 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
     expect(changed.code).toBe(2);
     noSecret(changed.stdout, changed.stderr);
     const f = folds(changed.stdout);
-    expect(f["Changed outside of Terraform (state → live)"]).toContain('`label`: `"after"` → `"by hand"`');
-    expect(f["Changed outside of Terraform (state → live)"]).toMatch(/`mgmt_ssh_key\.created`\n {2}- `label`: `\(sensitive\)` → /);
+    expect(f["Changed outside of Terraform, state → live"]).toContain('`label`: `"after"` → `"by hand"`');
+    expect(f["Changed outside of Terraform, state → live"]).toMatch(/`mgmt_ssh_key\.created`\n {2}- `label`: `\(sensitive\)` → /);
 
     await client.deleteSshKey(await idOf("mgmt_ssh_key.replaced"));
     const deleted = await drift("--format", "json");

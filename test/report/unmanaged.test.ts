@@ -91,7 +91,7 @@ describe("drift report", () => {
     const md = renderDriftMarkdown(r, FULL);
     expect(md).toContain("**1 changed outside of Terraform, 1 deleted outside of Terraform, 1 unmanaged**");
     const f = folds(md);
-    expect(f["Changed outside of Terraform (state → live)"]).toContain("- `mgmt_ssh_key.a`\n  - `label`: `(sensitive)` → `\"by hand\"`");
+    expect(f["Changed outside of Terraform, state → live"]).toContain("- `mgmt_ssh_key.a`\n  - `label`: `(sensitive)` → `\"by hand\"`");
     expect(f["Deleted outside of Terraform"]).toContain("- `mgmt_ssh_key.b`");
     expect(f["Not managed by any state"]).toContain('- id `3` `"stray"` → import as `mgmt_ssh_key.stray`');
     expect(md).toContain("- `mgmt_token` id `1` `\"mgmt serve 2026-01-01T00:00:00\"`: the token `mgmt serve` minted at start");
