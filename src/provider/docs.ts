@@ -29,7 +29,7 @@ function typeName(t: TfType): string {
 const anchor = (path: string) => `nestedatt--${path.replace(/\./g, "--")}`;
 
 function attributeLine(name: string, spec: AttributeSpec, path: string): string {
-  const flags = [typeName(spec.type), spec.sensitive ? "sensitive" : undefined].filter(Boolean).join(", ");
+  const flags = [spec.block ? "Block List" : typeName(spec.type), spec.sensitive ? "sensitive" : undefined].filter(Boolean).join(", ");
   const nested = spec.nested ? ` (see [below for nested schema](#${anchor(path)}))` : "";
   return `- \`${name}\` (${flags}) ${attributeSchema(spec).description ?? ""}${nested}`.trimEnd();
 }

@@ -2,6 +2,7 @@
  * The built plugin (bin/terraform-provider-mgmt, the real provider) driven as Terraform drives
  * it — go-plugin handshake, mutual TLS, tfplugin6 calls — against a real `mgmt serve`.
  */
+import { createProvider } from "../../src/provider";
 import { repoPath } from "../../src/harness/paths";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { Unknown, type ObjectValue } from "../../src/provider/framework/value";
@@ -31,7 +32,8 @@ describe("terraform-provider-mgmt over the plugin protocol", () => {
     expect(diagnostics).toEqual([]);
     expect(provider.block.attributes?.token).toMatchObject({ type: "string", optional: true, sensitive: true });
     expect(Object.keys(resources).sort()).toEqual(["mgmt_account_contact", "mgmt_oauth_client", "mgmt_profile_settings", "mgmt_ssh_key", "mgmt_tag", "mgmt_token"]);
-    expect(Object.keys(dataSources)).toEqual(["mgmt_profile"]);
+    expect(Object.keys(dataSources).sort()).toEqual(Object.keys(createProvider().schemas().dataSources).sort());
+    expect(dataSources.mgmt_ssh_keys!.block.block_types?.filter).toMatchObject({ nesting_mode: "list" });
     expect(resources.mgmt_ssh_key!.block.attributes).toMatchObject({ label: { required: true }, ssh_key: { required: true }, id: { computed: true }, created: { computed: true } });
   });
 

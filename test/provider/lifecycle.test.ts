@@ -1,5 +1,5 @@
 /** The framework's generic rules, on the real mgmt_ssh_key declaration and on small declarations made here. */
-import { bool, int, list, number, object, set, string } from "../../src/provider/framework/attributes";
+import { bool, int, list, listBlock, number, object, set, string } from "../../src/provider/framework/attributes";
 import { typedEqual } from "../../src/provider/framework/equality";
 import { planChange, settleApplied, settleRead, validateAttributes } from "../../src/provider/framework/lifecycle";
 import { defineResource, type ResourceDefinition } from "../../src/provider/framework/resource";
@@ -190,6 +190,16 @@ describe("schemas from declarations", () => {
       secret: { sensitive: true, computed: true },
     });
     expect(s.block.attributes!.name).not.toHaveProperty("optional");
+  });
+
+  it("declares a list block as a nested block whose attributes may be optional, and validates inside it", () => {
+    const attributes = { rule: listBlock("Rules.", { port: int("required", "Port."), note: string("optional", "Note.") }, { maxItems: 3 }) };
+    expect(schemaOf("B", attributes).block).toMatchObject({
+      attributes: {},
+      block_types: { rule: { nesting_mode: "list", max_items: 3, block: { attributes: { port: { required: true }, note: { optional: true } } } } },
+    });
+    expect(validateAttributes(attributes, { rule: [{ port: 80, note: null }, { port: 1.5, note: null }] })[0]).toMatchObject({ attribute: [{ attribute: "rule" }, { index: 1 }, { attribute: "port" }] });
+    expect(validateAttributes(attributes, { rule: [] })).toEqual([]);
   });
 
   it("refuses declarations that cannot be right", () => {

@@ -1,8 +1,9 @@
 # Failed logins of any user of the account.
 data "mgmt_account_logins" "failed" {
-  filter = [
-    { name = "status", values = ["failed"], match_by = "exact" },
-  ]
+  filter {
+    name   = "status"
+    values = ["failed"]
+  }
 }
 
 output "from" {

@@ -1,7 +1,9 @@
 data "mgmt_authorized_apps" "read_write" {
-  filter = [
-    { name = "scopes", values = ["read_write"], match_by = "substring" },
-  ]
+  filter {
+    name     = "scopes"
+    values   = ["read_write"]
+    match_by = "substring"
+  }
 }
 
 output "apps" {

@@ -1,8 +1,9 @@
 # Regions that offer Kubernetes to this account.
 data "mgmt_availabilities" "k8s" {
-  filter = [
-    { name = "available", values = ["Kubernetes"], match_by = "exact" },
-  ]
+  filter {
+    name   = "available"
+    values = ["Kubernetes"]
+  }
 }
 
 output "regions" {

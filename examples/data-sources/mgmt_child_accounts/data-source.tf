@@ -1,7 +1,8 @@
 data "mgmt_child_accounts" "us" {
-  filter = [
-    { name = "country", values = ["US"], match_by = "exact" },
-  ]
+  filter {
+    name   = "country"
+    values = ["US"]
+  }
   order_by = "company"
 }
 

@@ -2,9 +2,10 @@
 data "mgmt_events" "audit" {
   created_after = timeadd(timestamp(), "-24h")
 
-  filter = [
-    { name = "action", values = ["user_ssh_key_add", "user_ssh_key_delete", "token_create", "token_delete"], match_by = "exact" },
-  ]
+  filter {
+    name   = "action"
+    values = ["user_ssh_key_add", "user_ssh_key_delete", "token_create", "token_delete"]
+  }
 }
 
 output "changes" {

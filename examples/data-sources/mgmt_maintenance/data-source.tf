@@ -1,7 +1,8 @@
 data "mgmt_maintenance" "pending" {
-  filter = [
-    { name = "status", values = ["pending"], match_by = "exact" },
-  ]
+  filter {
+    name   = "status"
+    values = ["pending"]
+  }
   order_by = "when"
 }
 

@@ -1,7 +1,8 @@
 data "mgmt_notifications" "serious" {
-  filter = [
-    { name = "severity", values = ["major", "critical"], match_by = "exact" },
-  ]
+  filter {
+    name   = "severity"
+    values = ["major", "critical"]
+  }
 }
 
 output "messages" {

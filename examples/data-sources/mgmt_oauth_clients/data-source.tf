@@ -1,7 +1,8 @@
 data "mgmt_oauth_clients" "public" {
-  filter = [
-    { name = "public", values = ["true"], match_by = "exact" },
-  ]
+  filter {
+    name   = "public"
+    values = ["true"]
+  }
 }
 
 output "redirects" {

@@ -1,7 +1,8 @@
 data "mgmt_payment_methods" "default" {
-  filter = [
-    { name = "is_default", values = ["true"], match_by = "exact" },
-  ]
+  filter {
+    name   = "is_default"
+    values = ["true"]
+  }
 }
 
 output "card" {

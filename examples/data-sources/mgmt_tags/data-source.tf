@@ -1,7 +1,9 @@
 data "mgmt_tags" "env" {
-  filter = [
-    { name = "label", values = ["env-"], match_by = "substring" },
-  ]
+  filter {
+    name     = "label"
+    values   = ["env-"]
+    match_by = "substring"
+  }
 }
 
 output "labels" {

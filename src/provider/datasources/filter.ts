@@ -12,7 +12,7 @@
  * This module is pure: it knows Terraform values and X-Filter JSON, not the client.
  */
 import { createHash } from "node:crypto";
-import { int, list, object, string, type AttributeSpec } from "../framework/attributes";
+import { int, list, listBlock, string, type AttributeSpec } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import type { Attributes } from "../framework/resource";
 import { oneOf } from "../framework/validators";
@@ -82,20 +82,15 @@ export function filterAttributes(fields: FilterFields): Attributes {
   const serverSide = names.filter((n) => fields[n]!.api !== undefined);
   const sent = serverSide.length > 0 ? ` Filters on ${serverSide.map((n) => `\`${n}\``).join(", ")} are also sent to the API (X-Filter).` : "";
   return {
-    filter: list(
-      "optional",
-      `Conditions the items must meet: every filter must match (AND); within one, any of its values (OR). Fields: ${names.map((n) => `\`${n}\``).join(", ")}.${sent}`,
-      object("optional", "One condition.", {
+    filter: listBlock(
+      `Conditions the items must meet: every filter block must match (AND); within one, any of its values (OR). Fields: ${names.map((n) => `\`${n}\``).join(", ")}.${sent}`,
+      {
         name: string("required", "The item attribute to test; dotted for a nested one (`entity.type`)."),
         values: list("required", "Values to match; an item matches when any of them does.", "string"),
-        // Required only in the sense that the key must be written: an attribute of object type has
-        // no optional keys (nested blocks would, but the framework declares attributes only).
-        match_by: string(
-          "required",
-          'How to compare: "exact", "substring" (case-sensitive) or "regex" (a JavaScript regular expression, unanchored). The key must be present in every filter; null means "exact".',
-          { validate: oneOf(MATCH_BY) },
-        ),
-      }),
+        match_by: string("optional", 'How to compare: "exact" (the default), "substring" (case-sensitive) or "regex" (a JavaScript regular expression, unanchored).', {
+          validate: oneOf(MATCH_BY),
+        }),
+      },
     ),
     order_by: string("optional", `Attribute to sort the items by: ${orderable.map((n) => `\`${n}\``).join(", ")}.`, { validate: oneOf(orderable) }),
     order: string("optional", 'Direction for `order_by`: "asc" (the default) or "desc". Nulls sort last ascending, first descending.', { validate: oneOf(["asc", "desc"]) }),

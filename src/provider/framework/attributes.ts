@@ -41,6 +41,8 @@ export interface AttributeSpec<T extends TfValue = TfValue> {
   readonly conflictsWith: readonly string[];
   /** Nested attributes of an object-typed attribute (or of its list/set elements), for validation and docs. */
   readonly nested?: { readonly [name: string]: AttributeSpec };
+  /** Declared as a nested block (`filter { ... }`) rather than an attribute; its value is a list of objects, empty when none. */
+  readonly block?: { readonly minItems?: number; readonly maxItems?: number };
 }
 
 interface Options<T extends TfValue> {
@@ -111,4 +113,13 @@ function wholeNumber(v: number): string | undefined {
 
 function asArray<T>(v: T | readonly T[] | undefined): T[] {
   return v === undefined ? [] : Array.isArray(v) ? [...(v as T[])] : [v as T];
+}
+
+/**
+ * A repeatable nested block (`filter { name = ... }`): unlike an attribute of object type, its
+ * optional attributes may be left out. Its value is the list of blocks written, empty when none.
+ */
+export function listBlock(description: string, attributes: { readonly [name: string]: AttributeSpec }, o: { readonly minItems?: number; readonly maxItems?: number } = {}): AttributeSpec {
+  const spec = object("optional", description, attributes);
+  return { ...spec, type: ["list", spec.type], block: { ...o } };
 }

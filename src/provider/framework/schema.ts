@@ -67,9 +67,25 @@ export function blockType(block: Block): TfType {
  * default, that a change replaces the object), so docs and bindings cannot contradict the rules.
  */
 export function schemaOf(description: string, attributes: { readonly [name: string]: AttributeSpec }, version = 0): Schema {
+  return { version, block: { ...blockOf(attributes), description, description_kind: "plain" } };
+}
+
+function blockOf(attributes: { readonly [name: string]: AttributeSpec }): Block {
   const attrs: Record<string, Attribute> = {};
-  for (const [name, spec] of Object.entries(attributes)) attrs[name] = attributeSchema(spec);
-  return { version, block: { description, description_kind: "plain", attributes: attrs } };
+  const blocks: Record<string, BlockType> = {};
+  for (const [name, spec] of Object.entries(attributes)) {
+    if (spec.block) {
+      blocks[name] = {
+        nesting_mode: "list",
+        block: { ...blockOf(spec.nested ?? {}), description: spec.description, description_kind: "plain" },
+        ...(spec.block.minItems !== undefined ? { min_items: spec.block.minItems } : {}),
+        ...(spec.block.maxItems !== undefined ? { max_items: spec.block.maxItems } : {}),
+      };
+    } else {
+      attrs[name] = attributeSchema(spec);
+    }
+  }
+  return { attributes: attrs, ...(Object.keys(blocks).length > 0 ? { block_types: blocks } : {}) };
 }
 
 export function attributeSchema(spec: AttributeSpec): Attribute {

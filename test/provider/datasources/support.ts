@@ -14,8 +14,12 @@ export async function providerFor(server: TestServer, token = server.token!): Pr
 
 /** Reads a data source with these arguments (every other attribute null, as the engines send). */
 export async function read(provider: ProviderServer, typeName: string, args: ObjectValue = {}): Promise<{ state: ObjectValue | null; diagnostics: readonly Diagnostic[] }> {
-  const attributes = provider.schemas().dataSources[typeName]!.block.attributes!;
-  const config: ObjectValue = Object.fromEntries(Object.keys(attributes).map((n): [string, TfValue] => [n, args[n] ?? null]));
+  const { attributes = {}, block_types: blocks = {} } = provider.schemas().dataSources[typeName]!.block;
+  // Nested blocks arrive as lists, empty when none is written.
+  const config: ObjectValue = Object.fromEntries([
+    ...Object.keys(attributes).map((n): [string, TfValue] => [n, args[n] ?? null]),
+    ...Object.keys(blocks).map((n): [string, TfValue] => [n, args[n] ?? []]),
+  ]);
   const r = await provider.readDataSource(typeName, config);
   return { state: r.state ?? null, diagnostics: r.diagnostics };
 }
