@@ -4,6 +4,7 @@ export * from "./sshkeys";
 export * from "./sshkey-format";
 export * from "./tokens";
 export * from "./scopes";
+export * from "./filterable";
 export * from "./sessions";
 export * from "./grants";
 export * from "./phone";

@@ -4,7 +4,7 @@
  * `order` and `limit`.
  *
  * A filter names an attribute of the listed items (dotted for a nested one, `entity.type`).
- * Conditions on a field the API filters (the table in ./api-filterable) are also sent as
+ * Conditions on a field the API filters (the contract's API_FILTERABLE table) are also sent as
  * X-Filter so the API answers only matching rows; every condition is then checked again here,
  * on the items as the data source shows them, so the result never depends on what the server
  * filtered (its `+contains` ignores case, ours does not: the server returns a superset).
@@ -18,7 +18,7 @@ import type { Attributes } from "../framework/resource";
 import { oneOf } from "../framework/validators";
 import { isUnknown, isWhollyKnown, type ObjectValue, type TfValue } from "../framework/value";
 import { parseRfc3339, toApiTimestamp } from "../timestamps";
-import type { ApiFieldType } from "./api-filterable";
+import type { ApiFieldType } from "../../contract/filterable";
 
 /** How a field's values compare: as text, numbers, booleans, instants, or any element of a list of strings. */
 export type FieldType = "string" | "number" | "bool" | "timestamp" | "strings";

@@ -9,7 +9,7 @@ import { list, object, string } from "../framework/attributes";
 import type { Diagnostic } from "../framework/diagnostics";
 import { defineDataSource, type Attributes, type DataSourceDefinition, type Operation } from "../framework/resource";
 import type { ObjectValue } from "../framework/value";
-import { API_FILTERABLE, type ApiFieldType } from "./api-filterable";
+import { API_FILTERABLE, type ApiFieldType } from "../../contract/filterable";
 import { withScope } from "./common";
 import { apiFilter, argumentsId, filterAttributes, filterFieldsOf, matchesAll, parseQuery, sortItems, validateFilters, type FilterFields } from "./filter";
 

@@ -1,7 +1,7 @@
 /** The shared filter model of list data sources, as pure functions; and its X-Filter table against the server's. */
 import { bool, int, list, object, string } from "../../../src/provider/framework/attributes";
 import type { ObjectValue } from "../../../src/provider/framework/value";
-import { API_FILTERABLE } from "../../../src/provider/datasources/api-filterable";
+import { API_FILTERABLE } from "../../../src/contract/filterable";
 import {
   apiFilter,
   argumentsId,

@@ -21,8 +21,7 @@ import {
   PaymentMethod,
   PaymentMethodAdd,
   PersonalAccessToken,
-  RegionAvailability,
-} from "../../../contract";
+  RegionAvailability, API_FILTERABLE } from "../../../contract";
 import type { Domain } from "../../domain";
 import type { AccountView } from "../../domain/billing";
 import type { PaymentMethodRecord } from "../../store/billing";
@@ -80,10 +79,6 @@ function pathText(req: FastifyRequest, name: string): string {
   return value;
 }
 
-const CHILD_FILTER = Object.fromEntries(
-  ["address_1", "address_2", "city", "company", "country", "email", "first_name", "last_name", "phone", "state", "zip"].map((f) => [f, "string" as const]),
-);
-
 export function accountRoutes(r: Router, domain: Domain): void {
   const { billing, childAccounts } = domain;
 
@@ -125,7 +120,7 @@ export function accountRoutes(r: Router, domain: Domain): void {
   r.list(
     "/account/child-accounts",
     "child_account:read_only",
-    { item: ChildAccount, filter: CHILD_FILTER, summary: "List child accounts" },
+    { item: ChildAccount, filter: API_FILTERABLE["/account/child-accounts"], summary: "List child accounts" },
     async ({ actor }, query) => pageView(await childAccounts.list(actor, query), childAccountView),
   );
   r.get(
@@ -195,7 +190,7 @@ export function accountRoutes(r: Router, domain: Domain): void {
   r.list(
     "/account/invoices",
     "account:read_only",
-    { item: Invoice, filter: { billing_source: "string", date: "timestamp", label: "string", total: "number" }, summary: "List invoices" },
+    { item: Invoice, filter: API_FILTERABLE["/account/invoices"], summary: "List invoices" },
     async ({ actor }, query) => (await billing.listInvoices(actor, query)) as never,
   );
   r.get(
@@ -228,7 +223,7 @@ export function accountRoutes(r: Router, domain: Domain): void {
   r.list(
     "/account/maintenance",
     "token",
-    { item: MaintenanceItem, filter: { status: "string", type: "string", when: "timestamp" }, summary: "List maintenance" },
+    { item: MaintenanceItem, filter: API_FILTERABLE["/account/maintenance"], summary: "List maintenance" },
     async ({ actor }, query) => (await billing.listMaintenance(actor, query)) as never,
   );
   r.list("/account/notifications", "account:read_only", { item: Notification, summary: "List notifications" }, async ({ actor }, query) =>

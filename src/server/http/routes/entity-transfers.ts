@@ -1,6 +1,6 @@
 /** `/account/entity-transfers` (deprecated). */
 import type { FastifyRequest } from "fastify";
-import { EmptyBody, EntityTransfer, EntityTransferCreate, TRANSFER_TOKEN } from "../../../contract";
+import { EmptyBody, EntityTransfer, EntityTransferCreate, TRANSFER_TOKEN, API_FILTERABLE } from "../../../contract";
 import type { Domain } from "../../domain";
 import { notFound } from "../../domain/errors";
 import type { TransferView } from "../../domain/transfers";
@@ -28,7 +28,7 @@ export function entityTransferRoutes(r: Router, domain: Domain): void {
   r.list(
     "/account/entity-transfers",
     "account:read_only",
-    { item: EntityTransfer, filter: { status: "string", is_sender: "boolean" }, summary: "List entity transfers (deprecated)" },
+    { item: EntityTransfer, filter: API_FILTERABLE["/account/entity-transfers"], summary: "List entity transfers (deprecated)" },
     async ({ actor }, query) => pageView(await domain.transfers.list(actor, query), transferView),
   );
 

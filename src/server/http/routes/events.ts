@@ -1,5 +1,5 @@
 /** `/account/events`: the feed, one event, and the two mark operations. */
-import { EmptyBody, Event } from "../../../contract";
+import { EmptyBody, Event, API_FILTERABLE } from "../../../contract";
 import type { Domain } from "../../domain";
 import type { EventView } from "../../domain/events";
 import { answer, pageView } from "../present";
@@ -28,7 +28,7 @@ export function eventRoutes(r: Router, domain: Domain): void {
     "events:read_only",
     {
       item: Event,
-      filter: { id: "number", action: "string", created: "timestamp", read: "boolean", "entity.id": "number", "entity.type": "string" },
+      filter: API_FILTERABLE["/account/events"],
       summary: "List events of the last 90 days",
     },
     async ({ actor }, query) => pageView(await domain.events.list(actor, query), eventView),

@@ -9,8 +9,7 @@ import {
   OAuthClientCreate,
   OAuthClientUpdate,
   REDACTED_SECRET,
-  THUMBNAIL_MAX_BYTES,
-} from "../../../contract";
+  THUMBNAIL_MAX_BYTES, API_FILTERABLE } from "../../../contract";
 import type { Domain } from "../../domain";
 import { notFound } from "../../domain/errors";
 import type { OAuthClientRecord } from "../../store/store";
@@ -57,7 +56,7 @@ export function registerThumbnailParser(app: FastifyInstance): void {
 }
 
 export function oauthClientRoutes(r: Router, domain: Domain): void {
-  r.list("/account/oauth-clients", "account:read_only", { item: OAuthClient, filter: { label: "string", public: "boolean" }, summary: "List OAuth clients" }, async ({ actor }, query) =>
+  r.list("/account/oauth-clients", "account:read_only", { item: OAuthClient, filter: API_FILTERABLE["/account/oauth-clients"], summary: "List OAuth clients" }, async ({ actor }, query) =>
     pageView(await domain.oauth.listClients(actor, query), (c) => clientView(c)),
   );
 

@@ -1,5 +1,5 @@
 /** `/profile/apps`, `/profile/devices`, `/profile/logins`: read and revoke only. */
-import { AuthorizedApp, EmptyBody, Login, TrustedDevice } from "../../../contract";
+import { AuthorizedApp, EmptyBody, Login, TrustedDevice, API_FILTERABLE } from "../../../contract";
 import type { Domain } from "../../domain";
 import { answer, appView, deviceView, loginView, pageView } from "../present";
 import { pathId, type Router } from "../router";
@@ -9,7 +9,7 @@ export function sessionRoutes(r: Router, domain: Domain): void {
   r.list(
     "/profile/apps",
     "account:read_only",
-    { item: AuthorizedApp, filter: { label: "string", created: "timestamp", expiry: "timestamp" }, summary: "List authorized apps" },
+    { item: AuthorizedApp, filter: API_FILTERABLE["/profile/apps"], summary: "List authorized apps" },
     async ({ actor }, query) => pageView(await domain.oauth.listApps(actor, query), appView),
   );
   r.get("/profile/apps/:appId", "account:read_only", async ({ req, actor }) =>

@@ -1,6 +1,6 @@
 /** `/tags`: unrestricted users only (the domain checks). */
 import type { FastifyRequest } from "fastify";
-import { EmptyBody, Tag, TagCreate, TaggedObject } from "../../../contract";
+import { EmptyBody, Tag, TagCreate, TaggedObject, API_FILTERABLE } from "../../../contract";
 import type { Domain } from "../../domain";
 import { notFound } from "../../domain/errors";
 import { parseInput } from "../errors";
@@ -15,7 +15,7 @@ function tagLabel(req: FastifyRequest): string {
 }
 
 export function tagRoutes(r: Router, domain: Domain): void {
-  r.list("/tags", "account:read_only", { item: Tag, filter: { label: "string" }, summary: "List tags" }, async ({ actor }, query) =>
+  r.list("/tags", "account:read_only", { item: Tag, filter: API_FILTERABLE["/tags"], summary: "List tags" }, async ({ actor }, query) =>
     pageView(await domain.tags.list(actor, query), (t) => ({ label: t.label })),
   );
 

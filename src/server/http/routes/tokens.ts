@@ -1,5 +1,5 @@
 /** `/profile/tokens`. */
-import { EmptyBody, PersonalAccessToken, TokenCreate, TokenUpdate } from "../../../contract";
+import { EmptyBody, PersonalAccessToken, TokenCreate, TokenUpdate, API_FILTERABLE } from "../../../contract";
 import type { Domain } from "../../domain";
 import { parseInput } from "../errors";
 import { answer, pageView, tokenView } from "../present";
@@ -9,7 +9,7 @@ export function tokenRoutes(r: Router, domain: Domain): void {
   r.list(
     "/profile/tokens",
     "account:read_only",
-    { item: PersonalAccessToken, filter: { label: "string", created: "timestamp" }, summary: "List personal access tokens" },
+    { item: PersonalAccessToken, filter: API_FILTERABLE["/profile/tokens"], summary: "List personal access tokens" },
     async ({ actor }, query) => pageView(await domain.tokens.list(actor, query), (t) => tokenView(t)),
   );
 

@@ -1,8 +1,7 @@
 /**
- * The fields each list operation accepts in X-Filter, and their types: upstream's filterable
- * sets as `mgmt serve` declares them on its routes. The provider cannot import the server (the
- * layers point the other way), so test/provider/datasources/filter.test.ts holds this table to
- * the one the server publishes in its OpenAPI document (`x-filterable-fields`).
+ * The fields each list operation accepts in X-Filter, and their types (upstream's filterable
+ * sets): the server's list routes filter by this table and publish it in the OpenAPI document
+ * (`x-filterable-fields`); the provider's list data sources send conditions on these fields.
  */
 export type ApiFieldType = "string" | "number" | "boolean" | "timestamp";
 
