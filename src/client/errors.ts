@@ -30,6 +30,8 @@ export class ApiError extends Error {
   readonly attempts: number;
   /** What the response's Retry-After asked for, when it had one. */
   readonly retryAfterMs: number | undefined;
+  /** The scopes the operation accepts (X-Accepted-OAuth-Scopes), when the API says. */
+  readonly acceptedScopes: string | undefined;
 
   constructor(init: {
     status: number;
@@ -38,6 +40,7 @@ export class ApiError extends Error {
     errors: readonly ApiErrorItem[];
     attempts?: number;
     retryAfterMs?: number;
+    acceptedScopes?: string;
     note?: string;
   }) {
     const note = init.note ? ` (${init.note})` : "";
@@ -48,6 +51,7 @@ export class ApiError extends Error {
     this.errors = init.errors;
     this.attempts = init.attempts ?? 1;
     this.retryAfterMs = init.retryAfterMs;
+    this.acceptedScopes = init.acceptedScopes;
   }
 
   /** The reasons given for `field` (exact match), e.g. to attach them to an attribute. */

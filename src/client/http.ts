@@ -307,7 +307,8 @@ export class HttpClient {
       } else if (attempts > 1) {
         note = `gave up after ${attempts} attempts`;
       }
-      throw new ApiError({ status: res.status, method, path, errors: errorItems(res), attempts, retryAfterMs, note });
+      const acceptedScopes = header(res.headers, "x-accepted-oauth-scopes");
+      throw new ApiError({ status: res.status, method, path, errors: errorItems(res), attempts, retryAfterMs, note, ...(acceptedScopes ? { acceptedScopes } : {}) });
     }
   }
 

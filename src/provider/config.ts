@@ -130,7 +130,13 @@ export function describeFailure(operation: string, err: unknown): Diagnostic[] {
         return error(`Failed to ${operation}`, `${field}: ${e.reason} (HTTP ${err.status})`, path);
       });
     }
-    return [error(`Failed to ${operation}`, err.message)];
+    return [error(`Failed to ${operation}`, err.message + scopeHint(err))];
   }
   return [error(`Failed to ${operation}`, err instanceof Error ? err.message : String(err))];
+}
+
+/** For a 403, which scope the operation accepts, as the API says in X-Accepted-OAuth-Scopes. */
+export function scopeHint(err: ApiError): string {
+  if (err.status !== 403 || err.acceptedScopes === undefined) return "";
+  return ` This operation accepts OAuth scope "${err.acceptedScopes}" (or its read_write form, or "*"): give the token that scope. If it already has it, the user is restricted and lacks the grant.`;
 }

@@ -66,6 +66,14 @@ describe("provider configuration", () => {
     expect(api.requests).toHaveLength(1);
   });
 
+  it("names the scope a refused operation accepts, as the API says it", async () => {
+    api.reply({ status: 403, headers: { "x-accepted-oauth-scopes": "account:read_only" }, json: { errors: [{ reason: "Your OAuth token is not authorized to use this endpoint." }] } });
+    const { p } = provider();
+    await p.configure({ batch_reads: false });
+    const r = await readKey(p);
+    expect(r.diagnostics[0]!.detail).toMatch(/\[403\] Your OAuth token is not authorized.* accepts OAuth scope "account:read_only"/);
+  });
+
   it("validates its settings, naming the attribute", async () => {
     const { p } = provider();
     const diags = async (config: Record<string, unknown>) => (await p.validateProviderConfig(config as never)).diagnostics;

@@ -16,7 +16,7 @@ export async function withScope<T>(scope: string | null, read: () => Promise<T>)
   } catch (err) {
     if (err instanceof ApiError && err.status === 403) {
       throw new Error(
-        `${err.message}. This operation accepts OAuth scope "${scope}" (or its read_write form, or "*"): give the token that scope. ` +
+        `${err.message}. This operation accepts OAuth scope "${err.acceptedScopes ?? scope}" (or its read_write form, or "*"): give the token that scope. ` +
           `If it already has it, the user is restricted and lacks the grant (see data.mgmt_grants).`,
         { cause: err },
       );
