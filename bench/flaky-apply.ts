@@ -1,0 +1,93 @@
+/**
+ * An apply of 100 SSH keys through OpenTofu while the API answers 30% 503 and 30% 429 (with
+ * Retry-After) plus latency spikes, five times, against the same apply with no faults, in one
+ * run: success rate, API requests sent per object, duplicates on the server (must be 0), and
+ * time. A loopback proxy in front of a real `mgmt serve` injects the faults. Run with
+ * `npm run bench:flaky`.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { MgmtClient } from "../src/client";
+import { availableEngines, engineEnvironment, runEngine, writeCliConfig } from "../src/harness/engine";
+import { startServe } from "../src/harness/serve";
+import { PROVIDER_SOURCE } from "../src/provider/identity";
+import { FaultProxy, seeded, type FaultRule } from "../test/support/fault-proxy";
+import { sshKeyText } from "../test/support/ssh-keys";
+
+const N = Number(process.env.BENCH_OBJECTS ?? 100);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const tofu = availableEngines().find((e) => e.name === "tofu")!;
+
+const flaky = (random: () => number): FaultRule => () => {
+  const r = random();
+  if (r < 0.3) return { kind: "status", status: 503 };
+  if (r < 0.6) return { kind: "status", status: 429, retryAfter: 1 };
+  if (r < 0.7) return { kind: "delay", ms: 300 };
+  return undefined;
+};
+
+interface Outcome {
+  ok: boolean;
+  requests: number;
+  duplicates: number;
+  ms: number;
+}
+
+async function applyOnce(rule: FaultRule, run: number): Promise<Outcome> {
+  const server = await startServe(["--port", "0", "--db", ":memory:", "--no-default-fixtures"]);
+  const proxy = await FaultProxy.start(server.url);
+  const client = new MgmtClient({ url: server.url, token: server.token });
+  const dir = mkdtempSync(join(tmpdir(), "mgmt-bench-flaky-"));
+  try {
+    writeFileSync(
+      join(dir, "main.tf.json"),
+      JSON.stringify({
+        terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } },
+        provider: { mgmt: { max_retries: 20, retry_min_delay_ms: 100, retry_max_delay_ms: 2000 } },
+        resource: { mgmt_ssh_key: Object.fromEntries(Array.from({ length: N }, (_, i) => [`k${i}`, { label: `k${i}`, ssh_key: sshKeyText("ed25519", `r${run}k${i}`) }])) },
+      }),
+    );
+    const env = engineEnvironment({ cliConfig: writeCliConfig(dir), url: proxy.url, token: server.token });
+    proxy.rule = rule;
+    const start = performance.now();
+    const r = await runEngine(tofu, ["apply", "-no-color", "-auto-approve"], dir, env);
+    const ms = performance.now() - start;
+    const requests = proxy.counters.seen.length;
+    proxy.rule = () => undefined;
+    const labels: string[] = [];
+    for await (const k of client.listSshKeys()) labels.push(k.label);
+    return { ok: r.code === 0, requests, duplicates: labels.length - new Set(labels).size, ms };
+  } finally {
+    await client.close();
+    await proxy.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const clean: Outcome[] = [];
+  const faulty: Outcome[] = [];
+  // Interleaved, so machine noise falls on both alike.
+  for (let run = 0; run < RUNS; run++) {
+    faulty.push(await applyOnce(flaky(seeded(1000 + run)), run));
+    if (run < 2) clean.push(await applyOnce(() => undefined, run));
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const row = (name: string, os: Outcome[]) =>
+    `| ${name} | ${os.filter((o) => o.ok).length}/${os.length} | ${(mean(os.map((o) => o.requests)) / N).toFixed(2)} | ${os.reduce((a, o) => a + o.duplicates, 0)} | ${(mean(os.map((o) => o.ms)) / 1000).toFixed(1)} s |`;
+  process.stdout.write(
+    [
+      `Apply of ${N} SSH keys through OpenTofu`,
+      "| API | applies succeeded | requests per object | duplicates | mean apply time |",
+      "|---|---|---|---|---|",
+      row("30% 503, 30% 429 (Retry-After 1 s), 10% +300 ms", faulty),
+      row("no faults", clean),
+      `| time ratio | | | | ${(mean(faulty.map((o) => o.ms)) / mean(clean.map((o) => o.ms))).toFixed(2)}x |`,
+    ].join("\n") + "\n",
+  );
+}
+
+void main();
