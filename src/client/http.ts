@@ -306,6 +306,8 @@ export class HttpClient {
         note = `server asked to retry after ${Math.ceil((retryAfterMs ?? 0) / 1000)} s, longer than the ${this.policy.maxRetryAfterMs / 1000} s this client waits`;
       } else if (attempts > 1) {
         note = `gave up after ${attempts} attempts`;
+      } else if (res.status === 404 && !/\/v4(beta)?$/.test(this.basePath)) {
+        note = `the API root usually ends in /v4, as \`mgmt serve\` prints it; this client's is "${this.basePath || "/"}"`;
       }
       const acceptedScopes = header(res.headers, "x-accepted-oauth-scopes");
       throw new ApiError({ status: res.status, method, path, errors: errorItems(res), attempts, retryAfterMs, note, ...(acceptedScopes ? { acceptedScopes } : {}) });

@@ -208,6 +208,16 @@ describe("API errors", () => {
     expect(server.requests).toHaveLength(1); // 400 is never retried
   });
 
+  test("a 404 from a root without /v4 says where the root usually ends; with /v4 it does not", async () => {
+    server.reply({ status: 404, json: { errors: [{ reason: "Not found" }] } }, { status: 404, json: { errors: [{ reason: "Not found" }] } });
+    const bare = makeClient({ url: server.url.replace(/\/v4$/, "") });
+    const err = (await bare.getProfile().catch((e: unknown) => e)) as ApiError;
+    await bare.close();
+    expect(err.message).toBe('GET /profile: [404] Not found (the API root usually ends in /v4, as `mgmt serve` prints it; this client\'s is "/")');
+    const right = (await client.getProfile().catch((e: unknown) => e)) as ApiError;
+    expect(right.message).toBe("GET /profile: [404] Not found");
+  });
+
   test("several errors, with and without a field", async () => {
     server.reply({ status: 400, json: { errors: [{ field: "ssh_key", reason: "Invalid key" }, { field: null, reason: "Check your input" }, { reason: "Again" }] } });
     const err = (await client.createSshKey({ ssh_key: "nope" }).catch((e: unknown) => e)) as ApiError;
