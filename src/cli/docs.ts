@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { renderDocs } from "../provider/docs";
+import { parseCommand } from "./args";
 
 /** The repository's examples/, beside dist/ where this bundle runs. */
 export const exampleReader =
@@ -11,12 +12,12 @@ export const exampleReader =
     return existsSync(file) ? readFileSync(file, "utf8") : undefined;
   };
 
+const USAGE = "usage: mgmt docs [DIR]\n\nWrites the provider's reference pages (tfplugindocs layout, examples from examples/) into DIR (default docs/reference).\n";
+
 export async function runDocs(args: string[]): Promise<number> {
-  if (args.length > 1) {
-    process.stderr.write("usage: mgmt docs [DIR]\n");
-    return 2;
-  }
-  const dir = args[0] ?? "docs/reference";
+  const parsed = parseCommand("docs", USAGE, args, {}, 1);
+  if ("exit" in parsed) return parsed.exit;
+  const dir = parsed.positionals[0] ?? "docs/reference";
   for (const page of renderDocs(exampleReader())) {
     const file = join(dir, page.path);
     mkdirSync(dirname(file), { recursive: true });

@@ -1,0 +1,26 @@
+/** Every `mgmt` subcommand answers --help with its usage and exit 0, and refuses an unknown flag naming it. */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { repoPath } from "../../src/harness/paths";
+
+const mgmt = (args: string[], cwd = process.cwd()) => spawnSync(process.execPath, [repoPath("dist/cli.js"), ...args], { cwd, encoding: "utf8", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });
+
+describe("mgmt subcommands", () => {
+  it.each(["serve", "schema", "docs", "plan-report", "drift"])("%s --help prints usage and exits 0", (command) => {
+    const r = mgmt([command, "--help"]);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(r.stdout).toMatch(new RegExp(`usage: mgmt ${command}`));
+  });
+
+  it("docs --help writes nothing, docs with an unknown flag exits 2 naming it", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "mgmt-cli-"));
+    expect(mgmt(["docs", "--help"], cwd).status).toBe(0);
+    expect(existsSync(join(cwd, "--help"))).toBe(false);
+    const bad = mgmt(["docs", "--bogus"], cwd);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--bogus/);
+    expect(mgmt(["schema", "extra"]).status).toBe(2);
+  });
+});
