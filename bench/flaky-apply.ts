@@ -5,16 +5,14 @@
  * time. A loopback proxy in front of a real `mgmt serve` injects the faults. Run with
  * `npm run bench:flaky`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { MgmtClient } from "../src/client";
 import { availableEngines, engineEnvironment, runEngine, writeCliConfig } from "../src/harness/engine";
-import { startServe } from "../src/harness/serve";
 import { PROVIDER_SOURCE } from "../src/provider/identity";
-import { FaultProxy, seeded, type FaultRule } from "../test/support/fault-proxy";
+import { seeded, type FaultRule } from "../test/support/fault-proxy";
 import { sshKeyText } from "../test/support/ssh-keys";
+import { withLocalApi } from "./local-api";
 
 const N = Number(process.env.BENCH_OBJECTS ?? 100);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -36,11 +34,7 @@ interface Outcome {
 }
 
 async function applyOnce(rule: FaultRule, run: number): Promise<Outcome> {
-  const server = await startServe(["--port", "0", "--db", ":memory:", "--no-default-fixtures"]);
-  const proxy = await FaultProxy.start(server.url);
-  const client = new MgmtClient({ url: server.url, token: server.token });
-  const dir = mkdtempSync(join(tmpdir(), "mgmt-bench-flaky-"));
-  try {
+  return withLocalApi(async ({ server, proxy, client, dir }) => {
     writeFileSync(
       join(dir, "main.tf.json"),
       JSON.stringify({
@@ -59,12 +53,7 @@ async function applyOnce(rule: FaultRule, run: number): Promise<Outcome> {
     const labels: string[] = [];
     for await (const k of client.listSshKeys()) labels.push(k.label);
     return { ok: r.code === 0, requests, duplicates: labels.length - new Set(labels).size, ms };
-  } finally {
-    await client.close();
-    await proxy.close();
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 async function main(): Promise<void> {

@@ -5,26 +5,19 @@
  * loopback proxy in front of a real `mgmt serve`. Run with `npm run bench:refresh`
  * (BENCH_SIZES=100,1000,3000 to choose N).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { MgmtClient } from "../src/client";
 import { availableEngines, engineEnvironment, runEngine, writeCliConfig } from "../src/harness/engine";
-import { startServe } from "../src/harness/serve";
 import { PROVIDER_SOURCE } from "../src/provider/identity";
-import { FaultProxy } from "../test/support/fault-proxy";
 import { sshKeyText } from "../test/support/ssh-keys";
+import { withLocalApi } from "./local-api";
 
 const SIZES = (process.env.BENCH_SIZES ?? "100,1000").split(",").map(Number);
 const tofu = availableEngines().find((e) => e.name === "tofu")!;
 
 async function measure(n: number): Promise<string[]> {
-  const server = await startServe(["--port", "0", "--db", ":memory:", "--no-default-fixtures"]);
-  const proxy = await FaultProxy.start(server.url);
-  const client = new MgmtClient({ url: server.url, token: server.token });
-  const dir = mkdtempSync(join(tmpdir(), "mgmt-bench-refresh-"));
-  try {
+  return withLocalApi(async ({ server, proxy, client, dir }) => {
     const ids: number[] = [];
     for (let i = 0; i < n; i++) ids.push((await client.createSshKey({ label: `k${i}`, ssh_key: sshKeyText("ed25519", `k${i}`) })).id);
     const env = engineEnvironment({ cliConfig: writeCliConfig(dir), url: proxy.url, token: server.token });
@@ -59,12 +52,7 @@ async function measure(n: number): Promise<string[]> {
     for (const [mode, r] of Object.entries(results)) rows.push(`| ${n} | ${mode} | ${r.requests} | ${((100 * r.requests) / n).toFixed(1)}% | ${(r.ms / 1000).toFixed(1)} s |`);
     rows.push(`| ${n} | ratio | ${(results.batched!.requests / results["one GET each"]!.requests).toFixed(3)}x | | ${(results.batched!.ms / results["one GET each"]!.ms).toFixed(2)}x |`);
     return rows;
-  } finally {
-    await client.close();
-    await proxy.close();
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 async function main(): Promise<void> {

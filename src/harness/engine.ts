@@ -3,12 +3,12 @@
  * points the engine at bin/ through dev_overrides (the provider is in no registry), and a
  * runner that captures output.
  */
-import { spawn } from "node:child_process";
 import { accessSync, constants, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { PROVIDER_SOURCE } from "../provider/identity";
 import { repoPath } from "./paths";
+import { runProcess, type ProcessResult } from "./process";
 
 export interface Engine {
   readonly name: "tofu" | "terraform";
@@ -52,11 +52,7 @@ export function writeCliConfig(dir: string = mkdtempSync(join(tmpdir(), "mgmt-cl
   return file;
 }
 
-export interface EngineResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type EngineResult = ProcessResult;
 
 export interface EngineEnv {
   readonly cliConfig: string;
@@ -77,13 +73,5 @@ export function engineEnvironment(e: EngineEnv): NodeJS.ProcessEnv {
 }
 
 export function runEngine(engine: Engine, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<EngineResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(engine.binary, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProcess(engine.binary, args, { cwd, env });
 }

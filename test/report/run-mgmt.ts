@@ -1,24 +1,11 @@
 /** Runs the built `mgmt` CLI as CI would: a separate process, its exit code, stdout and stderr. */
-import { spawn } from "node:child_process";
 import { repoPath } from "../../src/harness/paths";
+import { runProcess, type ProcessResult } from "../../src/harness/process";
 
-export interface MgmtResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type MgmtResult = ProcessResult;
 
 export function runMgmt(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Promise<MgmtResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [repoPath("dist/cli.js"), ...args], { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(opts.input ?? "");
-  });
+  return runProcess(process.execPath, [repoPath("dist/cli.js"), ...args], { ...opts, input: opts.input ?? "" });
 }
 
 /** The body of each `<details>` fold, by its summary text without the count. */
