@@ -4,7 +4,7 @@
 // Bundling matters: the engine starts the plugin several times per command, and one file
 // with lazily-loaded provider code starts far faster than a tree of node_modules.
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -56,9 +56,12 @@ const { provider_source: source, version } = JSON.parse(execFileSync(process.exe
 const platform = `${process.platform}_${{ x64: "amd64", arm64: "arm64", ia32: "386" }[process.arch] ?? process.arch}`;
 const mirrorDir = join(root, "dist", "mirror", source, version, platform);
 mkdirSync(mirrorDir, { recursive: true });
+// Self-contained and relative: the bundles sit beside a launcher that finds node on PATH, so
+// the package (and the h1: hash engines record in .terraform.lock.hcl) is the same on every
+// machine that builds this version. exec, so the engine's signals reach node itself.
+for (const bundle of ["plugin.js", "provider.js"]) copyFileSync(join(root, "dist", bundle), join(mirrorDir, bundle));
 const mirrored = join(mirrorDir, "terraform-provider-mgmt");
-// exec, so the engine's signals and kill reach node itself rather than a wrapper shell.
-writeFileSync(mirrored, `#!/bin/sh\nexec "${process.execPath}" "${join(root, "dist", "plugin.js")}" "$@"\n`);
+writeFileSync(mirrored, `#!/bin/sh\nexec node "$(dirname "$0")/plugin.js" "$@"\n`);
 chmodSync(mirrored, 0o755);
 
 // 4. Provider schema -> cdktf bindings and docs.
