@@ -7,7 +7,8 @@ const USAGE = `usage: mgmt <command> [options]
 commands:
   serve    run the local Management API (see: mgmt serve --help)
   schema   print the provider schema as 'terraform providers schema -json' does
-  docs     write the resource and data source reference into a folder (default docs/)
+  docs     write the resource and data source reference into a folder (default docs/reference)
+  install-provider  install the provider package as a local mirror (see: mgmt install-provider --help)
   plan-report  a pull-request comment or JSON summary from 'show -json PLANFILE'
   drift    refresh-only drift report, optionally with unmanaged objects and import blocks
   version  print the version as JSON
@@ -22,6 +23,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./schema")).runSchema(rest);
     case "docs":
       return (await import("./docs")).runDocs(rest);
+    case "install-provider":
+      return (await import("./install-provider")).runInstallProvider(rest);
     case "plan-report":
       return (await import("./plan-report")).runPlanReport(rest);
     case "drift":
