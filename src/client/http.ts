@@ -319,11 +319,6 @@ export class HttpClient {
     await this.#sleep(backoffDelay(retry, this.policy, this.#random), signal ?? this.#signal);
   }
 
-  /** The signal calls without their own use (the provider's stop). */
-  get signal(): AbortSignal | undefined {
-    return this.#signal;
-  }
-
   /** Closes the own Pool (a dispatcher passed in is left to its owner). */
   async close(): Promise<void> {
     if (this.#ownsDispatcher) await this.#dispatcher.close();

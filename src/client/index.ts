@@ -33,12 +33,10 @@ export type MgmtClientOptions = HttpOptions;
 export interface ListOptions extends CallOptions {
   /** Items per request while walking a whole list; default the upstream maximum (500). */
   readonly pageSize?: number;
-}
-
-/** A list read with upstream's X-Filter (a JSON object of conditions, `+order_by`, `+order`). */
-export interface FilteredListOptions extends ListOptions {
+  /** Sent as upstream's X-Filter header on every page (conditions, `+order_by`, `+order`); only where the API filters the list. */
   readonly filter?: Readonly<Record<string, unknown>>;
 }
+
 
 /** An item schema's paginated envelope, built once per schema. */
 const envelopes = new WeakMap<z.ZodType, z.ZodType>();
@@ -187,19 +185,18 @@ export class MgmtClient {
     return this.remove("deleteTag", route`/tags/${label}`, o);
   }
 
-  // Read-only views for the data sources. A list given `filter` sends it as upstream's X-Filter
-  // header, so the API answers only the matching rows; lists the API does not filter take none.
+  // Read-only views for the data sources.
 
-  listEvents(o?: FilteredListOptions): AsyncIterable<Event> {
-    return this.listWhere("listEvents", "/account/events", Event, o);
+  listEvents(o?: ListOptions): AsyncIterable<Event> {
+    return this.list("listEvents", "/account/events", Event, o);
   }
 
   async getEvent(id: number, o?: CallOptions): Promise<Event> {
     return this.get("getEvent", route`/account/events/${id}`, Event, o);
   }
 
-  listInvoices(o?: FilteredListOptions): AsyncIterable<Invoice> {
-    return this.listWhere("listInvoices", "/account/invoices", Invoice, o);
+  listInvoices(o?: ListOptions): AsyncIterable<Invoice> {
+    return this.list("listInvoices", "/account/invoices", Invoice, o);
   }
 
   async getInvoice(id: number, o?: CallOptions): Promise<Invoice> {
@@ -218,8 +215,8 @@ export class MgmtClient {
     return this.get("getAvailability", route`/account/availability/${region}`, RegionAvailability, o);
   }
 
-  listChildAccounts(o?: FilteredListOptions): AsyncIterable<ChildAccount> {
-    return this.listWhere("listChildAccounts", "/account/child-accounts", ChildAccount, o);
+  listChildAccounts(o?: ListOptions): AsyncIterable<ChildAccount> {
+    return this.list("listChildAccounts", "/account/child-accounts", ChildAccount, o);
   }
 
   async getChildAccount(euuid: string, o?: CallOptions): Promise<ChildAccount> {
@@ -234,8 +231,8 @@ export class MgmtClient {
     return this.list("listProfileLogins", "/profile/logins", Login, o);
   }
 
-  listMaintenance(o?: FilteredListOptions): AsyncIterable<MaintenanceItem> {
-    return this.listWhere("listMaintenance", "/account/maintenance", MaintenanceItem, o);
+  listMaintenance(o?: ListOptions): AsyncIterable<MaintenanceItem> {
+    return this.list("listMaintenance", "/account/maintenance", MaintenanceItem, o);
   }
 
   listNotifications(o?: ListOptions): AsyncIterable<Notification> {
@@ -244,18 +241,6 @@ export class MgmtClient {
 
   listPaymentMethods(o?: ListOptions): AsyncIterable<PaymentMethod> {
     return this.list("listPaymentMethods", "/account/payment-methods", PaymentMethod, o);
-  }
-
-  listTokensWhere(o?: FilteredListOptions): AsyncIterable<PersonalAccessToken> {
-    return this.listWhere("listTokens", "/profile/tokens", PersonalAccessToken, o);
-  }
-
-  listOAuthClientsWhere(o?: FilteredListOptions): AsyncIterable<OAuthClient> {
-    return this.listWhere("listOAuthClients", "/account/oauth-clients", OAuthClient, o);
-  }
-
-  listTagsWhere(o?: FilteredListOptions): AsyncIterable<Tag> {
-    return this.listWhere("listTags", "/tags", Tag, o);
   }
 
   /** The acting user's grants; undefined for an unrestricted user (the API answers 204, no body). */
@@ -267,18 +252,8 @@ export class MgmtClient {
     return this.list("listTrustedDevices", "/profile/devices", TrustedDevice, o);
   }
 
-  listAuthorizedApps(o?: FilteredListOptions): AsyncIterable<AuthorizedApp> {
-    return this.listWhere("listAuthorizedApps", "/profile/apps", AuthorizedApp, o);
-  }
-
-  /** `list`, with `o.filter` (when given) sent as X-Filter on every page. */
-  protected listWhere<S extends z.ZodType>(operation: string, path: string, item: S, o?: FilteredListOptions): AsyncIterable<z.output<S>> {
-    if (o?.filter === undefined) return this.list(operation, path, item, o);
-    const headers = { "x-filter": JSON.stringify(o.filter) };
-    const pageSize = o.pageSize ?? PAGE_SIZE.max;
-    return paginate((page) =>
-      this.http.request({ operation, method: "GET", path, query: { page, page_size: pageSize }, headers, schema: envelopeOf(item), signal: o.signal }) as Promise<Page<z.output<S>>>,
-    );
+  listAuthorizedApps(o?: ListOptions): AsyncIterable<AuthorizedApp> {
+    return this.list("listAuthorizedApps", "/profile/apps", AuthorizedApp, o);
   }
 
   // Building blocks: one line per endpoint above. (Endpoint methods are async so that a bad
@@ -299,10 +274,11 @@ export class MgmtClient {
   }
 
   /** One page of a paginated list. */
-  protected page<S extends z.ZodType>(operation: string, path: string, item: S, page: number, pageSize?: number, o?: CallOptions): Promise<Page<z.output<S>>> {
+  protected page<S extends z.ZodType>(operation: string, path: string, item: S, page: number, pageSize?: number, o?: ListOptions): Promise<Page<z.output<S>>> {
     if (!Number.isSafeInteger(page) || page < 1) throw new TypeError(`${operation}: page must be a positive integer, got ${page}`);
     if (pageSize !== undefined && !Number.isSafeInteger(pageSize)) throw new TypeError(`${operation}: pageSize must be an integer, got ${pageSize}`);
-    return this.http.request({ operation, method: "GET", path, query: { page, page_size: pageSize }, schema: envelopeOf(item), signal: o?.signal }) as Promise<Page<z.output<S>>>;
+    const headers = o?.filter === undefined ? undefined : { "x-filter": JSON.stringify(o.filter) };
+    return this.http.request({ operation, method: "GET", path, query: { page, page_size: pageSize }, headers, schema: envelopeOf(item), signal: o?.signal }) as Promise<Page<z.output<S>>>;
   }
 
   /** Every item of a paginated list, fetched page by page as the iteration proceeds. */

@@ -3,7 +3,7 @@
  * X-Filter) and how to show one API item. The filter arguments, their validation, the id hash,
  * local filtering, ordering, limiting and early stop are the same for every list, here.
  */
-import type { FilteredListOptions, MgmtClient } from "../../client";
+import type { ListOptions, MgmtClient } from "../../client";
 import type { ProviderContext } from "../config";
 import { list, object, string } from "../framework/attributes";
 import type { Diagnostic } from "../framework/diagnostics";
@@ -29,7 +29,7 @@ export interface ListDefinition<T> {
   /** Conditions from those arguments: X-Filter parts and local checks on an item. */
   conditions?(config: ObjectValue): { readonly api: readonly Record<string, unknown>[]; readonly local: readonly ((item: ObjectValue) => boolean)[] };
   validate?(config: ObjectValue): readonly Diagnostic[];
-  fetch(client: MgmtClient, o: FilteredListOptions): AsyncIterable<T>;
+  fetch(client: MgmtClient, o: ListOptions): AsyncIterable<T>;
   toItem(raw: T): ObjectValue;
   /** Work on the final items only (fetching invoice items), after filtering and the limit. */
   complete?(op: Operation<ProviderContext>, config: ObjectValue, items: ObjectValue[]): Promise<ObjectValue[]>;

@@ -17,6 +17,6 @@ export const oauthClientsDataSource = defineListDataSource({
     status: string("computed", "active, disabled or suspended."),
     thumbnail_url: string("computed", "Address of the client's thumbnail; null when none."),
   },
-  fetch: (client, o) => client.listOAuthClientsWhere(o),
+  fetch: (client, o) => client.listOAuthClients(o),
   toItem: (c) => ({ id: c.id, label: c.label, public: c.public, redirect_uri: c.redirect_uri, status: c.status, thumbnail_url: c.thumbnail_url }),
 });

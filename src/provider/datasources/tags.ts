@@ -10,6 +10,6 @@ export const tagsDataSource = defineListDataSource({
   itemsName: "tags",
   itemDescription: "The matching tags.",
   item: { label: string("computed", "The tag's label.") },
-  fetch: (client, o) => client.listTagsWhere(o),
+  fetch: (client, o) => client.listTags(o),
   toItem: (t) => ({ label: t.label }),
 });

@@ -19,7 +19,7 @@ export const tokensDataSource = defineListDataSource({
     created: timestamp("When the token was created."),
     expiry: timestamp("When the token expires", true),
   },
-  fetch: (client, o) => client.listTokensWhere(o),
+  fetch: (client, o) => client.listTokens(o),
   // Never `t.token`: the prefix the API shows still helps guess a secret, and state is not a vault.
   toItem: (t) => ({ id: t.id, label: t.label, scopes: t.scopes, created: toRfc3339(t.created), expiry: rfc3339OrNull(t.expiry) }),
 });
