@@ -138,5 +138,5 @@ export function describeFailure(operation: string, err: unknown): Diagnostic[] {
 /** For a 403, which scope the operation accepts, as the API says in X-Accepted-OAuth-Scopes. */
 export function scopeHint(err: ApiError): string {
   if (err.status !== 403 || err.acceptedScopes === undefined) return "";
-  return ` This operation accepts OAuth scope "${err.acceptedScopes}" (or its read_write form, or "*"): give the token that scope. If it already has it, the user is restricted and lacks the grant.`;
+  return ` This operation accepts OAuth scope "${err.acceptedScopes}" (or its read_write form, or "*"): give the token that scope. If it already has it, the user is restricted and lacks the grant (see data.mgmt_grants).`;
 }

@@ -6,7 +6,6 @@ export const accountLoginsDataSource = defineListDataSource({
   typeName: "mgmt_account_logins",
   description: "Logins of every user of the account over the last 90 days (unrestricted users only). The API filters none of their fields: filters apply after paging.",
   path: "/account/logins",
-  scope: "account:read_only",
   itemsName: "logins",
   itemDescription: "The matching logins.",
   item: loginAttributes,

@@ -3,7 +3,6 @@ import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";
 import { contactAttributes, contactValue, promotionsAttribute, promotionsValue } from "./account-shape";
-import { withScope } from "./common";
 
 export const accountDataSource = defineDataSource<ProviderContext>({
   typeName: "mgmt_account",
@@ -14,7 +13,7 @@ export const accountDataSource = defineDataSource<ProviderContext>({
     active_promotions: promotionsAttribute,
   },
   async read({ ctx, signal }) {
-    const a = await withScope("account:read_only", () => ctx.client.getAccount({ signal }));
+    const a = await ctx.client.getAccount({ signal });
     return { id: a.euuid, ...contactValue(a), active_promotions: promotionsValue(a) };
   },
 });

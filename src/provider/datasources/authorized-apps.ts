@@ -9,7 +9,6 @@ export const authorizedAppsDataSource = defineListDataSource({
   typeName: "mgmt_authorized_apps",
   description: "OAuth apps the user the provider acts for has authorized, filtered by the API where it can.",
   path: "/profile/apps",
-  scope: "account:read_only",
   itemsName: "authorized_apps",
   itemDescription: "The matching apps.",
   item: {

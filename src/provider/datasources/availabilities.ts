@@ -6,7 +6,6 @@ export const availabilitiesDataSource = defineListDataSource({
   typeName: "mgmt_availabilities",
   description: "Which services each region offers the account (every region).",
   path: "/account/availability",
-  scope: "account:read_only",
   itemsName: "availabilities",
   itemDescription: "One entry per region.",
   item: availabilityAttributes,

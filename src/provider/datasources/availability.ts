@@ -4,7 +4,6 @@ import { string } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";
 import { requireString } from "../framework/value";
 import { availabilityAttributes, availabilityValue } from "./availability-shape";
-import { withScope } from "./common";
 
 export const availabilityDataSource = defineDataSource<ProviderContext>({
   typeName: "mgmt_availability",
@@ -16,7 +15,7 @@ export const availabilityDataSource = defineDataSource<ProviderContext>({
   },
   async read({ ctx, signal }, config) {
     const region = requireString(config, "region");
-    const a = await withScope("account:read_only", () => ctx.client.getAvailability(region, { signal }));
+    const a = await ctx.client.getAvailability(region, { signal });
     return { id: a.region, ...availabilityValue(a) };
   },
 });

@@ -4,7 +4,6 @@ import { string } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";
 import { requireString } from "../framework/value";
 import { contactAttributes, contactValue } from "./account-shape";
-import { withScope } from "./common";
 
 export const childAccountDataSource = defineDataSource<ProviderContext>({
   typeName: "mgmt_child_account",
@@ -15,7 +14,7 @@ export const childAccountDataSource = defineDataSource<ProviderContext>({
     euuid: string("required", "The child account's euuid.", { validate: (v) => (v.trim() === "" ? "must not be empty" : undefined) }),
   },
   async read({ ctx, signal }, config) {
-    const c = await withScope("child_account:read_only", () => ctx.client.getChildAccount(requireString(config, "euuid"), { signal }));
+    const c = await ctx.client.getChildAccount(requireString(config, "euuid"), { signal });
     return { id: c.euuid, ...contactValue(c) };
   },
 });

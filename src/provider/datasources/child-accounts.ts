@@ -6,7 +6,6 @@ export const childAccountsDataSource = defineListDataSource({
   typeName: "mgmt_child_accounts",
   description: "The child accounts of this (parent) account, filtered by the API where it can.",
   path: "/account/child-accounts",
-  scope: "child_account:read_only",
   itemsName: "child_accounts",
   itemDescription: "The matching child accounts.",
   item: contactAttributes,

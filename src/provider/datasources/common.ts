@@ -1,29 +1,7 @@
-/** What single-object and list data sources share: permission errors that name the scope, entity refs. */
-import { ApiError } from "../../client";
+/** What single-object and list data sources share: timestamps, entity refs, id checks. */
 import { object, string, type AttributeSpec } from "../framework/attributes";
 import type { ObjectValue } from "../framework/value";
 import { toRfc3339 } from "../timestamps";
-
-/**
- * Runs a read; a 403 becomes an error that says which OAuth scope the operation accepts (the
- * contract's Scope column), so the user knows what to give the token. The API's own reason is
- * kept: a restricted user can also be refused for a missing grant. `null`: any valid token may call.
- */
-export async function withScope<T>(scope: string | null, read: () => Promise<T>): Promise<T> {
-  if (scope === null) return read();
-  try {
-    return await read();
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 403) {
-      throw new Error(
-        `${err.message}. This operation accepts OAuth scope "${err.acceptedScopes ?? scope}" (or its read_write form, or "*"): give the token that scope. ` +
-          `If it already has it, the user is restricted and lacks the grant (see data.mgmt_grants).`,
-        { cause: err },
-      );
-    }
-    throw err;
-  }
-}
 
 /** A nullable API timestamp in RFC 3339. */
 export const rfc3339OrNull = (v: string | null | undefined): string | null => (v === null || v === undefined ? null : toRfc3339(v));

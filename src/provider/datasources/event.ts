@@ -3,7 +3,7 @@ import { int } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";
 import { knownNumber } from "../framework/value";
 import type { ProviderContext } from "../config";
-import { positiveIdReason, withScope } from "./common";
+import { positiveIdReason } from "./common";
 import { eventAttributes, eventValue } from "./event-shape";
 
 export const eventDataSource = defineDataSource<ProviderContext>({
@@ -11,7 +11,7 @@ export const eventDataSource = defineDataSource<ProviderContext>({
   description: "One event of the account's feed, by id.",
   attributes: { ...eventAttributes, id: int("required", "The event's id.", { validate: positiveIdReason }) },
   async read({ ctx, signal }, config) {
-    const event = await withScope("events:read_only", () => ctx.client.getEvent(knownNumber(config, "id")!, { signal }));
+    const event = await ctx.client.getEvent(knownNumber(config, "id")!, { signal });
     return eventValue(event);
   },
 });

@@ -16,7 +16,6 @@ export const eventsDataSource = defineListDataSource({
   typeName: "mgmt_events",
   description: "The account's events of the last 90 days, newest first (unless ordered otherwise), filtered by the API where it can.",
   path: "/account/events",
-  scope: "events:read_only",
   itemsName: "events",
   itemDescription: "The matching events.",
   item: eventAttributes,

@@ -4,7 +4,7 @@ import type { ProviderContext } from "../config";
 import { int } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";
 import { knownNumber } from "../framework/value";
-import { positiveIdReason, withScope } from "./common";
+import { positiveIdReason } from "./common";
 import { invoiceAttributes, invoiceItemsAttribute, invoiceItemValue, invoiceValue } from "./invoice-shape";
 
 export const invoiceDataSource = defineDataSource<ProviderContext>({
@@ -17,10 +17,8 @@ export const invoiceDataSource = defineDataSource<ProviderContext>({
   },
   async read({ ctx, signal }, config) {
     const id = knownNumber(config, "id")!;
-    return withScope("account:read_only", async () => {
-      const invoice = await ctx.client.getInvoice(id, { signal });
-      const items = await listAll(ctx.client.listInvoiceItems(id, { signal }));
-      return { ...invoiceValue(invoice), items: items.map(invoiceItemValue) };
-    });
+    const invoice = await ctx.client.getInvoice(id, { signal });
+    const items = await listAll(ctx.client.listInvoiceItems(id, { signal }));
+    return { ...invoiceValue(invoice), items: items.map(invoiceItemValue) };
   },
 });

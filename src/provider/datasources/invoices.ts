@@ -8,7 +8,6 @@ export const invoicesDataSource = defineListDataSource({
   typeName: "mgmt_invoices",
   description: "The account's invoices, filtered by the API where it can.",
   path: "/account/invoices",
-  scope: "account:read_only",
   itemsName: "invoices",
   itemDescription: "The matching invoices.",
   item: { ...invoiceAttributes, items: invoiceItemsAttribute("The invoice's items when include_items is true; null otherwise (one request per invoice).") },

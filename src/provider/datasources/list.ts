@@ -10,7 +10,6 @@ import type { Diagnostic } from "../framework/diagnostics";
 import { defineDataSource, type Attributes, type DataSourceDefinition, type Operation } from "../framework/resource";
 import type { ObjectValue } from "../framework/value";
 import { API_FILTERABLE, type ApiFieldType } from "../../contract/filterable";
-import { withScope } from "./common";
 import { apiFilter, argumentsId, filterAttributes, filterFieldsOf, matchesAll, parseQuery, sortItems, validateFilters, type FilterFields } from "./filter";
 
 export interface ListDefinition<T> {
@@ -18,8 +17,6 @@ export interface ListDefinition<T> {
   readonly description: string;
   /** The API path, which names the X-Filter table when the API filters this list. */
   readonly path: string;
-  /** The OAuth scope the list operation accepts (for permission errors); null when any valid token may call. */
-  readonly scope: string | null;
   /** The attribute holding the items, and what one item is. */
   readonly itemsName: string;
   readonly itemDescription: string;
@@ -62,17 +59,15 @@ export function defineListDataSource<T>(def: ListDefinition<T>): DataSourceDefin
         // In the API's order, the first `limit` matches are the answer: no need to read further.
         const stopAt = sortedByApi ? q.limit : undefined;
         const kept: ObjectValue[] = [];
-        await withScope(def.scope, async () => {
-          for await (const raw of def.fetch(op.ctx.client, { signal: op.signal, ...(filter ? { filter } : {}) })) {
-            const item = def.toItem(raw);
-            if (!matchesAll(item, q.conditions) || !extra.local.every((check) => check(item))) continue;
-            kept.push(item);
-            if (stopAt !== undefined && kept.length >= stopAt) break;
-          }
-        });
+        for await (const raw of def.fetch(op.ctx.client, { signal: op.signal, ...(filter ? { filter } : {}) })) {
+          const item = def.toItem(raw);
+          if (!matchesAll(item, q.conditions) || !extra.local.every((check) => check(item))) continue;
+          kept.push(item);
+          if (stopAt !== undefined && kept.length >= stopAt) break;
+        }
         let items = sortItems(kept, q);
         if (q.limit !== undefined) items = items.slice(0, q.limit);
-        if (def.complete) items = await withScope(def.scope, () => def.complete!(op, config, items));
+        if (def.complete) items = await def.complete(op, config, items);
         return {
           ...Object.fromEntries(argumentNames.map((n) => [n, config[n] ?? null])),
           id: argumentsId(def.typeName, config, argumentNames),

@@ -9,7 +9,6 @@ export const maintenanceDataSource = defineListDataSource({
   typeName: "mgmt_maintenance",
   description: "Maintenance scheduled or under way on objects the user may view (canceled maintenance is not listed), filtered by the API where it can.",
   path: "/account/maintenance",
-  scope: null,
   itemsName: "maintenance",
   itemDescription: "The matching maintenance items.",
   item: {

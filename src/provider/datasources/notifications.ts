@@ -8,7 +8,6 @@ export const notificationsDataSource = defineListDataSource({
   typeName: "mgmt_notifications",
   description: "The account's notifications; each disappears when its cause is resolved. The API filters none of their fields: filters apply after paging.",
   path: "/account/notifications",
-  scope: "account:read_only",
   itemsName: "notifications",
   itemDescription: "The matching notifications.",
   item: {

@@ -6,7 +6,6 @@ export const oauthClientsDataSource = defineListDataSource({
   typeName: "mgmt_oauth_clients",
   description: "The OAuth clients registered on the account, filtered by the API where it can. Secrets are never read into state.",
   path: "/account/oauth-clients",
-  scope: "account:read_only",
   itemsName: "oauth_clients",
   itemDescription: "The matching OAuth clients.",
   item: {

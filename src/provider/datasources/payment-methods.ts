@@ -8,7 +8,6 @@ export const paymentMethodsDataSource = defineListDataSource({
   typeName: "mgmt_payment_methods",
   description: "The account's payment methods. The API filters none of their fields: filters apply after paging.",
   path: "/account/payment-methods",
-  scope: "account:read_only",
   itemsName: "payment_methods",
   itemDescription: "The matching payment methods.",
   item: {

@@ -6,7 +6,6 @@ export const profileLoginsDataSource = defineListDataSource({
   typeName: "mgmt_profile_logins",
   description: "Successful logins of the user the provider acts for, over the last 90 days. The API filters none of their fields: filters apply after paging.",
   path: "/profile/logins",
-  scope: "account:read_only",
   itemsName: "logins",
   itemDescription: "The matching logins.",
   item: loginAttributes,

@@ -5,7 +5,6 @@ import { string } from "../framework/attributes";
 import { attr, error } from "../framework/diagnostics";
 import { defineDataSource } from "../framework/resource";
 import { isUnknown, knownString } from "../framework/value";
-import { withScope } from "./common";
 import { sshKeyAttributes, sshKeyValue } from "./ssh-key-shape";
 
 export const sshKeyDataSource = defineDataSource<ProviderContext>({
@@ -25,18 +24,16 @@ export const sshKeyDataSource = defineDataSource<ProviderContext>({
   },
   async read({ ctx, signal }, config) {
     const id = knownString(config, "id");
-    return withScope("account:read_only", async () => {
-      if (id !== undefined) return sshKeyValue(await ctx.client.getSshKey(Number(id), { signal }));
-      const label = knownString(config, "label")!;
-      const matches = (await listAll(ctx.client.listSshKeys({ signal }))).filter((k) => k.label === label);
-      if (matches.length !== 1) {
-        throw new Error(
-          matches.length === 0
-            ? `No SSH key has the label "${label}".`
-            : `${matches.length} SSH keys have the label "${label}" (ids ${matches.map((k) => k.id).join(", ")}); read it by id, or use mgmt_ssh_keys.`,
-        );
-      }
-      return sshKeyValue(matches[0]!);
-    });
+    if (id !== undefined) return sshKeyValue(await ctx.client.getSshKey(Number(id), { signal }));
+    const label = knownString(config, "label")!;
+    const matches = (await listAll(ctx.client.listSshKeys({ signal }))).filter((k) => k.label === label);
+    if (matches.length !== 1) {
+      throw new Error(
+        matches.length === 0
+          ? `No SSH key has the label "${label}".`
+          : `${matches.length} SSH keys have the label "${label}" (ids ${matches.map((k) => k.id).join(", ")}); read it by id, or use mgmt_ssh_keys.`,
+      );
+    }
+    return sshKeyValue(matches[0]!);
   },
 });

@@ -6,7 +6,6 @@ export const sshKeysDataSource = defineListDataSource({
   typeName: "mgmt_ssh_keys",
   description: "The SSH keys of the user the provider acts for. The API filters none of their fields: filters apply after paging.",
   path: "/profile/sshkeys",
-  scope: "account:read_only",
   itemsName: "ssh_keys",
   itemDescription: "The matching SSH keys.",
   item: sshKeyAttributes,

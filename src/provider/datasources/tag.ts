@@ -6,7 +6,7 @@ import { bool, int, list, number, object, string, type AttributeSpec } from "../
 import { defineDataSource } from "../framework/resource";
 import { requireString, type ObjectValue } from "../framework/value";
 import { toRfc3339 } from "../timestamps";
-import { rfc3339OrNull, withScope } from "./common";
+import { rfc3339OrNull } from "./common";
 import { timestamp } from "./filter";
 
 const tagsAttr = list("computed", "The object's tags.", "string");
@@ -118,7 +118,7 @@ export const tagDataSource = defineDataSource<ProviderContext>({
   },
   async read({ ctx, signal }, config) {
     const label = requireString(config, "label");
-    const objects = await withScope("account:read_only", () => listAll(ctx.client.listTaggedObjects(label, { signal })));
+    const objects = await listAll(ctx.client.listTaggedObjects(label, { signal }));
     const groups: Record<"computes" | "domains" | "volumes" | "nodebalancers", ObjectValue[]> = { computes: [], domains: [], volumes: [], nodebalancers: [] };
     for (const o of objects) {
       if (o.type === "compute") groups.computes.push(computeValue(o.data));

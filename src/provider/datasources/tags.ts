@@ -6,7 +6,6 @@ export const tagsDataSource = defineListDataSource({
   typeName: "mgmt_tags",
   description: "The tags on the account (unrestricted users only), filtered by the API where it can.",
   path: "/tags",
-  scope: "account:read_only",
   itemsName: "tags",
   itemDescription: "The matching tags.",
   item: { label: string("computed", "The tag's label.") },

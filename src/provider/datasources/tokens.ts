@@ -9,7 +9,6 @@ export const tokensDataSource = defineListDataSource({
   typeName: "mgmt_tokens",
   description: "The personal access tokens of the user the provider acts for. No token value, not even the prefix the API shows, is ever read into state.",
   path: "/profile/tokens",
-  scope: "account:read_only",
   itemsName: "tokens",
   itemDescription: "The matching tokens.",
   item: {

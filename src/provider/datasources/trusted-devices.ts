@@ -8,7 +8,6 @@ export const trustedDevicesDataSource = defineListDataSource({
   typeName: "mgmt_trusted_devices",
   description: "Devices the user the provider acts for chose to remember at login. The API filters none of their fields: filters apply after paging.",
   path: "/profile/devices",
-  scope: "account:read_only",
   itemsName: "trusted_devices",
   itemDescription: "The matching devices.",
   item: {
