@@ -1,9 +1,6 @@
-/** An SSH key as `mgmt_ssh_key` and `mgmt_ssh_keys` show it (the attributes of the resource). */
-import type { SshKey } from "../../contract/sshkeys";
+/** An SSH key as `mgmt_ssh_key` and `mgmt_ssh_keys` show it (the attributes of the resource; values from its `sshKeyState`). */
 import { string } from "../framework/attributes";
 import type { Attributes } from "../framework/resource";
-import type { ObjectValue } from "../framework/value";
-import { toRfc3339 } from "../timestamps";
 import { timestamp } from "./filter";
 
 export const sshKeyAttributes: Attributes = {
@@ -12,5 +9,3 @@ export const sshKeyAttributes: Attributes = {
   ssh_key: string("computed", "The public key."),
   created: timestamp("When the key was added."),
 };
-
-export const sshKeyValue = (k: SshKey): ObjectValue => ({ id: String(k.id), label: k.label, ssh_key: k.ssh_key, created: toRfc3339(k.created) });

@@ -5,7 +5,9 @@ import { string } from "../framework/attributes";
 import { attr, error } from "../framework/diagnostics";
 import { defineDataSource } from "../framework/resource";
 import { isUnknown, knownString } from "../framework/value";
-import { sshKeyAttributes, sshKeyValue } from "./ssh-key-shape";
+import { idProblem } from "../resources/ids";
+import { sshKeyState } from "../resources/ssh-key";
+import { sshKeyAttributes } from "./ssh-key-shape";
 
 export const sshKeyDataSource = defineDataSource<ProviderContext>({
   typeName: "mgmt_ssh_key",
@@ -13,7 +15,7 @@ export const sshKeyDataSource = defineDataSource<ProviderContext>({
   attributes: {
     ...sshKeyAttributes,
     id: string("optional_computed", "The key's numeric id. Set either id or label.", {
-      validate: (v) => (/^[1-9]\d{0,15}$/.test(v) ? undefined : `must be a key's numeric id; got "${v}"`),
+      validate: idProblem,
       conflictsWith: ["label"],
     }),
     label: string("optional_computed", "The key's label. Set either id or label."),
@@ -24,7 +26,7 @@ export const sshKeyDataSource = defineDataSource<ProviderContext>({
   },
   async read({ ctx, signal }, config) {
     const id = knownString(config, "id");
-    if (id !== undefined) return sshKeyValue(await ctx.client.getSshKey(Number(id), { signal }));
+    if (id !== undefined) return sshKeyState(await ctx.client.getSshKey(Number(id), { signal }));
     const label = knownString(config, "label")!;
     const matches = (await listAll(ctx.client.listSshKeys({ signal }))).filter((k) => k.label === label);
     if (matches.length !== 1) {
@@ -34,6 +36,6 @@ export const sshKeyDataSource = defineDataSource<ProviderContext>({
           : `${matches.length} SSH keys have the label "${label}" (ids ${matches.map((k) => k.id).join(", ")}); read it by id, or use mgmt_ssh_keys.`,
       );
     }
-    return sshKeyValue(matches[0]!);
+    return sshKeyState(matches[0]!);
   },
 });

@@ -1,6 +1,7 @@
 /** data mgmt_ssh_keys: every SSH key of the profile (to find the ones no configuration manages). */
 import { defineListDataSource } from "./list";
-import { sshKeyAttributes, sshKeyValue } from "./ssh-key-shape";
+import { sshKeyState } from "../resources/ssh-key";
+import { sshKeyAttributes } from "./ssh-key-shape";
 
 export const sshKeysDataSource = defineListDataSource({
   typeName: "mgmt_ssh_keys",
@@ -10,5 +11,5 @@ export const sshKeysDataSource = defineListDataSource({
   itemDescription: "The matching SSH keys.",
   item: sshKeyAttributes,
   fetch: (client, o) => client.listSshKeys(o),
-  toItem: sshKeyValue,
+  toItem: sshKeyState,
 });

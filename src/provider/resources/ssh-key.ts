@@ -9,7 +9,8 @@ import { requireString, type ObjectValue } from "../framework/value";
 import { toRfc3339 } from "../timestamps";
 import { adoptedWarning, orNullIfGone, parseId } from "./ids";
 
-const toState = (key: SshKey): ObjectValue => ({
+/** An SSH key as state holds it; the data sources show keys the same way. */
+export const sshKeyState = (key: SshKey): ObjectValue => ({
   id: String(key.id),
   label: key.label,
   ssh_key: key.ssh_key,
@@ -36,17 +37,17 @@ export const sshKeyResource = defineResource<ProviderContext>({
     ctx.reads.sshKeys.invalidate();
     const made = await createSshKeyOnce(ctx.client, { label: requireString(planned, "label"), ssh_key: requireString(planned, "ssh_key") });
     if (made.adopted) warn(...adoptedWarning("mgmt_ssh_key", String(made.value.id)));
-    return toState(made.value);
+    return sshKeyState(made.value);
   },
 
   async read({ ctx }, state) {
     const key = await ctx.reads.sshKeys.read(String(parseId(requireString(state, "id"))));
-    return key === null ? null : toState(key);
+    return key === null ? null : sshKeyState(key);
   },
 
   async update({ ctx }, prior, planned) {
     ctx.reads.sshKeys.invalidate();
-    return toState(await ctx.client.updateSshKey(parseId(requireString(prior, "id")), { label: requireString(planned, "label") }));
+    return sshKeyState(await ctx.client.updateSshKey(parseId(requireString(prior, "id")), { label: requireString(planned, "label") }));
   },
 
   async delete({ ctx }, state) {
@@ -55,6 +56,6 @@ export const sshKeyResource = defineResource<ProviderContext>({
   },
 
   async importState({ ctx }, id) {
-    return orNullIfGone(async () => toState(await ctx.client.getSshKey(parseId(id))));
+    return orNullIfGone(async () => sshKeyState(await ctx.client.getSshKey(parseId(id))));
   },
 });
