@@ -163,7 +163,7 @@ describe("settling results", () => {
   });
 
   it("leaves nothing unknown in the state of a partly failed apply", () => {
-    expect(settleApplied({ id: Unknown, url: Unknown, label: "x" }, { id: "1" }, { unknownAs: null })).toEqual({ id: "1", url: null, label: "x" });
+    expect(settleApplied({ id: Unknown, url: Unknown, label: "x" }, { id: "1" }, true)).toEqual({ id: "1", url: null, label: "x" });
   });
 
   it("keeps the state's form of an equivalent value on read but shows real drift", () => {

@@ -75,7 +75,7 @@ function build<T extends TfValue>(type: TfType, mode: Mode, description: string,
     ...(o.requiresReplace !== undefined ? { requiresReplace: o.requiresReplace } : {}),
     ...(o.keepPrior ? { keepPrior: true } : {}),
     ...(o.semanticEquals ? { semanticEquals: o.semanticEquals } : {}),
-    validators: o.validate === undefined ? [] : Array.isArray(o.validate) ? (o.validate as Validator<T>[]) : [o.validate as Validator<T>],
+    validators: asArray(o.validate),
     conflictsWith: o.conflictsWith ?? [],
     ...(nested ? { nested } : {}),
   } as AttributeSpec<T> as unknown as AttributeSpec;

@@ -14,8 +14,6 @@ import { attr, error, warning, type AttributePath, type Diagnostic } from "./dia
 import type { Attributes, PlanDraft, ResourceDefinition } from "./resource";
 import { Unknown, isUnknown, isWhollyKnown, type ObjectValue, type TfValue } from "./value";
 
-const isSet = (v: TfValue): boolean => v !== null && !isUnknown(v);
-
 /** Every attribute's validators and conflicts, on the known parts of a configuration. */
 export function validateAttributes(attributes: Attributes, config: ObjectValue): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
@@ -81,7 +79,7 @@ export function planChange<Ctx>(def: ResourceDefinition<Ctx>, prior: ObjectValue
       continue;
     }
     const priorValue = prior[name] ?? null;
-    if (spec.semanticEquals && isSet(configValue) && isWhollyKnown(configValue) && priorValue !== null && spec.semanticEquals(priorValue, configValue)) {
+    if (spec.semanticEquals && configValue !== null && isWhollyKnown(configValue) && priorValue !== null && spec.semanticEquals(priorValue, configValue)) {
       planned[name] = priorValue;
     }
   }
@@ -122,13 +120,13 @@ export function planChange<Ctx>(def: ResourceDefinition<Ctx>, prior: ObjectValue
  * knew stays exactly as planned (the engine rejects any difference), which is also how a
  * semantically equal form the user wrote survives the API's normalisation.
  */
-export function settleApplied(planned: ObjectValue, fromApi: ObjectValue, partial?: { unknownAs: null }): ObjectValue {
+export function settleApplied(planned: ObjectValue, fromApi: ObjectValue, partial = false): ObjectValue {
   const out: Record<string, TfValue> = {};
   for (const name of new Set([...Object.keys(planned), ...Object.keys(fromApi)])) {
     const p = planned[name] ?? null;
     const value = isWhollyKnown(p) ? p : (fromApi[name] ?? null);
     // A failed apply's state must still be wholly known; what it never learnt is null.
-    out[name] = partial && !isWhollyKnown(value) ? partial.unknownAs : value;
+    out[name] = partial && !isWhollyKnown(value) ? null : value;
   }
   return out;
 }

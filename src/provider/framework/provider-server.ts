@@ -156,7 +156,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
         } catch (err) {
           if (!(err instanceof PartialApply)) throw err;
           diagnostics.push(...def.describeFailure(`apply ${typeName}`, err.cause));
-          return { newState: settleApplied(req.plannedState, err.state, { unknownAs: null }) };
+          return { newState: settleApplied(req.plannedState, err.state, true) };
         }
         const newState = settleApplied(req.plannedState, fromApi);
         if (!isWhollyKnown(newState)) throw new Error(`${typeName}: the API left a planned value unknown`);
