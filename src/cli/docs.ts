@@ -15,7 +15,7 @@ export const exampleReader =
 const USAGE = "usage: mgmt docs [DIR]\n\nWrites the provider's reference pages (tfplugindocs layout, examples from examples/) into DIR (default docs/reference).\n";
 
 export async function runDocs(args: string[]): Promise<number> {
-  const parsed = parseCommand("docs", USAGE, args, {}, 1);
+  const parsed = parseCommand("docs", USAGE, args, {}, { maxPositionals: 1 });
   if ("exit" in parsed) return parsed.exit;
   const dir = parsed.positionals[0] ?? "docs/reference";
   for (const page of renderDocs(exampleReader())) {

@@ -6,15 +6,15 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { MgmtClient } from "../client";
-import { availableEngines, runEngine, type Engine } from "../harness/engine";
+import { AUTOMATION_ENV, availableEngines, runEngine, type Engine } from "../harness/engine";
 import { driftFound, driftLineCount, driftReportJson, renderDriftMarkdown, type DriftReport } from "../report/drift-report";
 import { parsePlanJson, priorStateResources, PlanFormatError } from "../report/plan-model";
 import { driftEntries } from "../report/summary";
 import { DEFAULT_MAX_CHARS, fit } from "../report/truncate";
-import { findUnmanaged, importBlocks, type UnmanagedResult } from "../report/unmanaged";
-import { UNMANAGED_TYPES, type LiveObject } from "../report/unmanaged-types";
+import { REPORT_OPTIONS, parseCommand, reportSettings } from "./args";
+import { findUnmanaged, importBlocks, type LiveObject, type UnmanagedResult } from "../report/unmanaged";
+import { UNMANAGED_TYPES } from "./unmanaged-types";
 
 export const DRIFT_USAGE = `usage: mgmt drift [--dir DIR] [--engine tofu|terraform] [--format markdown|json]
                   [--unmanaged] [--import-out FILE] [--title TEXT] [--max-chars N]
@@ -60,7 +60,7 @@ function chooseEngine(name: string): Engine {
 }
 
 async function refreshOnlyPlan(engine: Engine, dir: string): Promise<string> {
-  const env: NodeJS.ProcessEnv = { ...process.env, TF_IN_AUTOMATION: "1", TF_INPUT: "0", CHECKPOINT_DISABLE: "1" };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...AUTOMATION_ENV };
   const run = async (args: string[], what: string) => {
     const r = await runEngine(engine, args, dir, env).catch((err: unknown) => {
       throw new DriftError(`cannot run ${engine.binary}: ${err instanceof Error ? err.message : String(err)}`);
@@ -91,13 +91,10 @@ async function listUnmanaged(state: ReturnType<typeof priorStateResources>): Pro
   const url = process.env.MGMT_URL;
   const token = process.env.MGMT_TOKEN;
   if (!url || !token) throw new DriftError("--unmanaged reads the API itself and needs MGMT_URL and MGMT_TOKEN");
-  const { providerDefinition } = await import("../provider");
-  const provided = new Set(providerDefinition(process.env).resources.map((r) => r.typeName));
-  const types = UNMANAGED_TYPES.filter((t) => provided.has(t.type));
   const client = new MgmtClient({ url, token });
   try {
     const live = new Map<string, LiveObject[]>();
-    for (const t of types) {
+    for (const t of UNMANAGED_TYPES) {
       try {
         live.set(t.type, await t.list({ client, actingToken: token }));
       } catch (err) {
@@ -105,7 +102,7 @@ async function listUnmanaged(state: ReturnType<typeof priorStateResources>): Pro
       }
     }
     return findUnmanaged(
-      types,
+      UNMANAGED_TYPES,
       state.map((r) => ({ address: r.address, type: r.type, values: r.values ?? {} })),
       live,
     );
@@ -115,36 +112,19 @@ async function listUnmanaged(state: ReturnType<typeof priorStateResources>): Pro
 }
 
 export async function runDrift(args: string[]): Promise<number> {
-  let values;
+  const parsed = parseCommand(
+    "drift",
+    DRIFT_USAGE,
+    args,
+    { dir: { type: "string", default: "." }, engine: { type: "string", default: "tofu" }, unmanaged: { type: "boolean", default: false }, "import-out": { type: "string" }, ...REPORT_OPTIONS },
+    { usageExit: 1 },
+  );
+  if ("exit" in parsed) return parsed.exit;
+  const { values } = parsed;
   try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        dir: { type: "string", default: "." },
-        engine: { type: "string", default: "tofu" },
-        format: { type: "string", default: "markdown" },
-        unmanaged: { type: "boolean", default: false },
-        "import-out": { type: "string" },
-        title: { type: "string" },
-        "max-chars": { type: "string", default: String(DEFAULT_MAX_CHARS) },
-        help: { type: "boolean", short: "h", default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    process.stderr.write(`mgmt drift: ${err instanceof Error ? err.message : String(err)}\n\n${DRIFT_USAGE}`);
-    return 1;
-  }
-  if (values.help) {
-    process.stdout.write(DRIFT_USAGE);
-    return 0;
-  }
-  try {
-    if (values.format !== "markdown" && values.format !== "json") throw new DriftError(`--format must be markdown or json, not '${values.format}'`);
+    const settings = reportSettings(values);
+    if ("problem" in settings) throw new DriftError(settings.problem);
     if (values["import-out"] !== undefined && !values.unmanaged) throw new DriftError("--import-out needs --unmanaged");
-    const maxChars = Number(values["max-chars"]);
-    if (!Number.isSafeInteger(maxChars) || maxChars < 200) throw new DriftError(`--max-chars must be an integer of at least 200, not '${values["max-chars"]}'`);
     const dir = resolve(values.dir);
     if (!existsSync(dir)) throw new DriftError(`no such folder: ${dir}`);
     const engine = chooseEngine(values.engine);
@@ -156,11 +136,11 @@ export async function runDrift(args: string[]): Promise<number> {
     };
     if (values["import-out"] !== undefined && report.unmanaged) writeFileSync(resolve(values["import-out"]), importBlocks(report.unmanaged.unmanaged));
 
-    if (values.format === "json") process.stdout.write(`${JSON.stringify(driftReportJson(report), null, 2)}\n`);
+    if (settings.format === "json") process.stdout.write(`${JSON.stringify(driftReportJson(report), null, 2)}\n`);
     else {
       const title = values.title ?? "Drift report";
       const detailed = report.drift.length;
-      process.stdout.write(fit((budget, note) => renderDriftMarkdown(report, budget, title, note), detailed, driftLineCount(report), maxChars).text);
+      process.stdout.write(fit((budget, note) => renderDriftMarkdown(report, budget, title, note), detailed, driftLineCount(report), settings.maxChars).text);
     }
     return driftFound(report) ? 2 : 0;
   } catch (err) {

@@ -3,12 +3,12 @@
  * and exit codes live here; everything it prints is made by the pure modules in src/report.
  */
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { planReportJson } from "../report/json";
 import { detailedEntries, lineCount, renderMarkdown } from "../report/markdown";
 import { parsePlanJson, PlanFormatError } from "../report/plan-model";
 import { summarize } from "../report/summary";
 import { DEFAULT_MAX_CHARS, fit } from "../report/truncate";
+import { REPORT_OPTIONS, parseCommand, reportSettings } from "./args";
 
 export const PLAN_REPORT_USAGE = `usage: mgmt plan-report [--plan FILE|-] [--format markdown|json] [--title TEXT]
                         [--max-chars N] [--detailed-exitcode]
@@ -39,37 +39,18 @@ function readInput(file: string): string {
 }
 
 export async function runPlanReport(args: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        plan: { type: "string", default: "-" },
-        format: { type: "string", default: "markdown" },
-        title: { type: "string" },
-        "max-chars": { type: "string", default: String(DEFAULT_MAX_CHARS) },
-        "detailed-exitcode": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    process.stderr.write(`mgmt plan-report: ${err instanceof Error ? err.message : String(err)}\n\n${PLAN_REPORT_USAGE}`);
-    return 1;
-  }
-  if (values.help) {
-    process.stdout.write(PLAN_REPORT_USAGE);
-    return 0;
-  }
-  const format = values.format;
-  if (format !== "markdown" && format !== "json") {
-    process.stderr.write(`mgmt plan-report: --format must be markdown or json, not '${format}'\n`);
-    return 1;
-  }
-  const maxChars = Number(values["max-chars"]);
-  if (!Number.isSafeInteger(maxChars) || maxChars < 200) {
-    process.stderr.write(`mgmt plan-report: --max-chars must be an integer of at least 200, not '${values["max-chars"]}'\n`);
+  const parsed = parseCommand(
+    "plan-report",
+    PLAN_REPORT_USAGE,
+    args,
+    { plan: { type: "string", default: "-" }, ...REPORT_OPTIONS, "detailed-exitcode": { type: "boolean", default: false } },
+    { usageExit: 1 },
+  );
+  if ("exit" in parsed) return parsed.exit;
+  const { values } = parsed;
+  const settings = reportSettings(values);
+  if ("problem" in settings) {
+    process.stderr.write(`mgmt plan-report: ${settings.problem}\n`);
     return 1;
   }
 
@@ -89,11 +70,11 @@ export async function runPlanReport(args: string[]): Promise<number> {
     return 1;
   }
 
-  if (format === "json") {
+  if (settings.format === "json") {
     process.stdout.write(`${JSON.stringify(planReportJson(summary), null, 2)}\n`);
   } else {
     const title = values.title !== undefined ? { title: values.title } : {};
-    const fitted = fit((budget, note) => renderMarkdown(summary, budget, title, note), detailedEntries(summary), lineCount(summary), maxChars);
+    const fitted = fit((budget, note) => renderMarkdown(summary, budget, title, note), detailedEntries(summary), lineCount(summary), settings.maxChars);
     process.stdout.write(fitted.text);
   }
   if (summary.errored) {

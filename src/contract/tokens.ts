@@ -4,6 +4,13 @@ import { Timestamp, formatTimestamp } from "./common";
 import { Scopes } from "./scopes";
 
 export const TOKEN_LABEL = { min: 1, max: 100 } as const;
+
+/** After creation the API shows only this many leading characters of a token. */
+export const TOKEN_PREFIX_LENGTH = 16;
+
+/** `mgmt serve` labels the token it mints for its bootstrap user with the time of the start. */
+export const bootstrapTokenLabel = (at: string): string => `mgmt serve ${at}`;
+export const BOOTSTRAP_TOKEN_LABEL = /^mgmt serve \d{4}-\d{2}-\d{2}T/;
 const labelReason = `Length must be between ${TOKEN_LABEL.min} and ${TOKEN_LABEL.max} characters.`;
 export const TokenLabel = z.string().min(TOKEN_LABEL.min, labelReason).max(TOKEN_LABEL.max, labelReason);
 

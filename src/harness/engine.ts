@@ -54,6 +54,9 @@ export function writeCliConfig(dir: string = mkdtempSync(join(tmpdir(), "mgmt-cl
 
 export type EngineResult = ProcessResult;
 
+/** An engine run by a program, not a person: no prompts, no update checks, no "next steps" hints. */
+export const AUTOMATION_ENV = { TF_IN_AUTOMATION: "1", TF_INPUT: "0", CHECKPOINT_DISABLE: "1" } as const;
+
 export interface EngineEnv {
   readonly cliConfig: string;
   readonly url: string;
@@ -64,9 +67,7 @@ export function engineEnvironment(e: EngineEnv): NodeJS.ProcessEnv {
   return {
     ...process.env,
     TF_CLI_CONFIG_FILE: e.cliConfig,
-    TF_IN_AUTOMATION: "1",
-    TF_INPUT: "0",
-    CHECKPOINT_DISABLE: "1",
+    ...AUTOMATION_ENV,
     MGMT_URL: e.url,
     MGMT_TOKEN: e.token,
   };

@@ -2,7 +2,25 @@
  * Live objects no state holds, and the `import {}` blocks that would adopt them. Pure: the live
  * listing and the state come in as data.
  */
-import type { KnownRole, LiveObject, UnmanagedType } from "./unmanaged-types";
+
+/** Why a live object that no state holds is still not reported as unmanaged. */
+export type KnownRole = "bootstrap" | "acting";
+
+export interface LiveObject {
+  readonly importId: string;
+  /** A human name for the report and for deriving the `to` address; not a secret. */
+  readonly label: string;
+  readonly role?: KnownRole;
+}
+
+/** A resource type as the unmanaged search sees it; src/cli/unmanaged-types.ts adds how to list it. */
+export interface UnmanagedKind {
+  readonly type: string;
+  /** Plural noun for headings. */
+  readonly title: string;
+  /** The import id of an object in state, from its state values. */
+  readonly stateId: (values: Record<string, unknown>) => string | undefined;
+}
 
 export interface UnmanagedObject {
   readonly type: string;
@@ -47,7 +65,7 @@ export function resourceName(label: string, fallback: string): string {
   return /^[a-z]/.test(slug) ? slug : `${fallback}_${slug}`;
 }
 
-export function findUnmanaged(types: readonly UnmanagedType[], state: readonly StateObject[], live: ReadonlyMap<string, readonly LiveObject[]>): UnmanagedResult {
+export function findUnmanaged(types: readonly UnmanagedKind[], state: readonly StateObject[], live: ReadonlyMap<string, readonly LiveObject[]>): UnmanagedResult {
   const taken = new Set(state.map((r) => r.address));
   const unmanaged: UnmanagedObject[] = [];
   const known: KnownObject[] = [];

@@ -8,10 +8,12 @@ import { repoPath } from "../../src/harness/paths";
 const mgmt = (args: string[], cwd = process.cwd()) => spawnSync(process.execPath, [repoPath("dist/cli.js"), ...args], { cwd, encoding: "utf8", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });
 
 describe("mgmt subcommands", () => {
-  it.each(["serve", "schema", "docs", "install-provider", "plan-report", "drift"])("%s --help prints usage and exits 0", (command) => {
-    const r = mgmt([command, "--help"]);
-    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
-    expect(r.stdout).toMatch(new RegExp(`usage: mgmt ${command}`));
+  it.each(["serve", "schema", "docs", "install-provider", "plan-report", "drift"])("%s --help and -h print usage and exit 0", (command) => {
+    for (const flag of ["--help", "-h"]) {
+      const r = mgmt([command, flag]);
+      expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+      expect(r.stdout).toMatch(new RegExp(`usage: mgmt ${command}`));
+    }
   });
 
   it("docs --help writes nothing, docs with an unknown flag exits 2 naming it", () => {

@@ -33,7 +33,7 @@ describe("mgmt plan-report", () => {
     [["--max-chars", "lots"], /--max-chars must be an integer of at least 200/],
     [["--plan", "/no/such/plan.json"], /cannot read \/no\/such\/plan\.json: ENOENT/],
     [["--bogus"], /Unknown option '--bogus'/],
-    [["extra"], /Unexpected argument 'extra'/],
+    [["extra"], /unexpected argument 'extra'/i],
   ])("refuses %j with exit 1 and a message", async (args, message) => {
     const r = await runMgmt(["plan-report", ...args], { input: changes });
     expect(r.code).toBe(1);
@@ -79,14 +79,9 @@ describe("mgmt drift", () => {
 });
 
 describe("mgmt", () => {
-  it("lists both commands, and each has --help", async () => {
+  it("lists both commands (their --help is checked with every subcommand's in test/cli)", async () => {
     const top = await runMgmt(["--help"]);
     expect(top.stdout).toMatch(/^ {2}plan-report /m);
     expect(top.stdout).toMatch(/^ {2}drift /m);
-    for (const sub of ["plan-report", "drift"]) {
-      const r = await runMgmt([sub, "-h"]);
-      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
-      expect(r.stdout).toMatch(/exit codes: /);
-    }
   });
 });

@@ -7,10 +7,9 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MgmtClient } from "../../src/client";
-import { PersonalAccessToken } from "../../src/contract/tokens";
+import { TOKEN_PREFIX_LENGTH } from "../../src/contract/tokens";
 import { availableEngines, engineEnvironment, runEngine, writeCliConfig, type Engine, type EngineResult } from "../../src/harness/engine";
 import { startServe, type RunningServer } from "../../src/harness/serve";
-import { providerDefinition } from "../../src/provider";
 import { PROVIDER_SOURCE } from "../../src/provider/identity";
 import { SENSITIVE } from "../../src/report/mask";
 import { parsePlanJson } from "../../src/report/plan-model";
@@ -72,7 +71,7 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
       expect(t).not.toContain(NESTED_SECRET);
       expect(t).not.toContain(tokenValue);
       // Nor the 16-character prefix the API shows of it.
-      expect(t).not.toContain(tokenValue.slice(0, 16));
+      expect(t).not.toContain(tokenValue.slice(0, TOKEN_PREFIX_LENGTH));
     }
   };
 
@@ -81,7 +80,7 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
     server = await startServe(["--port", "0", "--db", ":memory:", "--no-default-fixtures"]);
     client = new MgmtClient({ url: server.url, token: server.token });
     // The drift job acts with a read-only token of its own, as docs/ci.md advises.
-    const readOnly = await client.http.request({ operation: "createToken", method: "POST", path: "/profile/tokens", body: { label: "ci drift job", scopes: "account:read_only" }, schema: PersonalAccessToken });
+    const readOnly = await client.createToken({ label: "ci drift job", scopes: "account:read_only" });
     root = mkdtempSync(join(tmpdir(), `mgmt-report-${engine.name}-`));
     dir = join(root, "stack");
     mkdirSync(dir);
@@ -104,7 +103,7 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
     await ok(dir, "apply", "-auto-approve");
     const state = JSON.parse((await runEngine(engine, ["show", "-json"], dir, env)).stdout) as { values: { root_module: { resources: { address: string; values: { token?: string } }[] } } };
     tokenValue = state.values.root_module.resources.find((r) => r.address === "mgmt_token.doomed")!.values.token!;
-    expect(tokenValue.length).toBeGreaterThan(16);
+    expect(tokenValue.length).toBeGreaterThan(TOKEN_PREFIX_LENGTH);
   });
 
   afterAll(async () => {
@@ -242,10 +241,10 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
       { type: "mgmt_ssh_key", id: String(strays[0]!.id), label: "forgotten laptop", to: "mgmt_ssh_key.forgotten_laptop" },
       { type: "mgmt_ssh_key", id: String(strays[1]!.id), label: "9 lives", to: "mgmt_ssh_key.ssh_key_" + strays[1]!.id + "_9_lives" },
     ]);
-    const managesTokens = providerDefinition().resources.some((t) => t.typeName === "mgmt_token");
-    expect(report.known.map((k) => [k.type, k.role, k.label.replace(/ \d{4}-.*$/, " <time>")]).sort()).toEqual(
-      managesTokens ? [["mgmt_token", "acting", "ci drift job"], ["mgmt_token", "bootstrap", "mgmt serve <time>"]] : [],
-    );
+    expect(report.known.map((k) => [k.type, k.role, k.label.replace(/ \d{4}-.*$/, " <time>")]).sort()).toEqual([
+      ["mgmt_token", "acting", "ci drift job"],
+      ["mgmt_token", "bootstrap", "mgmt serve <time>"],
+    ]);
     expect(readFileSync(join(dir, "imports.tf"), "utf8")).toContain(`import {\n  to = mgmt_ssh_key.forgotten_laptop\n  id = "${strays[0]!.id}"\n}`);
 
     await ok(dir, "plan", "-generate-config-out=generated.tf", "-out=import.tfplan");

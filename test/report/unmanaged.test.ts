@@ -3,14 +3,13 @@
  * the per-type table listing a real `mgmt serve` (default fixtures, a second token acting).
  */
 import { MgmtClient } from "../../src/client";
-import { PersonalAccessToken } from "../../src/contract/tokens";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { driftReportJson, renderDriftMarkdown } from "../../src/report/drift-report";
 import { FULL } from "../../src/report/markdown";
 import { parsePlan } from "../../src/report/plan-model";
 import { driftEntries } from "../../src/report/summary";
-import { findUnmanaged, importBlocks, resourceName } from "../../src/report/unmanaged";
-import { tokenRole, UNMANAGED_TYPES, type LiveObject } from "../../src/report/unmanaged-types";
+import { findUnmanaged, importBlocks, resourceName, type LiveObject } from "../../src/report/unmanaged";
+import { tokenRole, UNMANAGED_TYPES } from "../../src/cli/unmanaged-types";
 import { folds } from "./run-mgmt";
 import { key, rc } from "./plans";
 
@@ -125,7 +124,7 @@ describe("the per-type table against mgmt serve", () => {
   beforeAll(async () => {
     server = await startServe();
     const boot = new MgmtClient({ url: server.url, token: server.token });
-    acting = (await boot.http.request({ operation: "createToken", method: "POST", path: "/profile/tokens", body: { label: "ci" }, schema: PersonalAccessToken })).token;
+    acting = (await boot.createToken({ label: "ci" })).token;
     await boot.close();
     client = new MgmtClient({ url: server.url, token: acting });
   });

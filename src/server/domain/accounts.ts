@@ -3,6 +3,7 @@
  * unrestricted user and a `*` token, and on later starts mints a fresh token for that user
  * (tokens are stored hashed, so an earlier one cannot be shown again).
  */
+import { bootstrapTokenLabel } from "../../contract";
 import type { UserRecord } from "../store/store";
 import { timestamp, type Deps } from "./context";
 import { Scopes } from "./scopes";
@@ -48,7 +49,7 @@ export class AccountService {
       }
 
       const mint = (value?: string) =>
-        this.tokens.mint({ userId: user.id, label: `mgmt serve ${now}`, scopes: Scopes.ALL, expiry: null, value }, tx);
+        this.tokens.mint({ userId: user.id, label: bootstrapTokenLabel(now), scopes: Scopes.ALL, expiry: null, value }, tx);
 
       if (options.token !== undefined) {
         const existing = await this.tokens.findByValue(options.token, tx);

@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { z } from "zod";
-import { parseTimestamp, type Page, type PageQuery, type TokenCreate, type TokenUpdate } from "../../contract";
+import { TOKEN_PREFIX_LENGTH, parseTimestamp, type Page, type PageQuery, type TokenCreate, type TokenUpdate } from "../../contract";
 import type { Store, TokenRecord } from "../store/store";
 import { timestamp, type Actor, type Deps } from "./context";
 import { forbidden, invalid, invalidToken, notFound } from "./errors";
@@ -15,7 +15,6 @@ import { Scopes } from "./scopes";
 /** Characters a bearer token may hold (RFC 6750 `b64token`), at most 256 of them. */
 export const TOKEN_PATTERN = /^[A-Za-z0-9._~+/-]+=*$/;
 export const TOKEN_MAX_LENGTH = 256;
-export const TOKEN_PREFIX_LENGTH = 16;
 
 export const isTokenText = (text: string): boolean => text.length <= TOKEN_MAX_LENGTH && TOKEN_PATTERN.test(text);
 

@@ -1,23 +1,14 @@
 /**
- * What `mgmt drift --unmanaged` needs per resource type: how to list the live objects and which
- * import id each has, and how to read that id back from a state object. One entry per type; a type
- * is only consulted while the provider has it (the caller passes the provider's resource types), so
- * an entry may land before its resource does.
+ * What `mgmt drift --unmanaged` needs per resource type: how to list the live objects (the API
+ * calls, so this lives with the command, not in the pure report modules) and which import id
+ * each has, and how to read that id back from a state object. One entry per managed type.
  *
  * Singletons (mgmt_account_contact, mgmt_profile_settings) have no entry on purpose: the object
  * always exists, so "not in state" means "not managed here", never "left behind".
  */
 import { listAll, type MgmtClient } from "../client";
-
-/** Why a live object that no state holds is still not reported as unmanaged. */
-export type KnownRole = "bootstrap" | "acting";
-
-export interface LiveObject {
-  readonly importId: string;
-  /** A human name for the report and for deriving the `to` address; not a secret. */
-  readonly label: string;
-  readonly role?: KnownRole;
-}
+import { BOOTSTRAP_TOKEN_LABEL, TOKEN_PREFIX_LENGTH } from "../contract/tokens";
+import type { KnownRole, LiveObject, UnmanagedKind } from "../report/unmanaged";
 
 export interface ListContext {
   readonly client: MgmtClient;
@@ -25,26 +16,16 @@ export interface ListContext {
   readonly actingToken: string;
 }
 
-export interface UnmanagedType {
-  readonly type: string;
-  /** Plural noun for headings. */
-  readonly title: string;
+export interface UnmanagedType extends UnmanagedKind {
   readonly list: (ctx: ListContext) => Promise<LiveObject[]>;
-  /** The import id of an object in state, from its state values. */
-  readonly stateId: (values: Record<string, unknown>) => string | undefined;
 }
 
 const idOf = (values: Record<string, unknown>) => (typeof values.id === "string" || typeof values.id === "number" ? String(values.id) : undefined);
 
-/** The API shows a token's first 16 characters after creation; so does this comparison. */
-export const TOKEN_PREFIX_CHARS = 16;
-
-/** `mgmt serve` labels each token it mints at start `mgmt serve <UTC time>`. */
-const BOOTSTRAP_LABEL = /^mgmt serve \d{4}-\d{2}-\d{2}T/;
-
 export function tokenRole(token: { label: string; token: string }, actingToken: string): KnownRole | undefined {
-  if (actingToken.length >= TOKEN_PREFIX_CHARS && token.token.slice(0, TOKEN_PREFIX_CHARS) === actingToken.slice(0, TOKEN_PREFIX_CHARS)) return "acting";
-  if (BOOTSTRAP_LABEL.test(token.label)) return "bootstrap";
+  // The API shows a token's first TOKEN_PREFIX_LENGTH characters after creation; so does this comparison.
+  if (actingToken.length >= TOKEN_PREFIX_LENGTH && token.token.slice(0, TOKEN_PREFIX_LENGTH) === actingToken.slice(0, TOKEN_PREFIX_LENGTH)) return "acting";
+  if (BOOTSTRAP_TOKEN_LABEL.test(token.label)) return "bootstrap";
   return undefined;
 }
 
