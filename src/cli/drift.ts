@@ -138,9 +138,8 @@ export async function runDrift(args: string[]): Promise<number> {
 
     if (settings.format === "json") process.stdout.write(`${JSON.stringify(driftReportJson(report), null, 2)}\n`);
     else {
-      const title = values.title ?? "Drift report";
       const detailed = report.drift.length;
-      process.stdout.write(fit((budget, note) => renderDriftMarkdown(report, budget, title, note), detailed, driftLineCount(report), settings.maxChars).text);
+      process.stdout.write(fit((budget, note) => renderDriftMarkdown(report, budget, values.title, note), detailed, driftLineCount(report), settings.maxChars).text);
     }
     return driftFound(report) ? 2 : 0;
   } catch (err) {

@@ -2,8 +2,8 @@
  * The drift report: managed objects whose live state left the recorded one (or vanished), and, when
  * asked, live objects no state holds. Markdown for an issue body, JSON for machines.
  */
-import { attributeNames, REPORT_FORMAT_VERSION } from "./json";
-import type { Budget } from "./markdown";
+import { driftEntryJson, REPORT_FORMAT_VERSION } from "./json";
+import { Spending, leftOut, type Budget } from "./truncate";
 import { code, count, entryLines, fold, plain } from "./md";
 import type { ResourceEntry } from "./summary";
 import type { UnmanagedResult } from "./unmanaged";
@@ -42,24 +42,12 @@ export function driftLineCount(r: DriftReport): number {
 export function renderDriftMarkdown(r: DriftReport, budget: Budget, title = "Drift report", truncationNote?: string): string {
   const out = [`## ${plain(title)}`, "", driftSummaryLine(r), ""];
   if (truncationNote) out.push("> [!NOTE]", `> ${truncationNote}`, "");
-  let lines = 0;
-  let detailed = 0;
-  const take = () => lines++ < budget.lines;
+  const spend = new Spending(budget);
   const changed = r.drift.filter((e) => !isDeleted(e));
   const deleted = r.drift.filter(isDeleted);
   const section = (heading: string, entries: readonly ResourceEntry[]) => {
     if (!entries.length) return;
-    const body: string[] = [];
-    let hidden = 0;
-    for (const e of entries) {
-      if (!take()) {
-        hidden++;
-        continue;
-      }
-      body.push(...entryLines(e, { details: detailed++ < budget.details }));
-    }
-    if (hidden) body.push(`- … and ${count(hidden)} more (left out for length)`);
-    out.push(...fold(`${heading} (${count(entries.length)})`, body, true));
+    out.push(...fold(`${heading} (${count(entries.length)})`, spend.section(entries, (e) => entryLines(e, { details: spend.details() })), true));
   };
   section("Changed outside of Terraform, state → live", changed);
   section("Deleted outside of Terraform", deleted);
@@ -72,7 +60,7 @@ export function renderDriftMarkdown(r: DriftReport, budget: Budget, title = "Dri
       if (!mine.length) continue;
       body.push(`**${code(type)}**`, "");
       for (const o of mine) {
-        if (!take()) {
+        if (!spend.line()) {
           hidden++;
           continue;
         }
@@ -80,7 +68,7 @@ export function renderDriftMarkdown(r: DriftReport, budget: Budget, title = "Dri
       }
       body.push("");
     }
-    if (hidden) body.push(`- … and ${count(hidden)} more (left out for length)`, "");
+    if (hidden) body.push(leftOut(hidden), "");
     if (u.unmanaged.length) body.push("`mgmt drift --unmanaged --import-out imports.tf` writes `import {}` blocks for these; `plan -generate-config-out=generated.tf` then writes their configuration.");
     else body.push(`None among ${u.types.map((t) => code(t)).join(", ")}.`);
     out.push(...fold(`Not managed by any state (${count(u.unmanaged.length)})`, body, true));
@@ -106,7 +94,7 @@ export function driftReportJson(r: DriftReport): DriftReportJson {
   return {
     format_version: REPORT_FORMAT_VERSION,
     summary: driftCounts(r),
-    drift: r.drift.map((e) => ({ address: e.address, type: e.type, actions: [...e.actions], attributes: attributeNames(e) })),
+    drift: r.drift.map(driftEntryJson),
     ...(r.unmanaged
       ? {
           unmanaged: r.unmanaged.unmanaged.map((o) => ({ type: o.type, id: o.importId, label: o.label, to: o.to })),

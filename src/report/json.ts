@@ -12,6 +12,9 @@ export function attributeNames(e: ResourceEntry): string[] {
   return [...new Set(e.attributes.map((a) => String(a.path[0] ?? "")).filter((n) => n !== ""))].sort();
 }
 
+/** One drifted object in the JSON summaries: its address and the names of what changed. */
+export const driftEntryJson = (e: ResourceEntry) => ({ address: e.address, type: e.type, actions: [...e.actions], attributes: attributeNames(e) });
+
 export interface PlanReportJson {
   format_version: number;
   summary: { add: number; change: number; replace: number; destroy: number; import: number; move: number; drift: number };
@@ -42,7 +45,7 @@ export function planReportJson(s: PlanSummary): PlanReportJson {
     format_version: REPORT_FORMAT_VERSION,
     summary: { add, change, replace, destroy, import: imports, move, drift },
     changes,
-    drift: s.drift.map((e) => ({ address: e.address, type: e.type, actions: [...e.actions], attributes: attributeNames(e) })),
+    drift: s.drift.map(driftEntryJson),
     has_destroy: s.hasDestroy,
   };
 }

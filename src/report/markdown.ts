@@ -4,15 +4,8 @@
  */
 import { code, count, entryLines, fold, plain, value } from "./md";
 import { GROUPS, type Group, type PlanSummary, type ResourceEntry } from "./summary";
+import { FULL, Spending, type Budget } from "./truncate";
 
-export interface Budget {
-  /** Resources (in display order) that keep their per-attribute lines. */
-  readonly details: number;
-  /** Resource lines shown at all; the rest are counted per section. */
-  readonly lines: number;
-}
-
-export const FULL: Budget = { details: Number.POSITIVE_INFINITY, lines: Number.POSITIVE_INFINITY };
 
 const HEADINGS: Record<Group, string> = {
   create: "Create",
@@ -57,41 +50,22 @@ export function renderMarkdown(s: PlanSummary, budget: Budget = FULL, o: Markdow
   }
   if (truncationNote) out.push(`> [!NOTE]`, `> ${truncationNote}`, "");
 
-  let detailed = 0;
-  let lines = 0;
+  const spend = new Spending(budget);
   const section = (summary: string, entries: readonly ResourceEntry[], withDetails: boolean, note?: string) => {
     if (entries.length === 0) return;
-    const body: string[] = [];
-    let hidden = 0;
-    for (const e of entries) {
-      if (lines >= budget.lines) {
-        hidden++;
-        continue;
-      }
-      lines++;
-      const details = withDetails && detailed < budget.details;
-      if (withDetails) detailed++;
-      body.push(...entryLines(e, { details, ...(note ? { note } : {}) }));
-    }
-    if (hidden) body.push(`- … and ${count(hidden)} more (left out for length)`);
+    const body = spend.section(entries, (e) => entryLines(e, { details: withDetails && spend.details(), ...(note ? { note } : {}) }));
     out.push(...fold(`${summary} (${count(entries.length)})`, body));
   };
   for (const g of GROUPS) section(HEADINGS[g], s.groups[g], g !== "import" && g !== "move");
   section("Changed outside of Terraform", s.drift, true);
   if (s.outputs.length) {
-    const body: string[] = [];
-    let hidden = 0;
-    for (const o of s.outputs) {
-      if (lines >= budget.lines) {
-        hidden++;
-        continue;
-      }
-      lines++;
-      if (o.before === undefined) body.push(`- ${code(o.name)}: ${value(o.after ?? "null")} (new)`);
-      else if (o.after === undefined) body.push(`- ${code(o.name)}: ~~${value(o.before)}~~ (removed)`);
-      else body.push(`- ${code(o.name)}: ${value(o.before)} → ${value(o.after)}`);
-    }
-    if (hidden) body.push(`- … and ${count(hidden)} more (left out for length)`);
+    const body = spend.section(s.outputs, (o) => [
+      o.before === undefined
+        ? `- ${code(o.name)}: ${value(o.after ?? "null")} (new)`
+        : o.after === undefined
+          ? `- ${code(o.name)}: ~~${value(o.before)}~~ (removed)`
+          : `- ${code(o.name)}: ${value(o.before)} → ${value(o.after)}`,
+    ]);
     out.push(...fold(`Outputs (${count(s.outputs.length)})`, body));
   }
   return `${out.join("\n").replace(/\n+$/, "")}\n`;

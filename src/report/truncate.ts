@@ -4,9 +4,48 @@
  * in, so this knows budgets and lengths only.
  */
 import { count } from "./md";
-import type { Budget } from "./markdown";
 
 export const DEFAULT_MAX_CHARS = 65_000;
+
+export interface Budget {
+  /** Resources (in display order) that keep their per-attribute lines. */
+  readonly details: number;
+  /** Resource lines shown at all; the rest are counted per section. */
+  readonly lines: number;
+}
+
+export const FULL: Budget = { details: Number.POSITIVE_INFINITY, lines: Number.POSITIVE_INFINITY };
+
+/** A budget being spent by a renderer, section by section, in display order. */
+export class Spending {
+  #lines = 0;
+  #details = 0;
+  constructor(private readonly budget: Budget) {}
+
+  /** Whether one more resource line fits. */
+  line(): boolean {
+    return this.#lines++ < this.budget.lines;
+  }
+
+  /** Whether the next shown resource keeps its attribute lines. */
+  details(): boolean {
+    return this.#details++ < this.budget.details;
+  }
+
+  /** The lines of a section's items while the budget lasts, then how many were left out. */
+  section<T>(items: readonly T[], lines: (item: T) => string[]): string[] {
+    const body: string[] = [];
+    let hidden = 0;
+    for (const item of items) {
+      if (this.line()) body.push(...lines(item));
+      else hidden++;
+    }
+    if (hidden) body.push(leftOut(hidden));
+    return body;
+  }
+}
+
+export const leftOut = (n: number): string => `- … and ${count(n)} more (left out for length)`;
 
 export interface Fitted {
   readonly text: string;

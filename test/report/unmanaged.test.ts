@@ -5,7 +5,7 @@
 import { MgmtClient } from "../../src/client";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { driftReportJson, renderDriftMarkdown } from "../../src/report/drift-report";
-import { FULL } from "../../src/report/markdown";
+import { FULL } from "../../src/report/truncate";
 import { parsePlan } from "../../src/report/plan-model";
 import { driftEntries } from "../../src/report/summary";
 import { findUnmanaged, importBlocks, resourceName, type LiveObject } from "../../src/report/unmanaged";
