@@ -20,7 +20,6 @@ export interface Leaf {
    * for non-sensitive leaves it equals `shown`.
    */
   readonly identity: string;
-  readonly sensitive: boolean;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -54,18 +53,18 @@ export function leaves(value: unknown, sensitive: unknown, unknown?: unknown): L
   const out: Leaf[] = [];
   const visit = (path: AttributePath, v: unknown, s: unknown, u: unknown) => {
     if (s === true) {
-      out.push({ path, shown: SENSITIVE, identity: `s:${literal(v)}`, sensitive: true });
+      out.push({ path, shown: SENSITIVE, identity: `s:${literal(v)}` });
       return;
     }
     // Absent from the value but marked below in the unknown tree: some of it comes at apply.
     if (u === true || (v === undefined && marksAnything(u))) {
-      out.push({ path, shown: UNKNOWN, identity: UNKNOWN, sensitive: false });
+      out.push({ path, shown: UNKNOWN, identity: UNKNOWN });
       return;
     }
     if (!isContainer(v)) {
       // A marker tree with marks below a scalar: the shapes disagree, so hide it.
-      if (marksAnything(s)) out.push({ path, shown: SENSITIVE, identity: `s:${literal(v)}`, sensitive: true });
-      else out.push({ path, shown: literal(v), identity: literal(v), sensitive: false });
+      if (marksAnything(s)) out.push({ path, shown: SENSITIVE, identity: `s:${literal(v)}` });
+      else out.push({ path, shown: literal(v), identity: literal(v) });
       return;
     }
     const keys: (string | number)[] = Array.isArray(v) ? v.map((_, i) => i) : Object.keys(v).sort();
@@ -73,7 +72,7 @@ export function leaves(value: unknown, sensitive: unknown, unknown?: unknown): L
     if (isObject(v) && isObject(u)) for (const k of Object.keys(u).sort()) if (!(k in v) && marksAnything(u[k])) keys.push(k);
     if (keys.length === 0) {
       const empty = Array.isArray(v) ? "[]" : "{}";
-      out.push({ path, shown: empty, identity: empty, sensitive: false });
+      out.push({ path, shown: empty, identity: empty });
       return;
     }
     for (const k of keys) visit([...path, k], (v as Record<string | number, unknown>)[k], child(s, k), child(u, k));

@@ -39,7 +39,6 @@ export interface Counts {
 }
 
 export interface PlanSummary {
-  readonly engineVersion?: string;
   readonly errored: boolean;
   readonly counts: Counts;
   /** Every group, in display order; an entry may sit in two (an import that also updates). */
@@ -141,7 +140,6 @@ export function summarize(plan: Plan, options: DriftOptions = {}): PlanSummary {
   // In a refresh-only plan the drift is the change: applying it would rewrite the state.
   const hasChanges = GROUPS.some((g) => groups[g].length > 0) || outputs.length > 0 || (driftMode === "all" && drift.length > 0);
   return {
-    ...(plan.terraform_version !== undefined ? { engineVersion: plan.terraform_version } : {}),
     errored: plan.errored === true,
     counts,
     groups,

@@ -49,7 +49,6 @@ export const leftOut = (n: number): string => `- … and ${count(n)} more (left 
 
 export interface Fitted {
   readonly text: string;
-  readonly budget: Budget;
   readonly detailsDropped: number;
   readonly linesDropped: number;
 }
@@ -81,7 +80,7 @@ export function noteFor(detailsDropped: number, detailed: number, linesDropped: 
  */
 export function fit(render: Render, detailed: number, lines: number, maxChars: number): Fitted {
   const full = render({ details: detailed, lines }, undefined);
-  if (full.length <= maxChars) return { text: full, budget: { details: detailed, lines }, detailsDropped: 0, linesDropped: 0 };
+  if (full.length <= maxChars) return { text: full, detailsDropped: 0, linesDropped: 0 };
 
   const attempt = (details: number, shown: number) => render({ details, lines: shown }, noteFor(detailed - details, detailed, lines - shown, maxChars));
   let details = largest(detailed, (n) => attempt(n, lines).length <= maxChars);
@@ -97,5 +96,5 @@ export function fit(render: Render, detailed: number, lines: number, maxChars: n
     text = text.slice(0, Math.max(0, maxChars - marker.length)) + marker;
     text = text.slice(0, maxChars);
   }
-  return { text, budget: { details, lines: shown }, detailsDropped: detailed - details, linesDropped: lines - shown };
+  return { text, detailsDropped: detailed - details, linesDropped: lines - shown };
 }
