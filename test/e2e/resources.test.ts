@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { availableEngines, type Engine } from "../../src/harness/engine";
+import { availableEngines, runEngine, type Engine } from "../../src/harness/engine";
 import { PNG_1X1 } from "../support/images";
 import { sshKeyText } from "../support/ssh-keys";
 import { EngineStack, type PlanJson } from "./stack";
@@ -196,9 +196,9 @@ describe.each(availableEngines())("$name drives every managed resource end to en
 
   it("never shows a secret: not in any output, not in a trace log, not unmarked in JSON", async () => {
     stack.write(resources());
-    const traced = await stack.run("plan", "-out=secret.plan");
-    const trace = await (await import("../../src/harness/engine")).runEngine(engine, ["plan", "-no-color"], stack.dir, { ...stack.env, TF_LOG: "trace" });
-    expect(traced.code).toBe(0);
+    const planned = await stack.run("plan", "-out=secret.plan");
+    const trace = await runEngine(engine, ["plan", "-no-color"], stack.dir, { ...stack.env, TF_LOG: "trace" });
+    expect(planned.code).toBe(0);
     expect(trace.code).toBe(0);
     // Every API request is in the provider log at debug: the batched read of the tokens among them.
     expect(trace.stderr).toMatch(/GET \/profile\/tokens(\?page=1\S*)? 200/);
