@@ -10,10 +10,11 @@
  *   value    := scalar (equality) | { "+eq"|"+neq"|"+gt"|"+gte"|"+lt"|"+lte"|"+contains": scalar, ... }
  *   "+and"/"+or" := non-empty array of filters
  */
+import type { ApiFieldType } from "../../contract/filterable";
 import { invalid, type DomainError } from "./errors";
 
-/** How a field may be compared: `+contains` needs text, `+gt`... need a number or a timestamp. */
-export type FilterFieldType = "string" | "number" | "boolean" | "timestamp";
+/** How a field may be compared (the contract's field types): `+contains` needs text, `+gt`... a number or a timestamp. */
+export type FilterFieldType = ApiFieldType;
 /** A list's filterable fields (dotted paths) and their types. */
 export type FilterFields = Readonly<Record<string, FilterFieldType>>;
 

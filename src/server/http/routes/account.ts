@@ -4,6 +4,7 @@
  * `/account/invoices`, `/account/logins`, `/account/maintenance`, `/account/notifications`.
  */
 import {
+  API_FILTERABLE,
   Account,
   AccountCancel,
   AccountCancelResult,
@@ -21,7 +22,8 @@ import {
   PaymentMethod,
   PaymentMethodAdd,
   PersonalAccessToken,
-  RegionAvailability, API_FILTERABLE } from "../../../contract";
+  RegionAvailability,
+} from "../../../contract";
 import type { Domain } from "../../domain";
 import type { AccountView } from "../../domain/billing";
 import type { PaymentMethodRecord } from "../../store/billing";

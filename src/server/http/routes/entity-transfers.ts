@@ -1,6 +1,6 @@
 /** `/account/entity-transfers` (deprecated). */
 import type { FastifyRequest } from "fastify";
-import { EmptyBody, EntityTransfer, EntityTransferCreate, TRANSFER_TOKEN, API_FILTERABLE } from "../../../contract";
+import { API_FILTERABLE, EmptyBody, EntityTransfer, EntityTransferCreate, TRANSFER_TOKEN } from "../../../contract";
 import type { Domain } from "../../domain";
 import { notFound } from "../../domain/errors";
 import type { TransferView } from "../../domain/transfers";

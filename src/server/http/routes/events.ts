@@ -1,5 +1,5 @@
 /** `/account/events`: the feed, one event, and the two mark operations. */
-import { EmptyBody, Event, API_FILTERABLE } from "../../../contract";
+import { API_FILTERABLE, EmptyBody, Event } from "../../../contract";
 import type { Domain } from "../../domain";
 import type { EventView } from "../../domain/events";
 import { answer, pageView } from "../present";

@@ -4,12 +4,14 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import {
+  API_FILTERABLE,
   EmptyBody,
   OAuthClient,
   OAuthClientCreate,
   OAuthClientUpdate,
   REDACTED_SECRET,
-  THUMBNAIL_MAX_BYTES, API_FILTERABLE } from "../../../contract";
+  THUMBNAIL_MAX_BYTES,
+} from "../../../contract";
 import type { Domain } from "../../domain";
 import { notFound } from "../../domain/errors";
 import type { OAuthClientRecord } from "../../store/store";

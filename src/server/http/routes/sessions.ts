@@ -1,5 +1,5 @@
 /** `/profile/apps`, `/profile/devices`, `/profile/logins`: read and revoke only. */
-import { AuthorizedApp, EmptyBody, Login, TrustedDevice, API_FILTERABLE } from "../../../contract";
+import { API_FILTERABLE, AuthorizedApp, EmptyBody, Login, TrustedDevice } from "../../../contract";
 import type { Domain } from "../../domain";
 import { answer, appView, deviceView, loginView, pageView } from "../present";
 import { pathId, type Router } from "../router";

@@ -1,6 +1,6 @@
 /** `/tags`: unrestricted users only (the domain checks). */
 import type { FastifyRequest } from "fastify";
-import { EmptyBody, Tag, TagCreate, TaggedObject, API_FILTERABLE } from "../../../contract";
+import { API_FILTERABLE, EmptyBody, Tag, TagCreate, TaggedObject } from "../../../contract";
 import type { Domain } from "../../domain";
 import { notFound } from "../../domain/errors";
 import { parseInput } from "../errors";

@@ -1,5 +1,5 @@
 /** `/profile/tokens`. */
-import { EmptyBody, PersonalAccessToken, TokenCreate, TokenUpdate, API_FILTERABLE } from "../../../contract";
+import { API_FILTERABLE, EmptyBody, PersonalAccessToken, TokenCreate, TokenUpdate } from "../../../contract";
 import type { Domain } from "../../domain";
 import { parseInput } from "../errors";
 import { answer, pageView, tokenView } from "../present";
