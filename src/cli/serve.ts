@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { isTokenText, startServer, type RunningServer } from "../server";
+import { DEFAULT_TIMEOUTS, isTokenText, startServer, type RunningServer } from "../server";
 import { isPostgresUrl } from "../server/store/postgres";
 
 export const DEFAULT_PORT = 8080;
@@ -32,9 +32,9 @@ options:
                 no limit)
   --request-timeout MS  a request (headers and body) not received within MS
                 milliseconds is answered 408 and its connection closed
-                (default 30000)
+                (default ${DEFAULT_TIMEOUTS.request})
   --headers-timeout MS  the same for the request's headers alone (default
-                10000; never more than --request-timeout)
+                ${DEFAULT_TIMEOUTS.headers}; never more than --request-timeout)
   -h, --help    show this help
 
 environment:

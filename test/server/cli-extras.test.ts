@@ -1,10 +1,10 @@
 /** `mgmt serve` flags of the admin namespace, fixtures, rate limiting and timeouts, as a real process. */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
+import { rawHttp } from "./helpers";
 
 const root = join(__dirname, "..", "..");
 let dir: string;
@@ -77,15 +77,7 @@ describe("mgmt serve", () => {
     const ready = await proc.ready;
     const port = Number(new URL(ready.url).port);
     // Headers promising a body that never comes; the server must answer and close, not wait.
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, "127.0.0.1", () => {
-        socket.write(`POST /v4/profile/sshkeys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ready.token}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{`);
-      });
-      let text = "";
-      socket.on("data", (d: Buffer) => (text += d.toString()));
-      socket.on("close", () => resolve(text));
-      socket.on("error", reject);
-    });
+    const answer = await rawHttp(port, [`POST /v4/profile/sshkeys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ready.token}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{`]);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer).toContain('{"errors":[{"reason":"The request was not received in time"}]}');
     expect(await proc.stop()).toBe(0);

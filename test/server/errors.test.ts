@@ -2,13 +2,12 @@
  * Bad requests of every kind get a JSON error body with the right status, never HTML and
  * never a 5xx; an unexpected exception gets a JSON 500 and a log line.
  */
-import { connect } from "node:net";
 import { ErrorBody } from "../../src/contract";
 import { ManualClock, lineLogger, seededSecrets } from "../../src/server";
 import { createDomain } from "../../src/server/domain";
 import { buildApp } from "../../src/server/http/app";
 import { openSqliteStore } from "../../src/server/store/sqlite";
-import { call, errorBody, startTestServer, type Reply, type TestServer } from "./helpers";
+import { call, errorBody, expectJsonError, rawHttp, startTestServer, type TestServer } from "./helpers";
 import { ed25519Key } from "./sshkey-gen";
 
 let server: TestServer;
@@ -18,12 +17,6 @@ beforeAll(async () => {
   keyId = ((await call(server, "POST", "/profile/sshkeys", { json: { label: "k", ssh_key: ed25519Key() } })).body as { id: number }).id;
 });
 afterAll(() => server.close());
-
-function expectJsonError(res: Reply, status: number): ErrorBody {
-  expect(res.status).toBe(status);
-  expect(res.headers["content-type"]).toMatch(/^application\/json/);
-  return ErrorBody.parse(res.body);
-}
 
 describe("request bodies", () => {
   const post = (body: string | Buffer, contentType?: string) =>
@@ -35,8 +28,8 @@ describe("request bodies", () => {
     }
   });
 
-  test("an empty JSON body → 400", async () => {
-    expectJsonError(await post("", "application/json"), 400);
+  test("an empty JSON body is no body: 400 asking for one where the operation needs it", async () => {
+    expect(expectJsonError(await post("", "application/json"), 400)).toEqual(errorBody("Request body is required"));
   });
 
   test("a JSON body with a charset parameter is fine", async () => {
@@ -130,15 +123,7 @@ describe("routes and methods", () => {
 });
 
 describe("protocol errors", () => {
-  const raw = (payload: string) =>
-    new Promise<string>((resolve, reject) => {
-      const socket = connect(server.port, "127.0.0.1");
-      let out = "";
-      socket.on("data", (d) => (out += d.toString("latin1")));
-      socket.on("end", () => resolve(out));
-      socket.on("error", reject);
-      socket.write(payload);
-    });
+  const raw = (payload: string) => rawHttp(server.port, [payload]);
 
   test("a garbled request line gets a JSON 400", async () => {
     const out = await raw("GARBAGE / NOT-HTTP\r\n\r\n");

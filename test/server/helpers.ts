@@ -1,5 +1,7 @@
 /** Shared by the server tests: a server on port 0 over `:memory:` (or a fresh Postgres database, see test-store.ts), and an HTTP caller. */
+import { connect } from "node:net";
 import { request } from "undici";
+import { ErrorBody } from "../../src/contract";
 import { ManualClock, lineLogger, startServer, type RunningServer, type ServerOptions } from "../../src/server";
 import { freshPostgresDb, onPostgres } from "./test-store";
 
@@ -70,3 +72,28 @@ export async function call(server: RunningServer, method: string, path: string, 
 }
 
 export const errorBody = (reason: string, field?: string) => ({ errors: [field === undefined ? { reason } : { field, reason }] });
+
+/** An error answer: the status, a JSON content type and the contract's error body, which it returns. */
+export function expectJsonError(res: Reply, status: number): ErrorBody {
+  expect(res.status).toBe(status);
+  expect(res.headers["content-type"]).toMatch(/^application\/json/);
+  return ErrorBody.parse(res.body);
+}
+
+/**
+ * Writes `chunks` (HTTP/1.1 exactly as given, malformed on purpose if need be) and reads until the
+ * server closes the connection. Our side stays open: Node drops a request whose client half-closes
+ * before the answer, and a client with more to send would not close either.
+ */
+export function rawHttp(port: number, chunks: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    const data: Buffer[] = [];
+    socket.on("data", (d: Buffer) => data.push(d));
+    socket.on("error", reject);
+    socket.on("close", () => resolve(Buffer.concat(data).toString("utf8")));
+    socket.on("connect", () => {
+      for (const c of chunks) socket.write(c);
+    });
+  });
+}

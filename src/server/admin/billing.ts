@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { RegionAvailability } from "../../contract";
-import { parseId } from "../http/router";
+import { pathId } from "../http/router";
 import { notFound } from "../domain/errors";
 import { resolveWhen } from "../fixtures/when";
 import {
@@ -32,12 +32,6 @@ async function accountOf(req: FastifyRequest, ctx: AdminContext): Promise<number
   if (id === undefined || (await ctx.store.accounts.get(id)) === undefined) throw notFound();
   return id;
 }
-
-const idParam = (req: FastifyRequest, name: string): number => {
-  const id = parseId((req.params as Record<string, unknown>)[name]);
-  if (id === undefined) throw notFound();
-  return id;
-};
 
 export const billingAdmin: AdminModule = {
   name: "billing",
@@ -76,7 +70,7 @@ export const billingAdmin: AdminModule = {
       return { body: { id: await applyBilling.notification(ctx.domain, accountId, parseInput(NotificationSeed, req.body), resolve) } };
     });
     r.delete("/notifications/:notificationId", "Resolve a notification (it disappears)", async (req) => {
-      await ctx.domain.billing.resolveNotification(await accountOf(req, ctx), idParam(req, "notificationId"));
+      await ctx.domain.billing.resolveNotification(await accountOf(req, ctx), pathId(req, "notificationId"));
       return { body: {} };
     });
     r.post("/child-accounts", "Create a child account of the account, with its proxy user", async (req) => {
@@ -85,7 +79,7 @@ export const billingAdmin: AdminModule = {
       return { body: { account_id: account.id, euuid: account.euuid, proxy_user: { id: proxyUser.id, username: proxyUser.username, restricted: proxyUser.restricted } } };
     });
     r.put("/child-accounts/:accountId/active", "Activate or cancel a child account ({\"active\": false})", async (req) => {
-      await ctx.domain.childAccounts.setChildActive(idParam(req, "accountId"), parseInput(Active, req.body).active);
+      await ctx.domain.childAccounts.setChildActive(pathId(req, "accountId"), parseInput(Active, req.body).active);
       return { body: {} };
     });
   },

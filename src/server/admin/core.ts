@@ -7,7 +7,8 @@ import { GrantsResponse, OAuthScopesText, formatTimestamp, type GrantsResponse a
 import { Scopes } from "../domain";
 import { invalid, notFound } from "../domain/errors";
 import { parseInput } from "../http/errors";
-import { MAX_ID, parseId } from "../http/router";
+import { pathId } from "../http/router";
+import { MAX_ID } from "../store/store";
 import { profileView } from "../http/present";
 import { DateTimeInput } from "../../contract";
 import type { AdminModule } from "./context";
@@ -41,12 +42,6 @@ const OAuthTokenBody = z
   .object({ user_id: z.number().int().min(1).max(MAX_ID), client_id: z.number().int().min(1).max(MAX_ID), scopes: OAuthScopesText.default("*"), expiry: DateTimeInput.nullable().default(null) })
   .strict();
 const SmsQuery = z.object({ user_id: z.string().regex(/^\d{1,10}$/).transform(Number).pipe(z.number().max(MAX_ID)).optional() });
-
-const idParam = (params: unknown, name: string): number => {
-  const id = parseId((params as Record<string, unknown>)[name]);
-  if (id === undefined) throw notFound();
-  return id;
-};
 
 export const coreAdmin: AdminModule = {
   name: "core",
@@ -92,9 +87,9 @@ export const coreAdmin: AdminModule = {
       const token = body.token === undefined ? null : await mint(user.id, body.token);
       return { body: { user: await userView(user.id), token } };
     });
-    r.get("/users/:userId", "View a user and their grants", async (req) => ({ body: await userView(idParam(req.params, "userId")) }));
+    r.get("/users/:userId", "View a user and their grants", async (req) => ({ body: await userView(pathId(req, "userId")) }));
     r.put("/users/:userId/grants", "Replace a restricted user's grants", async (req) => {
-      const id = idParam(req.params, "userId");
+      const id = pathId(req, "userId");
       const grants = parseInput(GrantsResponse, req.body);
       const user = await ctx.store.users.get(id);
       if (user === undefined) throw notFound();
@@ -103,7 +98,7 @@ export const coreAdmin: AdminModule = {
       return { body: await userView(id) };
     });
     r.post("/users/:userId/tokens", "Mint a personal access token for a user", async (req) => {
-      const id = idParam(req.params, "userId");
+      const id = pathId(req, "userId");
       if ((await ctx.store.users.get(id)) === undefined) throw notFound();
       return { body: await mint(id, parseInput(TokenBody, req.body ?? {})) };
     });
@@ -140,7 +135,7 @@ export const coreAdmin: AdminModule = {
       return { body: {} };
     });
     r.delete("/faults/:faultId", "Clear one fault", async (req) => {
-      if (!ctx.faults.remove(idParam(req.params, "faultId"))) throw notFound();
+      if (!ctx.faults.remove(pathId(req, "faultId"))) throw notFound();
       return { body: {} };
     });
 

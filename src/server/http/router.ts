@@ -13,7 +13,7 @@ import { methodNotAllowed } from "./errors";
 import type { z } from "zod";
 import type { FilterFields } from "../domain/filter";
 import { listAnswer, type ListFetch, type ListSpec } from "./list";
-import { isStorableId, MAX_ID } from "../store/store";
+import { isStorableId } from "../store/store";
 
 export const API_PREFIX = "/v4";
 
@@ -151,8 +151,6 @@ export class Router {
     this.actors.set(req, actor);
   }
 }
-
-export { MAX_ID };
 
 /** A positive integer id within the stores' range (`MAX_ID`), or undefined. */
 export function parseId(value: unknown): number | undefined {
