@@ -6,7 +6,7 @@
 import { bootstrapTokenLabel } from "../../contract";
 import type { UserRecord } from "../store/store";
 import { timestamp, type Deps } from "./context";
-import { Scopes } from "./scopes";
+import { Scopes } from "../../contract/scopes";
 import type { TokenService } from "./tokens";
 import { newUser } from "./users";
 

@@ -10,7 +10,7 @@ import type { AccountRecord, Store, TokenRecord, UserRecord } from "../store/sto
 import { BillingService, cardSummary, defaultDetails, pageList, proxyUsername, unauthorized } from "./billing";
 import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "./context";
 import { DomainError, forbidden, notFound } from "./errors";
-import { Scopes } from "./scopes";
+import { Scopes } from "../../contract/scopes";
 import type { TokenService } from "./tokens";
 import { newUser } from "./users";
 

@@ -2,7 +2,7 @@
 import { formatTimestamp } from "../../contract";
 import type { Clock, Secrets } from "../clock";
 import type { Store, TokenRecord, UserRecord } from "../store/store";
-import type { Scopes } from "./scopes";
+import type { Scopes } from "../../contract/scopes";
 
 export interface Deps {
   readonly store: Store;

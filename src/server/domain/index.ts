@@ -73,4 +73,4 @@ export function createDomain(deps: Deps): Domain {
 
 export type { Actor, Deps } from "./context";
 export { DomainError } from "./errors";
-export { Scopes, type Scope } from "./scopes";
+export { Scopes, type Scope } from "../../contract/scopes";

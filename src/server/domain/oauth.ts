@@ -14,7 +14,7 @@ import { timestamp, type Actor, type Deps } from "./context";
 import { invalid, notFound } from "./errors";
 import { entities, recordEvent } from "./events";
 import { pageOf } from "./paging";
-import { Scopes } from "./scopes";
+import { Scopes } from "../../contract/scopes";
 import { hashToken, type TokenService } from "./tokens";
 
 export interface NewClientInput {

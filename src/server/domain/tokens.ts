@@ -10,7 +10,7 @@ import { timestamp, type Actor, type Deps } from "./context";
 import { forbidden, invalid, invalidToken, notFound } from "./errors";
 import { pageOf } from "./paging";
 import { entities, recordEvent } from "./events";
-import { Scopes } from "./scopes";
+import { Scopes } from "../../contract/scopes";
 
 /** Characters a bearer token may hold (RFC 6750 `b64token`), at most 256 of them. */
 export const TOKEN_PATTERN = /^[A-Za-z0-9._~+/-]+=*$/;
