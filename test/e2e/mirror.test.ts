@@ -1,13 +1,14 @@
 /**
  * The provider package is portable: the mirror the build writes holds a relative launcher and the
- * bundles beside it, so two copies in different places give engines the same package hash, and
- * a copy works wherever it is.
+ * bundles beside it, so two builds in different checkouts give engines the same package hash,
+ * and a copy works wherever it is.
  */
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { availableEngines, engineEnvironment, runEngine } from "../../src/harness/engine";
-import { repoPath } from "../../src/harness/paths";
+import { AUTOMATION_ENV, availableEngines, engineEnvironment, runEngine } from "../../src/harness/engine";
+import { repoPath, repoRoot } from "../../src/harness/paths";
+import { runProcess } from "../../src/harness/process";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
 
@@ -24,10 +25,45 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+const tempDir = (prefix: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+};
+const lockHashes = (lock: string): string[] => [...lock.matchAll(/"(h1:[^"]+)"/g)].map((m) => m[1]!);
+
+async function run(binary: string, args: string[], cwd?: string): Promise<string> {
+  const r = await runProcess(binary, args, { cwd });
+  expect({ command: [binary, ...args].join(" "), code: r.code, stderr: r.code === 0 ? "" : r.stderr }).toEqual({ command: [binary, ...args].join(" "), code: 0, stderr: "" });
+  return r.stdout;
+}
+
+/**
+ * A clone of `commit` in a new temporary folder, built as far as the provider package, with
+ * node_modules linked from this repo rather than installed. (esbuild follows that link and names
+ * the modules by their path from the checkout, which is the same for two folders of one depth.)
+ */
+async function buildCheckout(commit: string): Promise<string> {
+  const checkout = join(tempDir("mgmt-mirror-checkout-"), "repo");
+  await run("git", ["clone", "--quiet", "--shared", "--no-checkout", repoRoot(), checkout]);
+  await run("git", ["-C", checkout, "checkout", "--quiet", "--detach", commit]);
+  symlinkSync(repoPath("node_modules"), join(checkout, "node_modules"));
+  await run(process.execPath, ["scripts/build.mjs", "--mirror-only"], checkout);
+  return join(checkout, "dist", "mirror");
+}
+
+/** The hashes `tofu providers lock` records for the provider from a filesystem mirror. */
+async function hashesFromMirror(mirror: string): Promise<string[]> {
+  const project = tempDir("mgmt-mirror-lock-");
+  writeFileSync(join(project, "versions.tf.json"), JSON.stringify({ terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE, version: PROVIDER_VERSION } } } }));
+  const lock = await runEngine(tofu, ["providers", "lock", `-fs-mirror=${mirror}`, PROVIDER_SOURCE], project, { ...process.env, ...AUTOMATION_ENV, TF_CLI_CONFIG_FILE: "/dev/null" });
+  expect({ code: lock.code, stderr: lock.stderr }).toEqual({ code: 0, stderr: "" });
+  return lockHashes(readFileSync(join(project, ".terraform.lock.hcl"), "utf8"));
+}
+
 /** Copies dist/mirror somewhere new, inits a project against the copy, and returns the lock file's hashes and a plan's output. */
 async function initFromCopy(): Promise<{ hashes: string[]; plan: string }> {
-  const place = mkdtempSync(join(tmpdir(), "mgmt-mirror-copy-"));
-  dirs.push(place);
+  const place = tempDir("mgmt-mirror-copy-");
   cpSync(repoPath("dist", "mirror"), join(place, "mirror"), { recursive: true });
   const project = join(place, "project");
   cpSync(repoPath("examples", "provider"), project, { recursive: true });
@@ -44,7 +80,7 @@ async function initFromCopy(): Promise<{ hashes: string[]; plan: string }> {
   const lock = readFileSync(join(project, ".terraform.lock.hcl"), "utf8");
   const plan = await runEngine(tofu, ["plan", "-no-color"], project, env);
   expect(plan.code).toBe(0);
-  return { hashes: [...lock.matchAll(/"(h1:[^"]+)"/g)].map((m) => m[1]!), plan: plan.stdout };
+  return { hashes: lockHashes(lock), plan: plan.stdout };
 }
 
 describe("the provider package", () => {
@@ -63,5 +99,14 @@ describe("the provider package", () => {
     expect(a.hashes.length).toBeGreaterThan(0);
     expect(b.hashes).toEqual(a.hashes);
     expect(a.plan).toMatch(/user = "admin"/);
+  });
+
+  it("gets the same h1: hash when built in two different checkouts of one commit", async () => {
+    // Clones of HEAD, not the working tree, so both builds see the same sources.
+    const commit = (await run("git", ["-C", repoRoot(), "rev-parse", "HEAD"])).trim();
+    const [a, b] = await Promise.all([buildCheckout(commit), buildCheckout(commit)]);
+    const [hashesA, hashesB] = await Promise.all([hashesFromMirror(a), hashesFromMirror(b)]);
+    expect(hashesA).toHaveLength(1);
+    expect(hashesB).toEqual(hashesA);
   });
 });
