@@ -15,7 +15,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { X509Certificate } from "node:crypto";
+import * as http2 from "node:http2";
+import * as net from "node:net";
 import { join } from "node:path";
+import * as tls from "node:tls";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import type { AttributePath, Diagnostic, PathStep } from "../../src/provider/framework/diagnostics";
@@ -192,6 +195,30 @@ export function parseHandshake(line: string, expectCert: boolean, now = new Date
   return { line, coreVersion: 1, protocolVersion: 6, network, address, protocol, serverCert: x509, serverCertDer: der };
 }
 
+/**
+ * An HTTP/2 session to the plugin the way go-plugin dials it: TLS with ALPN h2 and server name
+ * localhost, trusting only the handshake's certificate, presenting `clientCert` (none: plaintext
+ * h2 when the handshake has no certificate, or a TLS client without a certificate).
+ * TLS-level errors go to `onTlsError`; the session reports them too, less precisely.
+ */
+export function connectH2(handshake: Handshake, clientCert: { certPem: string; keyPem: string } | undefined, onTlsError?: (e: Error) => void): http2.ClientHttp2Session {
+  const where = handshake.network === "unix" ? { path: handshake.address } : { host: handshake.address.split(":")[0], port: Number(handshake.address.split(":")[1]) };
+  if (!handshake.serverCertDer) return http2.connect("http://localhost", { createConnection: () => net.connect(where) });
+  return http2.connect("https://localhost", {
+    createConnection: () => {
+      const socket = tls.connect({
+        ...where,
+        servername: "localhost",
+        ALPNProtocols: ["h2"],
+        ca: toPem(handshake.serverCertDer!),
+        ...(clientCert ? { cert: clientCert.certPem, key: clientCert.keyPem } : {}),
+      });
+      if (onTlsError) socket.on("error", onTlsError);
+      return socket;
+    },
+  });
+}
+
 // --- the harness ----------------------------------------------------------------------------
 
 export interface HarnessOptions {
@@ -219,9 +246,106 @@ interface Loaded {
 type Client = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
 
 /** Process output, collected from spawn on so nothing is lost between the handshake and later reads. */
-interface Output {
+export interface Output {
   stdout: string;
   stderr: string;
+}
+
+// --- starting a plugin as go-plugin does ----------------------------------------------------
+
+/** go-plugin's AutoMTLS client certificate: ECDSA P-521, SHA-512, O=HashiCorp, CN=localhost. */
+export const goPluginClientCertificate = (): SelfSignedCertificate => createSelfSignedCertificate({ curve: "P-521", hash: "sha512", organization: "HashiCorp" });
+
+/** Environment a go-plugin client gives its plugin (on top of the parent's, like exec.Cmd). */
+export function engineEnv(clientCertPem: string | undefined, extra: Readonly<Record<string, string | undefined>> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith("PLUGIN_") || k.startsWith("TF_PLUGIN_")) delete env[k];
+  Object.assign(env, {
+    TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE_VALUE,
+    PLUGIN_PROTOCOL_VERSIONS: "5,6",
+    PLUGIN_MIN_PORT: "10000",
+    PLUGIN_MAX_PORT: "25000",
+    ...(clientCertPem ? { PLUGIN_CLIENT_CERT: clientCertPem } : {}),
+  });
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+export interface Launched {
+  readonly child: ChildProcess;
+  readonly handshake: Handshake;
+  /** The certificate the plugin must accept; absent with `tls: false`. */
+  readonly clientCert: SelfSignedCertificate | undefined;
+  /** Milliseconds from spawn to the handshake line. */
+  readonly startMs: number;
+  /** performance.now() just before the spawn. */
+  readonly spawnedAt: number;
+  readonly exited: Promise<Exit>;
+  readonly output: Output;
+}
+
+/**
+ * Spawns the plugin with an engine's environment and waits for its handshake line, checked as
+ * go-plugin's client checks it. Everything after (dialing, calls) is up to the caller.
+ */
+export async function launchPlugin(options: HarnessOptions & { readonly clientCert?: SelfSignedCertificate }): Promise<Launched> {
+  const tls = options.tls ?? true;
+  const clientCert = tls ? (options.clientCert ?? goPluginClientCertificate()) : undefined;
+  const spawnedAt = performance.now();
+  // stdin as /dev/null, as when the engine itself runs without a terminal (CI).
+  const child = spawn(options.executable, [...(options.args ?? [])], {
+    env: engineEnv(clientCert?.certPem, options.env),
+    cwd: options.cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<Exit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const output: Output = { stdout: "", stderr: "" };
+  child.stderr!.on("data", (d: Buffer) => (output.stderr += d.toString()));
+
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    let handshakeDone = false;
+    const timer = setTimeout(() => fail(new Error(`no handshake within ${options.startTimeoutMs ?? 10000} ms`)), options.startTimeoutMs ?? 10000);
+    const onData = (d: Buffer) => {
+      if (handshakeDone) {
+        output.stdout += d.toString();
+        return;
+      }
+      out += d.toString();
+      const nl = out.indexOf("\n");
+      if (nl >= 0) {
+        handshakeDone = true;
+        cleanup();
+        output.stdout = out.slice(nl + 1);
+        resolve(out.slice(0, nl));
+      }
+    };
+    const onExit = (code: number | null) => fail(new Error(`plugin exited (${code}) before the handshake; stdout: ${JSON.stringify(out)}`));
+    const fail = (e: Error) => {
+      cleanup();
+      child.kill("SIGKILL");
+      reject(new Error(`${e.message}\nstderr:\n${output.stderr}`));
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.off("exit", onExit);
+    };
+    child.stdout!.on("data", onData);
+    child.once("exit", onExit);
+  });
+  const startMs = performance.now() - spawnedAt;
+
+  let handshake: Handshake;
+  try {
+    handshake = parseHandshake(line, tls);
+  } catch (e) {
+    child.kill("SIGKILL");
+    throw e;
+  }
+  return { child, handshake, clientCert, startMs, spawnedAt, exited, output };
 }
 
 export class PluginHarness {
@@ -256,82 +380,11 @@ export class PluginHarness {
     };
   }
 
-  /** Environment a go-plugin client gives its plugin (on top of the parent's, like exec.Cmd). */
-  static engineEnv(clientCertPem: string | undefined, extra: Readonly<Record<string, string | undefined>> = {}): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const k of Object.keys(env)) if (k.startsWith("PLUGIN_") || k.startsWith("TF_PLUGIN_")) delete env[k];
-    Object.assign(env, {
-      TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE_VALUE,
-      PLUGIN_PROTOCOL_VERSIONS: "5,6",
-      PLUGIN_MIN_PORT: "10000",
-      PLUGIN_MAX_PORT: "25000",
-      ...(clientCertPem ? { PLUGIN_CLIENT_CERT: clientCertPem } : {}),
-    });
-    for (const [k, v] of Object.entries(extra)) {
-      if (v === undefined) delete env[k];
-      else env[k] = v;
-    }
-    return env;
-  }
-
   static async start(options: HarnessOptions): Promise<PluginHarness> {
-    const tls = options.tls ?? true;
-    // go-plugin's AutoMTLS client certificate: ECDSA P-521, SHA-512, O=HashiCorp, CN=localhost.
-    const clientCert = tls ? createSelfSignedCertificate({ curve: "P-521", hash: "sha512", organization: "HashiCorp" }) : undefined;
-    const started = performance.now();
-    // stdin as /dev/null, as when the engine itself runs without a terminal (CI).
-    const child = spawn(options.executable, [...(options.args ?? [])], {
-      env: PluginHarness.engineEnv(clientCert?.certPem, options.env),
-      cwd: options.cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const exited = new Promise<Exit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-    const output: Output = { stdout: "", stderr: "" };
-    child.stderr!.on("data", (d: Buffer) => (output.stderr += d.toString()));
-
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      let handshakeDone = false;
-      const timer = setTimeout(() => fail(new Error(`no handshake within ${options.startTimeoutMs ?? 10000} ms`)), options.startTimeoutMs ?? 10000);
-      const onData = (d: Buffer) => {
-        if (handshakeDone) {
-          output.stdout += d.toString();
-          return;
-        }
-        out += d.toString();
-        const nl = out.indexOf("\n");
-        if (nl >= 0) {
-          handshakeDone = true;
-          cleanup();
-          output.stdout = out.slice(nl + 1);
-          resolve(out.slice(0, nl));
-        }
-      };
-      const onExit = (code: number | null) => fail(new Error(`plugin exited (${code}) before the handshake; stdout: ${JSON.stringify(out)}`));
-      const fail = (e: Error) => {
-        cleanup();
-        child.kill("SIGKILL");
-        reject(new Error(`${e.message}\nstderr:\n${output.stderr}`));
-      };
-      const cleanup = () => {
-        clearTimeout(timer);
-        child.off("exit", onExit);
-      };
-      child.stdout!.on("data", onData);
-      child.once("exit", onExit);
-    });
-    const startMs = performance.now() - started;
-
-    let handshake: Handshake;
-    try {
-      handshake = parseHandshake(line, tls);
-    } catch (e) {
-      child.kill("SIGKILL");
-      throw e;
-    }
+    const { child, handshake, clientCert, startMs, exited, output } = await launchPlugin(options);
     const target = handshake.network === "unix" ? `unix:${handshake.address}` : handshake.address;
     const credentials =
-      tls && handshake.serverCertDer && clientCert
+      handshake.serverCertDer && clientCert
         ? grpc.credentials.createSsl(Buffer.from(toPem(handshake.serverCertDer)), Buffer.from(clientCert.keyPem), Buffer.from(clientCert.certPem))
         : grpc.credentials.createInsecure();
     const channel = new grpc.Channel(target, credentials, {

@@ -5,12 +5,11 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import * as http2 from "node:http2";
 import * as tls from "node:tls";
 import * as grpc from "@grpc/grpc-js";
 import { createSelfSignedCertificate, toPem } from "../../src/plugin/tls";
 import { type BuiltPlugin, buildPlugin } from "./build-fixture";
-import { PluginHarness } from "./harness";
+import { PluginHarness, connectH2, engineEnv } from "./harness";
 
 let plugin: BuiltPlugin;
 const running: PluginHarness[] = [];
@@ -141,18 +140,7 @@ describe("with AutoMTLS (PLUGIN_CLIENT_CERT set)", () => {
 function connectAndRequest(h: PluginHarness, clientCert: { certPem: string; keyPem: string } | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
     let tlsError: Error | undefined;
-    const session = http2.connect("https://localhost", {
-      createConnection: () =>
-        tls
-          .connect({
-            path: h.handshake.address,
-            servername: "localhost",
-            ALPNProtocols: ["h2"],
-            ca: toPem(h.handshake.serverCertDer!),
-            ...(clientCert ? { cert: clientCert.certPem, key: clientCert.keyPem } : {}),
-          })
-          .on("error", (e) => (tlsError = e)),
-    });
+    const session = connectH2(h.handshake, clientCert, (e) => (tlsError = e));
     const refused = (why: string) => reject(new Error(`refused: ${why}${tlsError ? ` (${tlsError.message})` : ""}`));
     session.on("error", (e) => refused(e.message));
     session.on("close", () => refused("session closed"));
@@ -169,21 +157,21 @@ function connectAndRequest(h: PluginHarness, clientCert: { certPem: string; keyP
 
 describe("start-up checks", () => {
   test("a wrong magic cookie exits 1 with a message on stderr and nothing on stdout", async () => {
-    const r = await runToExit(PluginHarness.engineEnv(undefined, { TF_PLUGIN_MAGIC_COOKIE: "wrong" }));
+    const r = await runToExit(engineEnv(undefined, { TF_PLUGIN_MAGIC_COOKIE: "wrong" }));
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/This binary is a plugin/);
   });
 
   test("no magic cookie at all (run by hand) exits 1 the same way", async () => {
-    const r = await runToExit(PluginHarness.engineEnv(undefined, { TF_PLUGIN_MAGIC_COOKIE: undefined }));
+    const r = await runToExit(engineEnv(undefined, { TF_PLUGIN_MAGIC_COOKIE: undefined }));
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/not meant to be executed directly/);
   });
 
   test("an engine that does not offer protocol 6 is told so", async () => {
-    const r = await runToExit(PluginHarness.engineEnv(undefined, { PLUGIN_PROTOCOL_VERSIONS: "4,5" }));
+    const r = await runToExit(engineEnv(undefined, { PLUGIN_PROTOCOL_VERSIONS: "4,5" }));
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/protocol 6/);
@@ -212,7 +200,7 @@ describe("lifecycle", () => {
 
   test("exits when the engine process goes away without calling Shutdown", async () => {
     // A stand-in engine: a node process that starts the plugin and is then SIGKILLed.
-    const env = PluginHarness.engineEnv(undefined);
+    const env = engineEnv(undefined);
     const script = `
       const { spawn } = require("node:child_process");
       const child = spawn(${JSON.stringify(plugin.executable)}, [], { stdio: ["ignore", "pipe", "inherit"] });
