@@ -7,7 +7,7 @@ const USAGE = `usage: mgmt <command> [options]
 commands:
   serve    run the local Management API (see: mgmt serve --help)
   schema   print the provider schema as 'terraform providers schema -json' does
-  docs     write the resource and data source reference into a folder (default docs/reference)
+  docs     write the reference pages (tfplugindocs layout) into a folder (default docs)
   install-provider  install the provider package as a local mirror (see: mgmt install-provider --help)
   plan-report  a pull-request comment or JSON summary from 'show -json PLANFILE'
   drift    refresh-only drift report, optionally with unmanaged objects and import blocks

@@ -70,7 +70,7 @@ async function main(): Promise<number> {
         "  bin/mgmt serve --port 8080            # a server that keeps running (prints its URL and a token)",
         "  export MGMT_URL=http://127.0.0.1:8080/v4 MGMT_TOKEN=<the printed token>",
         "  README.md, \"Using the provider with cdktf\": deploy this stack (examples/basic) against it",
-        "  docs/reference/                       # every resource and data source, with examples",
+        "  docs/index.md, docs/resources/        # the provider and every resource and data source, with examples",
         "",
       ].join("\n"),
     );
