@@ -79,9 +79,9 @@ interface Subject {
 /**
  * One kind of page as tfplugindocs lays them out: its folder under docs/, the word in its title,
  * where its example lives under examples/, and what it documents from the provider definition.
- * Another kind is one more entry, e.g. (with `sections` rendering a function's signature)
- * `{ dir: "ephemeral-resources", title: "Ephemeral Resource", example: (t) => `ephemeral-resources/${t}/ephemeral-resource.tf`, ... }`
- * or `{ dir: "functions", title: "function", example: (n) => `functions/${n}/function.tf`, ... }`.
+ * Another kind is one more entry: ephemeral resources ("ephemeral-resources", "Ephemeral Resource",
+ * `ephemeral-resources/<type>/ephemeral-resource.tf`, `schemaSubject`), functions ("functions",
+ * "function", `functions/<name>/function.tf`, with `sections` rendering the signature).
  */
 interface PageKind {
   readonly dir: string;
@@ -116,7 +116,7 @@ function importSection(r: ResourceDefinition<unknown>, examples: ExampleReader):
   ];
 }
 
-export const PAGE_KINDS: readonly PageKind[] = [
+const PAGE_KINDS: readonly PageKind[] = [
   {
     dir: "resources",
     title: "Resource",
