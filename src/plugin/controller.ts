@@ -3,7 +3,8 @@
  *
  * The engine ends a plugin by calling GRPCController.Shutdown, closing the connection and
  * waiting 2 s before SIGKILL; every plugin start costs that wait if we linger, so we exit as
- * soon as the answer is on the wire.
+ * soon as the answer is on the wire and the provider has released what it holds (a proxy
+ * token to revoke), within a bound that stays under the engine's patience.
  */
 import { GrpcError, Status } from "./grpc/status";
 import type { GrpcServer } from "./grpc/server";
@@ -12,19 +13,29 @@ import { grpc, plugin } from "./proto/gen/messages";
 export interface PluginServicesOptions {
   /** Ends the process; called once the Shutdown answer has been sent. */
   readonly exit: (code: number) => void;
+  /** Runs between the Shutdown answer and exit; cut short after RELEASE_MS. */
+  readonly release?: () => Promise<void>;
 }
 
 /** Health names go-plugin checks: "plugin" (its GRPCServiceName) and "" (the whole server). */
 const HEALTHY_SERVICES = new Set(["", "plugin"]);
 
-/** Upper bound on waiting for the Shutdown answer to flush before exiting anyway. */
+/** Upper bound on waiting for the Shutdown answer to flush before going on anyway. */
 const SHUTDOWN_FLUSH_MS = 250;
+/** Upper bound on the provider's release; the engine kills us 2 s after Shutdown. */
+const RELEASE_MS = 1500;
 
 export function registerPluginServices(server: GrpcServer, options: PluginServicesOptions): void {
+  let ending: Promise<void> | undefined;
+  const end = () =>
+    (ending ??= (async () => {
+      if (options.release) await Promise.race([options.release().catch(() => {}), new Promise((r) => setTimeout(r, RELEASE_MS).unref())]);
+      options.exit(0);
+    })());
   server.unary("/plugin.GRPCController/Shutdown", (bytes, call) => {
     plugin.Empty.decode(bytes);
-    call.afterResponse(() => options.exit(0));
-    setTimeout(() => options.exit(0), SHUTDOWN_FLUSH_MS);
+    call.afterResponse(() => void end());
+    setTimeout(() => void end(), SHUTDOWN_FLUSH_MS);
     return plugin.Empty.encode({}).finish();
   });
 

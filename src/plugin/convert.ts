@@ -3,7 +3,7 @@
  * messages. Values are the codec's job; this module only moves structure.
  */
 import type { AttributePath, Diagnostic } from "../provider/framework/diagnostics";
-import type { Block, Schema } from "../provider/framework/schema";
+import type { Block, FunctionParameter, FunctionSignature, Schema } from "../provider/framework/schema";
 import { encodeTypeJson } from "./codec";
 import { tfplugin6 } from "./proto/gen/messages";
 
@@ -47,6 +47,34 @@ export function toProtoBlock(block: Block): tfplugin6.Schema.IBlock {
 
 export function toProtoSchema(schema: Schema): tfplugin6.ISchema {
   return { version: schema.version, block: toProtoBlock(schema.block) };
+}
+
+function toProtoParameter(p: FunctionParameter): tfplugin6.Function.IParameter {
+  return {
+    name: p.name,
+    type: encodeTypeJson(p.type),
+    allowNullValue: p.is_nullable ?? false,
+    // Off: the engine answers unknown for a call with an unknown argument without asking us.
+    allowUnknownValues: false,
+    description: p.description ?? "",
+    descriptionKind: kind(p.description_kind),
+  };
+}
+
+export function toProtoFunction(f: FunctionSignature): tfplugin6.IFunction {
+  return {
+    parameters: (f.parameters ?? []).map(toProtoParameter),
+    ...(f.variadic_parameter ? { variadicParameter: toProtoParameter(f.variadic_parameter) } : {}),
+    return: { type: encodeTypeJson(f.return_type) },
+    summary: f.summary ?? "",
+    description: f.description ?? "",
+    descriptionKind: kind(f.description_kind),
+  };
+}
+
+export function toProtoTimestamp(at: Date): tfplugin6.ITimestamp {
+  const ms = at.getTime();
+  return { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 };
 }
 
 export function toProtoPath(path: AttributePath): tfplugin6.IAttributePath {

@@ -13,7 +13,7 @@ import { type Schema, blockType } from "../provider/framework/schema";
 import type { ProviderSchemas, ProviderServer } from "../provider/framework/server";
 import { type ObjectValue, type TfType, type TfValue, isDynamic } from "../provider/framework/value";
 import { CodecError, decodeJsonValue, decodeValue, encodeValue } from "./codec";
-import { int64ToNumber, toProtoDiagnostic, toProtoDiagnostics, toProtoPath, toProtoSchema } from "./convert";
+import { int64ToNumber, toProtoDiagnostic, toProtoDiagnostics, toProtoFunction, toProtoPath, toProtoSchema, toProtoTimestamp } from "./convert";
 import type { GrpcServer } from "./grpc/server";
 import { type Logger, describeError } from "./log";
 import { tfplugin6 } from "./proto/gen/messages";
@@ -39,17 +39,25 @@ class Loaded {
   readonly providerType: Typed;
   readonly resources = new Map<string, Typed>();
   readonly dataSources = new Map<string, Typed>();
+  readonly ephemeralResources = new Map<string, Typed>();
 
   constructor(readonly provider: ProviderServer) {
     this.schemas = provider.schemas();
     this.providerType = typed(this.schemas.provider);
     for (const [name, s] of Object.entries(this.schemas.resources)) this.resources.set(name, typed(s));
     for (const [name, s] of Object.entries(this.schemas.dataSources)) this.dataSources.set(name, typed(s));
+    for (const [name, s] of Object.entries(this.schemas.ephemeralResources)) this.ephemeralResources.set(name, typed(s));
   }
 
   resource(typeName: string): Typed {
     const t = this.resources.get(typeName);
     if (!t) throw new Failure(error(`Unknown resource type "${typeName}"`, `This provider has no managed resource type named "${typeName}". Known types: ${[...this.resources.keys()].join(", ") || "none"}.`));
+    return t;
+  }
+
+  ephemeralResource(typeName: string): Typed {
+    const t = this.ephemeralResources.get(typeName);
+    if (!t) throw new Failure(error(`Unknown ephemeral resource type "${typeName}"`, `This provider has no ephemeral resource type named "${typeName}". Known types: ${[...this.ephemeralResources.keys()].join(", ") || "none"}.`));
     return t;
   }
 
@@ -101,6 +109,29 @@ function requireObject(dv: tfplugin6.IDynamicValue | null | undefined, type: TfT
 /** The engine sends empty bytes for "no private state"; the provider sees undefined. */
 const priv = (b: Uint8Array | null | undefined): Uint8Array | undefined => (b && b.length > 0 ? b : undefined);
 
+function protoFunctions(l: Loaded): Record<string, tfplugin6.IFunction> {
+  return Object.fromEntries(Object.entries(l.schemas.functions).map(([name, f]) => [name, toProtoFunction(f)]));
+}
+
+async function callFunction(l: Loaded, name: string, args: readonly tfplugin6.IDynamicValue[]): Promise<tfplugin6.CallFunction.IResponse> {
+  const signature = l.schemas.functions[name];
+  if (!signature) throw new Failure(error(`Unknown function "${name}"`, `This provider has no function named "${name}". Known functions: ${Object.keys(l.schemas.functions).join(", ") || "none"}.`));
+  const parameters = signature.parameters ?? [];
+  if (args.length !== parameters.length) return { error: { text: `${name} takes ${parameters.length} argument(s), got ${args.length}` } };
+  const values: TfValue[] = [];
+  for (const [i, p] of parameters.entries()) {
+    try {
+      values.push(decodeDynamic(args[i], p.type));
+    } catch (e) {
+      if (e instanceof CodecError) return { error: { text: `${p.name}: ${e.message}`, functionArgument: i } };
+      throw e;
+    }
+  }
+  const result = await l.provider.callFunction(name, values);
+  if ("error" in result) return { error: { text: result.error.text, ...(result.error.argument !== undefined ? { functionArgument: result.error.argument } : {}) } };
+  return { result: encodeResult(result.result, signature.return_type, "function result") };
+}
+
 // --- service ----------------------------------------------------------------------------
 
 interface Codec<T> {
@@ -118,7 +149,7 @@ export interface ProviderServiceOptions {
  * Registers the Provider RPCs. `load` is called on first need and shared after: the provider
  * (and the API client behind it) is only loaded once the handshake line is out.
  */
-export function registerProviderService(server: GrpcServer, load: () => Promise<ProviderServer>, options: ProviderServiceOptions): { preload(): void } {
+export function registerProviderService(server: GrpcServer, load: () => Promise<ProviderServer>, options: ProviderServiceOptions): { preload(): void; release(): Promise<void> } {
   const { log } = options;
   let loading: Promise<Loaded> | undefined;
   let provider: ProviderServer | undefined;
@@ -166,6 +197,8 @@ export function registerProviderService(server: GrpcServer, load: () => Promise<
     serverCapabilities: { planDestroy: false },
     resources: [...l.resources.keys()].map((typeName) => ({ typeName })),
     dataSources: [...l.dataSources.keys()].map((typeName) => ({ typeName })),
+    ephemeralResources: [...l.ephemeralResources.keys()].map((typeName) => ({ typeName })),
+    functions: Object.keys(l.schemas.functions).map((name) => ({ name })),
     diagnostics: [],
   }));
 
@@ -174,10 +207,14 @@ export function registerProviderService(server: GrpcServer, load: () => Promise<
     for (const [name, t] of l.resources) resourceSchemas[name] = toProtoSchema(t.schema);
     const dataSourceSchemas: Record<string, tfplugin6.ISchema> = {};
     for (const [name, t] of l.dataSources) dataSourceSchemas[name] = toProtoSchema(t.schema);
+    const ephemeralResourceSchemas: Record<string, tfplugin6.ISchema> = {};
+    for (const [name, t] of l.ephemeralResources) ephemeralResourceSchemas[name] = toProtoSchema(t.schema);
     return {
       provider: toProtoSchema(l.schemas.provider),
       resourceSchemas,
       dataSourceSchemas,
+      ephemeralResourceSchemas,
+      functions: protoFunctions(l),
       // Terraform dereferences every Schema.block, so "no provider_meta" is an empty block, not nil.
       providerMeta: { version: 0, block: {} },
       // plan_destroy off: destroys arrive as ApplyResourceChange with a null planned state.
@@ -300,6 +337,60 @@ export function registerProviderService(server: GrpcServer, load: () => Promise<
     };
   });
 
+  rpc("ValidateEphemeralResourceConfig", P.ValidateEphemeralResourceConfig.Request, P.ValidateEphemeralResourceConfig.Response, async (req, l) => {
+    const typeName = req.typeName ?? "";
+    const config = requireObject(req.config, l.ephemeralResource(typeName).type, "ephemeral resource configuration");
+    return { diagnostics: toProtoDiagnostics((await l.provider.validateEphemeralResourceConfig(typeName, config)).diagnostics) };
+  });
+
+  rpc("OpenEphemeralResource", P.OpenEphemeralResource.Request, P.OpenEphemeralResource.Response, async (req, l) => {
+    const typeName = req.typeName ?? "";
+    const { type } = l.ephemeralResource(typeName);
+    const result = await l.provider.openEphemeralResource(typeName, requireObject(req.config, type, "ephemeral resource configuration"));
+    return {
+      result: encodeResult(result.result, type, "ephemeral value"),
+      ...(result.renewAt ? { renewAt: toProtoTimestamp(result.renewAt) } : {}),
+      ...(result.private ? { private: result.private } : {}),
+      diagnostics: toProtoDiagnostics(result.diagnostics),
+    };
+  });
+
+  rpc("RenewEphemeralResource", P.RenewEphemeralResource.Request, P.RenewEphemeralResource.Response, async (req, l) => {
+    const typeName = req.typeName ?? "";
+    l.ephemeralResource(typeName);
+    const result = await l.provider.renewEphemeralResource(typeName, priv(req.private));
+    // The engine keeps only what this answer carries, so the old private data goes back unless replaced.
+    const kept = result.private ?? priv(req.private);
+    return {
+      ...(result.renewAt ? { renewAt: toProtoTimestamp(result.renewAt) } : {}),
+      ...(kept ? { private: kept } : {}),
+      diagnostics: toProtoDiagnostics(result.diagnostics),
+    };
+  });
+
+  rpc("CloseEphemeralResource", P.CloseEphemeralResource.Request, P.CloseEphemeralResource.Response, async (req, l) => {
+    const typeName = req.typeName ?? "";
+    l.ephemeralResource(typeName);
+    return { diagnostics: toProtoDiagnostics((await l.provider.closeEphemeralResource(typeName, priv(req.private))).diagnostics) };
+  });
+
+  rpc("GetFunctions", P.GetFunctions.Request, P.GetFunctions.Response, async (_req, l) => ({ functions: protoFunctions(l), diagnostics: [] }));
+
+  // Not routed through rpc(): a function answers with a FunctionError, which has no diagnostics.
+  server.unary(SERVICE + "CallFunction", async (bytes) => {
+    const req = P.CallFunction.Request.decode(bytes);
+    const name = req.name ?? "";
+    let res: tfplugin6.CallFunction.IResponse;
+    try {
+      res = await callFunction(await loaded(), name, req.arguments ?? []);
+    } catch (e) {
+      const text = e instanceof Failure ? [e.diagnostic.summary, e.diagnostic.detail].filter(Boolean).join(": ") : `${name}: ${describeError(e)}`;
+      if (!(e instanceof Failure)) log("error", `CallFunction ${name}: provider error`, { error: describeError(e), stack: e instanceof Error ? e.stack : undefined });
+      res = { error: { text } };
+    }
+    return P.CallFunction.Response.encode(res).finish();
+  });
+
   // Ctrl-C in the engine. Not routed through rpc(): it has no diagnostics, only an error
   // string, and must not trigger loading a provider that was never needed.
   server.unary(SERVICE + "StopProvider", async (bytes) => {
@@ -315,5 +406,11 @@ export function registerProviderService(server: GrpcServer, load: () => Promise<
   });
 
   // Starts loading while the engine is still connecting; a failure is reported by the first call.
-  return { preload: () => void loaded().catch(() => {}) };
+  return {
+    preload: () => void loaded().catch(() => {}),
+    // Only a provider that was loaded can hold anything.
+    release: async () => {
+      if (provider) await provider.close();
+    },
+  };
 }

@@ -22,7 +22,7 @@ export function startServices(options: ServicesOptions): GrpcServer {
     onError: (path, e) => log("error", `${path} failed`, { error: describeError(e), stack: e instanceof Error ? e.stack : undefined }),
   });
   const provider = registerProviderService(grpc, () => options.factory(log), { log });
-  registerPluginServices(grpc, { exit: options.exit });
+  registerPluginServices(grpc, { exit: options.exit, release: provider.release });
   provider.preload();
   return grpc;
 }

@@ -5,8 +5,17 @@
 import { error, hasErrors, warning, type Diagnostic } from "./diagnostics";
 import { planChange, settleApplied, settleRead, validateAttributes } from "./lifecycle";
 import { silentLog, type Log } from "./log";
-import { PartialApply, type Attributes, type DataSourceDefinition, type Operation, type ResourceDefinition } from "./resource";
-import { schemaOf } from "./schema";
+import {
+  FunctionFailure,
+  PartialApply,
+  type Attributes,
+  type DataSourceDefinition,
+  type EphemeralResourceDefinition,
+  type FunctionDefinition,
+  type Operation,
+  type ResourceDefinition,
+} from "./resource";
+import { functionSignature, schemaOf } from "./schema";
 import type { Diagnosed, ProviderSchemas, ProviderServer } from "./server";
 import { isWhollyKnown, type ObjectValue, type TfValue } from "./value";
 
@@ -18,6 +27,10 @@ export interface ProviderDefinition<Ctx> {
   configure(config: ObjectValue, env: { readonly signal: AbortSignal; readonly log: Log }): Promise<{ ctx: Ctx } | { diagnostics: readonly Diagnostic[] }>;
   readonly resources: readonly ResourceDefinition<Ctx>[];
   readonly dataSources: readonly DataSourceDefinition<Ctx>[];
+  readonly ephemeralResources?: readonly EphemeralResourceDefinition<Ctx>[];
+  readonly functions?: readonly FunctionDefinition[];
+  /** Releases what configure acquired (the process is ending); failures are only logged. */
+  close?(ctx: Ctx): Promise<void>;
   /** Turns an exception from the API client into diagnostics (summary names the operation). */
   describeFailure(operation: string, err: unknown): readonly Diagnostic[];
 }
@@ -35,6 +48,8 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
   const log = options.log ?? silentLog;
   const resources = new Map(def.resources.map((r) => [r.typeName, r]));
   const dataSources = new Map(def.dataSources.map((d) => [d.typeName, d]));
+  const ephemeralResources = new Map((def.ephemeralResources ?? []).map((e) => [e.typeName, e]));
+  const functions = new Map((def.functions ?? []).map((f) => [f.name, f]));
   // One per process: StopProvider means the engine is about to end it, so nothing restarts.
   const stopping = new AbortController();
   let ctx: Ctx | undefined;
@@ -48,6 +63,12 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
     const d = dataSources.get(typeName);
     if (!d) throw new UnknownType("data source", typeName);
     return d;
+  };
+
+  const ephemeralResource = (typeName: string) => {
+    const e = ephemeralResources.get(typeName);
+    if (!e) throw new UnknownType("ephemeral resource", typeName);
+    return e;
   };
 
   /** A CRUD call's context; its warnings are collected into `diagnostics`. */
@@ -77,6 +98,8 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
     provider: schemaOf(def.description, def.attributes),
     resources: Object.fromEntries(def.resources.map((r) => [r.typeName, schemaOf(r.description, r.attributes, r.version ?? 0)])),
     dataSources: Object.fromEntries(def.dataSources.map((d) => [d.typeName, schemaOf(d.description, d.attributes)])),
+    ephemeralResources: Object.fromEntries([...ephemeralResources.values()].map((e) => [e.typeName, schemaOf(e.description, e.attributes)])),
+    functions: Object.fromEntries([...functions.values()].map((f) => [f.name, functionSignature(f)])),
   };
 
   return {
@@ -185,8 +208,62 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
       });
     },
 
+    async validateEphemeralResourceConfig(typeName, config) {
+      return guarded(`validate ${typeName}`, {}, async (diagnostics) => {
+        const e = ephemeralResource(typeName);
+        diagnostics.push(...validate(e.attributes, e.validate?.bind(e), config));
+        return {};
+      });
+    },
+
+    async openEphemeralResource(typeName, config) {
+      return guarded(`open ${typeName}`, { result: null }, async (diagnostics) => {
+        const e = ephemeralResource(typeName);
+        diagnostics.push(...validate(e.attributes, e.validate?.bind(e), config));
+        if (hasErrors(diagnostics)) return { result: null };
+        const opened = await e.open(operation(diagnostics), config);
+        if (!isWhollyKnown(opened.value)) throw new Error(`${typeName}: open left a value unknown`);
+        return { result: opened.value, ...(opened.renewAt ? { renewAt: opened.renewAt } : {}), ...(opened.private ? { private: opened.private } : {}) };
+      });
+    },
+
+    async renewEphemeralResource(typeName, priv) {
+      return guarded(`renew ${typeName}`, {}, async (diagnostics) => {
+        const e = ephemeralResource(typeName);
+        return e.renew ? await e.renew(operation(diagnostics), priv) : {};
+      });
+    },
+
+    async closeEphemeralResource(typeName, priv) {
+      return guarded(`close ${typeName}`, {}, async (diagnostics) => {
+        const e = ephemeralResource(typeName);
+        await e.close?.(operation(diagnostics), priv);
+        return {};
+      });
+    },
+
+    async callFunction(name, args) {
+      const f = functions.get(name);
+      if (!f) return { error: { text: `This provider has no function "${name}"; it has ${[...functions.keys()].join(", ") || "none"}.` } };
+      try {
+        return { result: f.call(args) };
+      } catch (err) {
+        if (err instanceof FunctionFailure) return { error: { text: err.message, ...(err.argument !== undefined ? { argument: err.argument } : {}) } };
+        throw err;
+      }
+    },
+
     async stop() {
       stopping.abort(new Error("the engine asked the provider to stop"));
+    },
+
+    async close() {
+      if (ctx === undefined || !def.close) return;
+      try {
+        await def.close(ctx);
+      } catch (err) {
+        log("warn", "releasing the provider's resources failed", { error: err instanceof Error ? err.message : String(err) });
+      }
     },
   };
 }

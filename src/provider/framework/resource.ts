@@ -7,7 +7,7 @@
  */
 import type { AttributeSpec } from "./attributes";
 import type { AttributePath, Diagnostic } from "./diagnostics";
-import type { ObjectValue, TfValue } from "./value";
+import type { ObjectValue, TfType, TfValue } from "./value";
 
 export interface Attributes {
   readonly [name: string]: AttributeSpec;
@@ -71,9 +71,66 @@ export interface DataSourceDefinition<Ctx> {
   read(op: Operation<Ctx>, config: ObjectValue): Promise<ObjectValue>;
 }
 
+/** What an ephemeral resource's open returns: the value, and what renew and close will need. */
+export interface EphemeralOpened {
+  /** Every attribute of the schema, wholly known. */
+  readonly value: ObjectValue;
+  /** When the engine should call renew while the value is in use; none: it never needs renewing. */
+  readonly renewAt?: Date;
+  /** Handed back to renew and close; held by the engine in memory only, never written anywhere. */
+  readonly private?: Uint8Array;
+}
+
+/**
+ * A value that exists only for the length of one plan or apply (protocol 6.7), never stored
+ * in state or plan: open makes it, renew keeps it valid while the run needs it, close ends it.
+ */
+export interface EphemeralResourceDefinition<Ctx> {
+  readonly typeName: string;
+  readonly description: string;
+  readonly attributes: Attributes;
+  validate?(config: ObjectValue): readonly Diagnostic[];
+  open(op: Operation<Ctx>, config: ObjectValue): Promise<EphemeralOpened>;
+  renew?(op: Operation<Ctx>, priv: Uint8Array | undefined): Promise<Omit<EphemeralOpened, "value">>;
+  close?(op: Operation<Ctx>, priv: Uint8Array | undefined): Promise<void>;
+}
+
+export interface FunctionParameterDefinition {
+  readonly name: string;
+  readonly type: TfType;
+  readonly description: string;
+}
+
+/**
+ * A provider function (protocol 6.5): pure, so the engine may call it before the provider is
+ * configured. Arguments arrive known and non-null (the engine checks that for us).
+ */
+export interface FunctionDefinition {
+  readonly name: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly parameters: readonly FunctionParameterDefinition[];
+  readonly returns: TfType;
+  /** Throws FunctionFailure for an argument it cannot take. */
+  call(args: readonly TfValue[]): TfValue;
+}
+
 /** Identity functions that give a definition its type (and a place to check it, once, at load). */
 export const defineResource = <Ctx>(def: ResourceDefinition<Ctx>): ResourceDefinition<Ctx> => def;
 export const defineDataSource = <Ctx>(def: DataSourceDefinition<Ctx>): DataSourceDefinition<Ctx> => def;
+export const defineEphemeralResource = <Ctx>(def: EphemeralResourceDefinition<Ctx>): EphemeralResourceDefinition<Ctx> => def;
+export const defineFunction = (def: FunctionDefinition): FunctionDefinition => def;
+
+/** A function's answer to an argument it cannot take; the engine shows it against that argument. */
+export class FunctionFailure extends Error {
+  constructor(
+    message: string,
+    /** 0-based index of the argument at fault. */
+    readonly argument?: number,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Thrown by create or update when the object changed but a later step failed (a thumbnail

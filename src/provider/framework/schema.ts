@@ -4,6 +4,7 @@
  * `mgmt schema` prints them as they are.
  */
 import type { AttributeSpec } from "./attributes";
+import type { FunctionDefinition } from "./resource";
 import type { TfType } from "./value";
 
 export interface Attribute {
@@ -35,6 +36,25 @@ export interface Block {
 export interface Schema {
   readonly version: number;
   readonly block: Block;
+}
+
+/** As `terraform providers schema -json` prints a provider function. */
+export interface FunctionParameter {
+  readonly name: string;
+  readonly type: TfType;
+  readonly description?: string;
+  readonly description_kind?: "plain" | "markdown";
+  /** Whether null may be passed; otherwise the engine rejects a null argument itself. */
+  readonly is_nullable?: boolean;
+}
+
+export interface FunctionSignature {
+  readonly summary?: string;
+  readonly description?: string;
+  readonly description_kind?: "plain" | "markdown";
+  readonly return_type: TfType;
+  readonly parameters?: readonly FunctionParameter[];
+  readonly variadic_parameter?: FunctionParameter;
 }
 
 /** The object type a block's values have on the wire. */
@@ -106,4 +126,14 @@ function fullDescription(spec: AttributeSpec): string {
   if (spec.requiresReplace === true && spec.mode !== "computed") notes.push("Changing it replaces the object.");
   if (spec.conflictsWith.length > 0) notes.push(`Conflicts with ${spec.conflictsWith.map((n) => `\`${n}\``).join(", ")}.`);
   return notes.join(" ");
+}
+
+export function functionSignature(f: FunctionDefinition): FunctionSignature {
+  return {
+    summary: f.summary,
+    description: f.description,
+    description_kind: "plain",
+    return_type: f.returns,
+    parameters: f.parameters.map((p) => ({ name: p.name, type: p.type, description: p.description, description_kind: "plain" })),
+  };
 }

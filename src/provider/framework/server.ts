@@ -4,13 +4,17 @@
  * object value or null. The plugin never interprets values; the provider never sees bytes.
  */
 import type { AttributePath, Diagnostic } from "./diagnostics";
-import type { Schema } from "./schema";
-import type { ObjectValue } from "./value";
+import type { FunctionSignature, Schema } from "./schema";
+import type { ObjectValue, TfValue } from "./value";
 
 export interface ProviderSchemas {
   readonly provider: Schema;
   readonly resources: { readonly [typeName: string]: Schema };
   readonly dataSources: { readonly [typeName: string]: Schema };
+  /** Protocol 6.7: engines that predate it never see these. */
+  readonly ephemeralResources: { readonly [typeName: string]: Schema };
+  /** Protocol 6.5, called as provider::<name>::<function>. */
+  readonly functions: { readonly [name: string]: FunctionSignature };
 }
 
 export interface Diagnosed {
@@ -56,6 +60,22 @@ export interface ImportedResource {
   readonly private?: Uint8Array;
 }
 
+export interface OpenEphemeralResult extends Diagnosed {
+  /** null only beside an error. */
+  readonly result: ObjectValue | null;
+  /** When the engine should call renew, if the value must be kept fresh while in use. */
+  readonly renewAt?: Date;
+  readonly private?: Uint8Array;
+}
+
+export interface RenewEphemeralResult extends Diagnosed {
+  readonly renewAt?: Date;
+  readonly private?: Uint8Array;
+}
+
+/** A function answers a value or an error, never both; `argument` is the 0-based index at fault. */
+export type CallFunctionResult = { readonly result: TfValue } | { readonly error: { readonly text: string; readonly argument?: number } };
+
 export interface ProviderServer {
   schemas(): ProviderSchemas;
   validateProviderConfig(config: ObjectValue): Promise<Diagnosed>;
@@ -69,6 +89,14 @@ export interface ProviderServer {
   applyResourceChange(typeName: string, req: ApplyResourceChangeRequest): Promise<ApplyResourceChangeResult>;
   importResourceState(typeName: string, id: string): Promise<Diagnosed & { readonly imported: readonly ImportedResource[] }>;
   readDataSource(typeName: string, config: ObjectValue): Promise<Diagnosed & { readonly state: ObjectValue | null }>;
+  validateEphemeralResourceConfig(typeName: string, config: ObjectValue): Promise<Diagnosed>;
+  openEphemeralResource(typeName: string, config: ObjectValue): Promise<OpenEphemeralResult>;
+  renewEphemeralResource(typeName: string, priv?: Uint8Array): Promise<RenewEphemeralResult>;
+  closeEphemeralResource(typeName: string, priv?: Uint8Array): Promise<Diagnosed>;
+  /** Functions are pure: they may be called before (or without) ConfigureProvider. */
+  callFunction(name: string, args: readonly TfValue[]): Promise<CallFunctionResult>;
   /** Cancel in-flight work (Ctrl-C in the engine). */
   stop(): Promise<void>;
+  /** The process is ending (the engine's Shutdown): release what configure acquired. */
+  close(): Promise<void>;
 }
