@@ -47,10 +47,23 @@ export interface RetryEvent {
   readonly reason: string;
 }
 
+/**
+ * A bearer token that can change while the client lives: a proxy-user token renewed before it
+ * expires. The client asks for the current one on every attempt.
+ */
+export interface Credentials {
+  current(signal?: AbortSignal): Promise<string>;
+  /**
+   * `token` was answered 401. Resolves true when a fresh token is now current, so the request is
+   * worth repeating once; a 401 means the API did nothing, so even a create may be repeated.
+   */
+  refresh(token: string, signal?: AbortSignal): Promise<boolean>;
+}
+
 export interface HttpOptions {
   /** API root including the version, e.g. `http://127.0.0.1:8080/v4` (trailing slash optional). */
   readonly url: string;
-  readonly token: string;
+  readonly token: string | Credentials;
   readonly userAgent?: string;
   /** Per attempt; default 60 s. */
   readonly timeoutMs?: number;
@@ -189,6 +202,11 @@ function shapeIssues(error: z.ZodError): ShapeIssue[] {
   return error.issues.map((i) => ({ field: i.path.map(String).join("."), message: i.message }));
 }
 
+function checkToken(token: string): string {
+  if (typeof token !== "string" || !/^[\x21-\x7e]*$/.test(token)) throw new TypeError("API token must be a string of visible ASCII characters");
+  return token;
+}
+
 export class HttpClient {
   readonly origin: string;
   readonly basePath: string;
@@ -196,7 +214,7 @@ export class HttpClient {
   readonly timeoutMs: number;
   readonly policy: RetryPolicy;
   // Private fields stay out of util.inspect / JSON: the token never shows in a log.
-  readonly #token: string;
+  readonly #token: string | Credentials;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
   readonly #sleep: Sleep;
@@ -208,9 +226,8 @@ export class HttpClient {
 
   constructor(opts: HttpOptions) {
     const { origin, basePath } = parseBaseUrl(opts.url);
-    if (typeof opts.token !== "string" || !/^[\x21-\x7e]*$/.test(opts.token)) {
-      throw new TypeError("API token must be a string of visible ASCII characters");
-    }
+    if (typeof opts.token === "string") checkToken(opts.token);
+    else if (typeof opts.token?.current !== "function") throw new TypeError("API token must be a string or credentials");
     this.origin = origin;
     this.basePath = basePath;
     this.#token = opts.token;
@@ -262,7 +279,6 @@ export class HttpClient {
       "user-agent": this.userAgent,
       ...spec.headers,
     };
-    if (this.#token !== "") headers.authorization = `Bearer ${this.#token}`;
     if (spec.rawBody !== undefined) headers["content-type"] = spec.rawBody.contentType;
     else if (body !== undefined) headers["content-type"] = "application/json";
     const { method, operation } = spec;
@@ -270,8 +286,11 @@ export class HttpClient {
     const failure = (kind: FailureKind, attempts: number, cause?: unknown, detail?: string) =>
       new NetworkError({ kind, method, path, origin: this.origin, code: errorCode(cause), attempts, cause, detail });
 
+    let refreshed = false;
     for (let attempts = 1; ; attempts++) {
       if (signal?.aborted) throw failure("aborted", attempts - 1, signal.reason);
+      const token = typeof this.#token === "string" ? this.#token : checkToken(await this.#token.current(signal));
+      if (token !== "") headers.authorization = `Bearer ${token}`;
       let res: RawResponse;
       const started = performance.now();
       const report = (outcome: { status: number } | { failure: string }) =>
@@ -292,6 +311,10 @@ export class HttpClient {
       report({ status: res.status });
 
       if (res.status >= 200 && res.status < 300) return { res, path };
+      if (res.status === 401 && typeof this.#token !== "string" && !refreshed && (await this.#token.refresh(token, signal))) {
+        refreshed = true;
+        continue;
+      }
 
       const retryAfter = res.headers["retry-after"];
       const decision = decideRetry({ method, outcome: { status: res.status }, attempts, retryAfter, idempotent: spec.idempotent }, this.policy, this.#now(), this.#random);

@@ -23,7 +23,7 @@ import { HttpClient, route, type BinaryResponse, type CallOptions, type HttpOpti
 import { paginate } from "./paginate";
 
 export * from "./errors";
-export { DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT_MS, DEFAULT_USER_AGENT, HttpClient, route } from "./http";
+export { DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT_MS, DEFAULT_USER_AGENT, HttpClient, route, type Credentials } from "./http";
 export type { AttemptEvent, BinaryResponse, CallOptions, HttpOptions, Method, Query, RequestSpec, RetryEvent, Sleep } from "./http";
 export { listAll, paginate, type PageFetcher } from "./paginate";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry";
@@ -221,6 +221,11 @@ export class MgmtClient {
 
   async getChildAccount(euuid: string, o?: CallOptions): Promise<ChildAccount> {
     return this.get("getChildAccount", route`/account/child-accounts/${euuid}`, ChildAccount, o);
+  }
+
+  /** A token of the child account's proxy user, valid for 15 minutes; the whole value is in this answer only. */
+  async createChildAccountToken(euuid: string, o?: CallOptions): Promise<PersonalAccessToken> {
+    return this.send("createChildAccountToken", "POST", route`/account/child-accounts/${euuid}/token`, undefined, PersonalAccessToken, o);
   }
 
   listAccountLogins(o?: ListOptions): AsyncIterable<Login> {

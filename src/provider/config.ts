@@ -3,18 +3,26 @@
  * it. Environment variables fill what the configuration leaves out, so CI can inject the token
  * without writing it in code.
  */
-import { ApiError, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, MgmtClient } from "../client";
+import { ApiError, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, MgmtClient, type Credentials } from "../client";
 import { batchedReads, type BatchedReads } from "./batched-reads";
-import { bool, int, number, string } from "./framework/attributes";
+import { bool, int, listBlock, number, string } from "./framework/attributes";
 import { attr, error, type AttributePath, type Diagnostic } from "./framework/diagnostics";
 import type { Log } from "./framework/log";
 import type { Attributes } from "./framework/resource";
 import { atLeast, between } from "./framework/validators";
 import { isUnknown, knownNumber, type ObjectValue } from "./framework/value";
+import { ProxySession } from "./proxy-session";
 
 export interface ProviderContext {
+  /** Acts as the configured token, or as the child account's proxy user in child-account mode. */
   readonly client: MgmtClient;
   readonly reads: BatchedReads;
+  /** Proxy tokens mgmt_child_account_token opened, by id: revoking one takes its value, which must not travel in private data. */
+  readonly openedTokens: Map<number, string>;
+  /** A client with the same settings acting with another token (close it after use). */
+  clientWith(token: string): MgmtClient;
+  /** Ends what configure started: revokes the proxy token, closes connections. */
+  release(): Promise<void>;
 }
 
 export const PROVIDER_DEFAULTS = {
@@ -51,6 +59,11 @@ export const providerAttributes: Attributes = {
   retry_max_delay_ms: int("optional", `Cap of the computed back-off between retries (a Retry-After from the API is always honoured). Default ${PROVIDER_DEFAULTS.retryMaxDelayMs}.`, {
     validate: atLeast(0),
   }),
+  child_account: listBlock(
+    "Act inside this child account as its proxy user: the provider obtains 15-minute proxy tokens with the configured (parent) token, which needs OAuth scope child_account:read_write, replaces each before it expires, and revokes the last when it ends. Falls back to the MGMT_CHILD_ACCOUNT_EUUID environment variable.",
+    { euuid: string("required", "The child account's euuid (see data.mgmt_child_accounts).", { validate: (v) => (/^[^\s/]+$/.test(v) ? undefined : `must be a child account euuid, without spaces or slashes; got "${v}"`) }) },
+    { maxItems: 1 },
+  ),
 };
 
 export function validateProviderConfig(config: ObjectValue): Diagnostic[] {
@@ -65,12 +78,15 @@ export function validateProviderConfig(config: ObjectValue): Diagnostic[] {
 export async function configureProvider(
   config: ObjectValue,
   env: NodeJS.ProcessEnv,
-  { signal, log }: { readonly signal: AbortSignal; readonly log: Log },
+  { signal, log, now }: { readonly signal: AbortSignal; readonly log: Log; readonly now: () => Date },
 ): Promise<{ ctx: ProviderContext } | { diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
-  for (const name of Object.keys(providerAttributes)) {
-    if (isUnknown(config[name])) {
-      diagnostics.push(error(`Unknown ${name}`, `The provider's ${name} depends on a value not known until apply; it must be known when the provider is configured.`, attr(name)));
+  const childBlock = Array.isArray(config.child_account) ? (config.child_account as readonly ObjectValue[])[0] : undefined;
+  const euuidPath: AttributePath = [{ attribute: "child_account" }, { index: 0 }, { attribute: "euuid" }];
+  const settings: [string, unknown, AttributePath][] = Object.entries(config).map(([name, value]) => [name, value, attr(name)]);
+  for (const [name, value, path] of [...settings, ["child_account.euuid", childBlock?.euuid, euuidPath] as const]) {
+    if (isUnknown(value)) {
+      diagnostics.push(error(`Unknown ${name}`, `The provider's ${name} depends on a value not known until apply; it must be known when the provider is configured.`, path));
     }
   }
   if (diagnostics.length > 0) return { diagnostics };
@@ -83,9 +99,9 @@ export async function configureProvider(
   if (diagnostics.length > 0 || !url || !token) return { diagnostics };
 
   const minDelay = knownNumber(config, "retry_min_delay_ms") ?? PROVIDER_DEFAULTS.retryMinDelayMs;
-  const client = new MgmtClient({
+  const clientWith = (credentials: string | Credentials) => new MgmtClient({
     url,
-    token,
+    token: credentials,
     signal,
     timeoutMs: (knownNumber(config, "request_timeout") ?? PROVIDER_DEFAULTS.requestTimeoutSeconds) * 1000,
     maxRetries: knownNumber(config, "max_retries") ?? PROVIDER_DEFAULTS.maxRetries,
@@ -102,7 +118,53 @@ export async function configureProvider(
       }),
     onRetry: (e) => log("info", `retrying ${e.method} ${e.path} in ${e.delayMs} ms (${e.reason})`, { operation: e.operation, attempt: e.attempt, delay_ms: e.delayMs, reason: e.reason }),
   });
-  return { ctx: { client, reads: batchedReads(client, config.batch_reads !== false) } };
+  const context = (client: MgmtClient, release: () => Promise<void>): { ctx: ProviderContext } => ({
+    ctx: { client, reads: batchedReads(client, config.batch_reads !== false), openedTokens: new Map(), clientWith, release },
+  });
+
+  const euuid = typeof childBlock?.euuid === "string" ? childBlock.euuid : env.MGMT_CHILD_ACCOUNT_EUUID || undefined;
+  if (euuid === undefined) {
+    const client = clientWith(token);
+    return context(client, () => client.close());
+  }
+  const parent = clientWith(token);
+  const session = new ProxySession({
+    parent,
+    euuid,
+    log,
+    now: () => now().getTime(),
+    revoke: async (proxyToken, id) => {
+      const own = clientWith(proxyToken);
+      try {
+        await own.revokeToken(id);
+      } finally {
+        await own.close();
+      }
+    },
+  });
+  try {
+    await session.start(signal);
+  } catch (err) {
+    await parent.close();
+    return { diagnostics: childAccountFailure(euuid, err, childBlock ? euuidPath : undefined) };
+  }
+  const client = clientWith(session);
+  return context(client, async () => {
+    await session.close();
+    await Promise.all([client.close(), parent.close()]);
+  });
+}
+
+function childAccountFailure(euuid: string, err: unknown, path: AttributePath | undefined): Diagnostic[] {
+  const summary = `Cannot act in child account ${euuid}`;
+  if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+    const detail = `Obtaining the child account's proxy token needs a parent token with OAuth scope child_account:read_write, whose user is unrestricted or has the child_account_access grant. The API answered: ${err.message}`;
+    return [error(summary, detail, path)];
+  }
+  if (err instanceof ApiError && err.status === 404) {
+    return [error(summary, `The configured token's account has no active child account with euuid "${euuid}" (see data.mgmt_child_accounts). ${err.message}`, path)];
+  }
+  return describeFailure(`act in child account ${euuid}`, err).map((d) => ({ ...d, ...(path ? { attribute: path } : {}) }));
 }
 
 function isHttpUrl(text: string): boolean {

@@ -1,8 +1,10 @@
 /** The mgmt provider: its configuration, resources and data sources. */
 import { configureProvider, describeFailure, providerAttributes, providerDescription, validateProviderConfig, type ProviderContext } from "./config";
 import { dataSources } from "./datasources";
+import { childAccountTokenEphemeral } from "./ephemeral/child-account-token";
 import { createProviderServer, type ProviderDefinition, type ProviderServerOptions } from "./framework/provider-server";
 import type { ProviderServer } from "./framework/server";
+import { functions } from "./functions";
 import { accountContactResource } from "./resources/account-contact";
 import { oauthClientResource } from "./resources/oauth-client";
 import { profileSettingsResource } from "./resources/profile-settings";
@@ -20,6 +22,9 @@ export function providerDefinition(env: NodeJS.ProcessEnv = process.env): Provid
     configure: (config, runtime) => configureProvider(config, env, runtime),
     resources: [sshKeyResource, tokenResource, oauthClientResource, tagResource, accountContactResource, profileSettingsResource],
     dataSources,
+    ephemeralResources: [childAccountTokenEphemeral],
+    functions,
+    close: (ctx) => ctx.release(),
     describeFailure,
   };
 }

@@ -10,6 +10,8 @@ export function providerSchemaJson() {
         provider: s.provider,
         resource_schemas: s.resources,
         data_source_schemas: s.dataSources,
+        ephemeral_resource_schemas: s.ephemeralResources,
+        functions: s.functions,
       },
     },
   };

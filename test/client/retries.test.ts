@@ -247,3 +247,55 @@ describe("cancellation during a wait", () => {
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe("credentials that change", () => {
+  const unauthorized: Reply = { status: 401, json: { errors: [{ reason: "Invalid Token" }] } };
+
+  /** Hands out tok-1, tok-2, ... and records which token each refresh was told about. */
+  function rotating() {
+    let n = 1;
+    const rejected: string[] = [];
+    return {
+      rejected,
+      credentials: {
+        current: async () => `tok-${n}`,
+        refresh: async (token: string) => {
+          rejected.push(token);
+          n++;
+          return true;
+        },
+      },
+    };
+  }
+
+  test("a 401 refreshes the token and repeats the request once, even a create", async () => {
+    const { credentials, rejected } = rotating();
+    server.reply(unauthorized, { status: 200, json: KEY });
+    const key = await makeClient({ token: credentials }).createSshKey({ label: "k", ssh_key: ED25519 });
+    expect(key.id).toBe(3);
+    expect(rejected).toEqual(["tok-1"]);
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual(["Bearer tok-1", "Bearer tok-2"]);
+    expect(delays).toEqual([]);
+  });
+
+  test("a second 401 is the answer: one refresh per request, no loop", async () => {
+    const { credentials, rejected } = rotating();
+    server.reply(unauthorized, unauthorized, { status: 200, json: PROFILE });
+    const err = await makeClient({ token: credentials })
+      .getProfile()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(401);
+    expect(rejected).toEqual(["tok-1"]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  test("credentials that cannot refresh leave the 401 as it is", async () => {
+    server.reply(unauthorized);
+    const err = await makeClient({ token: { current: async () => "tok", refresh: async () => false } })
+      .getProfile()
+      .catch((e: unknown) => e);
+    expect((err as ApiError).status).toBe(401);
+    expect(server.requests).toHaveLength(1);
+  });
+});

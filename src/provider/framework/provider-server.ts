@@ -24,7 +24,7 @@ export interface ProviderDefinition<Ctx> {
   readonly attributes: Attributes;
   validate?(config: ObjectValue): readonly Diagnostic[];
   /** Returns the context resources act with, or diagnostics saying why it cannot. */
-  configure(config: ObjectValue, env: { readonly signal: AbortSignal; readonly log: Log }): Promise<{ ctx: Ctx } | { diagnostics: readonly Diagnostic[] }>;
+  configure(config: ObjectValue, env: { readonly signal: AbortSignal; readonly log: Log; readonly now: () => Date }): Promise<{ ctx: Ctx } | { diagnostics: readonly Diagnostic[] }>;
   readonly resources: readonly ResourceDefinition<Ctx>[];
   readonly dataSources: readonly DataSourceDefinition<Ctx>[];
   readonly ephemeralResources?: readonly EphemeralResourceDefinition<Ctx>[];
@@ -111,7 +111,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
 
     async configure(config) {
       return guarded("configure the provider", {}, async (diagnostics) => {
-        const result = await def.configure(config, { signal: stopping.signal, log });
+        const result = await def.configure(config, { signal: stopping.signal, log, now });
         if ("diagnostics" in result) diagnostics.push(...result.diagnostics);
         else ctx = result.ctx;
         return none;

@@ -1,0 +1,112 @@
+/**
+ * Acting inside a child account as its proxy user. The API hands a parent user 15-minute
+ * proxy tokens that cannot be renewed, so a session holds one at a time: it mints a fresh one
+ * before the current one runs out (and revokes the old), mints one at once when the API says
+ * the current one is no longer valid (an expiry the local clock could not see coming), and
+ * revokes the last one when the provider ends, so no token outlives the run.
+ */
+import type { Credentials, MgmtClient } from "../client";
+import type { PersonalAccessToken } from "../contract/tokens";
+import type { Log } from "./framework/log";
+
+/** A token the API minted, and when (on our clock) we stop trusting it. */
+interface Held {
+  readonly id: number;
+  readonly token: string;
+  readonly renewAt: number;
+}
+
+/**
+ * When to stop using a token: after four fifths of its lifetime as the API states it
+ * (expiry − created, both on the server's clock, so skew between the clocks does not matter),
+ * counted on our clock from the moment we received it.
+ */
+export function renewalTime(token: Pick<PersonalAccessToken, "created" | "expiry">, receivedAt: number): number | undefined {
+  if (token.expiry === null) return undefined;
+  const lifetime = Date.parse(token.expiry) - Date.parse(token.created);
+  if (!(lifetime > 0)) return receivedAt;
+  return receivedAt + Math.floor((lifetime * 4) / 5);
+}
+
+export interface ProxySessionOptions {
+  /** Acts as the parent: mints proxy tokens. */
+  readonly parent: MgmtClient;
+  readonly euuid: string;
+  /** Revokes a token with that token itself: only the proxy user can revoke its tokens. */
+  readonly revoke: (token: string, id: number) => Promise<void>;
+  readonly now?: () => number;
+  readonly log: Log;
+}
+
+export class ProxySession implements Credentials {
+  readonly #opts: ProxySessionOptions;
+  readonly #now: () => number;
+  #held: Held | undefined;
+  #minting: Promise<Held> | undefined;
+  readonly #revocations = new Set<Promise<void>>();
+  #closed = false;
+
+  constructor(opts: ProxySessionOptions) {
+    this.#opts = opts;
+    this.#now = opts.now ?? Date.now;
+  }
+
+  /** The first token; configure calls this so a parent token without the scope fails there. */
+  async start(signal?: AbortSignal): Promise<void> {
+    await this.#renew(undefined, signal);
+  }
+
+  async current(signal?: AbortSignal): Promise<string> {
+    const held = this.#held;
+    if (held !== undefined && this.#now() < held.renewAt) return held.token;
+    return (await this.#renew(held, signal)).token;
+  }
+
+  async refresh(token: string, signal?: AbortSignal): Promise<boolean> {
+    if (this.#closed) return false;
+    const held = this.#held;
+    // Another request already replaced the rejected token.
+    if (held !== undefined && held.token !== token) return true;
+    this.#opts.log("info", `the proxy token of child account ${this.#opts.euuid} was rejected before its renewal time; minting a new one`);
+    await this.#renew(held, signal);
+    return true;
+  }
+
+  /** Revokes the token in use and waits for every revocation still under way. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const held = this.#held ?? (await this.#minting?.catch(() => undefined));
+    this.#held = undefined;
+    if (held !== undefined) this.#retire(held);
+    await Promise.all(this.#revocations);
+  }
+
+  /** One mint at a time: concurrent requests that find the token stale share the new one. */
+  #renew(stale: Held | undefined, signal?: AbortSignal): Promise<Held> {
+    if (this.#closed) return Promise.reject(new Error("the provider is shutting down; the child account session is closed"));
+    this.#minting ??= (async () => {
+      try {
+        const minted = await this.#opts.parent.createChildAccountToken(this.#opts.euuid, { signal });
+        const renewAt = renewalTime(minted, this.#now()) ?? Number.POSITIVE_INFINITY;
+        const held: Held = { id: minted.id, token: minted.token, renewAt };
+        this.#held = held;
+        this.#opts.log("info", `acting in child account ${this.#opts.euuid} with proxy token ${minted.id}`, { token_id: minted.id, expiry: minted.expiry });
+        if (stale !== undefined) this.#retire(stale);
+        return held;
+      } finally {
+        this.#minting = undefined;
+      }
+    })();
+    return this.#minting;
+  }
+
+  /** Best effort: a token the API no longer accepts has expired or been revoked already. */
+  #retire(held: Held): void {
+    const revocation = this.#opts.revoke(held.token, held.id).then(
+      () => this.#opts.log("info", `revoked proxy token ${held.id} of child account ${this.#opts.euuid}`, { token_id: held.id }),
+      (err: unknown) => this.#opts.log("debug", `proxy token ${held.id} was not revoked: ${err instanceof Error ? err.message : String(err)}`, { token_id: held.id }),
+    );
+    this.#revocations.add(revocation);
+    void revocation.finally(() => this.#revocations.delete(revocation));
+  }
+}
