@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// cdktf bindings from the provider's own schema, with @cdktf/provider-generator and no
-// engine: `mgmt schema` prints the schema, the generator writes TypeScript into generated/.
-// The package root of the generator needs jsii at load time, hence the deep import.
+// Construct bindings from the provider's own schema, with the generators and no engine: `mgmt
+// schema` prints the schema; @cdktf/provider-generator writes cdktf bindings into generated/, and
+// CDK Terrain's @cdktn/provider-generator writes cdktn bindings into examples/cdktn/.gen (where
+// `cdktn get` would put them; cdktn and its own constructs range live in that workspace).
+// The package roots of the generators need jsii at load time, hence the deep imports.
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -9,24 +11,30 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 process.env.CHECKPOINT_DISABLE = "1";
-// The generator's commons module runs `terraform version` when loaded; an empty CLI config
+// The generators' commons modules run `terraform version` when loaded; an empty CLI config
 // keeps that from warning about a missing ~/.terraformrc.
 process.env.TF_CLI_CONFIG_FILE = "/dev/null";
-const require = createRequire(import.meta.url);
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const outdir = join(root, "generated");
 
 const schema = JSON.parse(execFileSync(process.execPath, [join(root, "dist/cli.js"), "schema"], { encoding: "utf8" }));
 const [source] = Object.keys(schema.provider_schemas);
 const version = JSON.parse(execFileSync(process.execPath, [join(root, "dist/cli.js"), "version"], { encoding: "utf8" })).version;
-
-const { TerraformProviderGenerator } = require("@cdktf/provider-generator/lib/get/generator/provider-generator");
-const { CodeMaker } = require("codemaker");
-const { ConstructsMakerProviderTarget, TerraformProviderConstraint, Language } = require("@cdktf/commons");
-
-const code = new CodeMaker();
-const generator = new TerraformProviderGenerator(code, schema);
 const [major, minor] = version.split(".");
-generator.generate(new ConstructsMakerProviderTarget(new TerraformProviderConstraint(`${source}@~> ${major}.${minor}`), Language.TYPESCRIPT));
-rmSync(outdir, { recursive: true, force: true });
-await code.save(outdir);
+
+const targets = [
+  { project: root, generator: "@cdktf/provider-generator/lib/get/generator/provider-generator", commons: "@cdktf/commons", outdir: join(root, "generated") },
+  { project: join(root, "examples/cdktn"), generator: "@cdktn/provider-generator/build/get/generator/provider-generator", commons: "@cdktn/commons", outdir: join(root, "examples/cdktn/.gen") },
+];
+for (const { project, generator: generatorPath, commons, outdir } of targets) {
+  // Each generator with the codemaker and commons it was published with.
+  const fromGenerator = createRequire(createRequire(join(project, "package.json")).resolve(generatorPath));
+  const { TerraformProviderGenerator } = fromGenerator(generatorPath);
+  const { CodeMaker } = fromGenerator("codemaker");
+  const { ConstructsMakerProviderTarget, TerraformProviderConstraint, Language } = fromGenerator(commons);
+
+  const code = new CodeMaker();
+  const generator = new TerraformProviderGenerator(code, schema);
+  generator.generate(new ConstructsMakerProviderTarget(new TerraformProviderConstraint(`${source}@~> ${major}.${minor}`), Language.TYPESCRIPT));
+  rmSync(outdir, { recursive: true, force: true });
+  await code.save(outdir);
+}
