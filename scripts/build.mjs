@@ -70,3 +70,8 @@ if (process.argv.includes("--mirror-only")) process.exit(0);
 // 4. Provider schema -> cdktf bindings and docs.
 step("bindings");
 execFileSync(process.execPath, [join(root, "scripts/generate-bindings.mjs")], { stdio: "inherit", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });
+
+// 5. The cdktf bindings as an npm package folder (dist/cdktf-bindings), the way prebuilt providers ship.
+step("bindings package");
+const { packageBindings } = await import("./package-bindings.mjs");
+await packageBindings(root, { source, version });
