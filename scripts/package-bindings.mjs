@@ -3,7 +3,7 @@
 // declarations, cdktf and constructs as peer dependencies (the bindings must use the project's own
 // copies: a second cdktf would not see the first one's constructs), and the provider they bind
 // under "cdktf". `npm run typecheck` checks the generated code; this step only emits it.
-import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
@@ -13,8 +13,10 @@ const BINDINGS_PACKAGE = "@mgmt/cdktf-provider-mgmt";
 export async function packageBindings(root, { source, version }) {
   const generated = join(root, "generated", "providers", "mgmt");
   const out = join(root, "dist", "cdktf-bindings");
-  const lib = join(out, "lib");
-  rmSync(out, { recursive: true, force: true });
+  // Written beside and then moved into place, so that no reader ever sees half a package.
+  const staging = `${out}.partial`;
+  const lib = join(staging, "lib");
+  rmSync(staging, { recursive: true, force: true });
   // Every module but lazy-index.ts, which no entry point loads.
   const sources = readdirSync(generated, { recursive: true }).filter((f) => f.endsWith(".ts") && f !== "lazy-index.ts").map((f) => join(generated, f));
 
@@ -43,9 +45,9 @@ export async function packageBindings(root, { source, version }) {
     peerDependencies: { cdktf: "^0.20.0 || ^0.21.0", constructs: "^10.3.0" },
     cdktf: { provider: { name: source, version } },
   };
-  writeFileSync(join(out, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(join(staging, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   writeFileSync(
-    join(out, "README.md"),
+    join(staging, "README.md"),
     `# ${BINDINGS_PACKAGE}
 
 cdktf constructs for the mgmt provider \`${source}\` ${version}, generated from the provider's schema.
@@ -66,4 +68,6 @@ The constructs only describe the configuration: the engine still needs the provi
 (\`mgmt install-provider\`). The repository's README has the whole set-up.
 `,
   );
+  rmSync(out, { recursive: true, force: true });
+  renameSync(staging, out);
 }
