@@ -123,7 +123,7 @@ async function callFunction(l: Loaded, name: string, args: readonly tfplugin6.ID
     try {
       values.push(decodeDynamic(args[i], p.type));
     } catch (e) {
-      if (e instanceof CodecError) return { error: { text: `${p.name}: ${e.message}`, functionArgument: i } };
+      if (e instanceof CodecError) return { error: { text: e.message, functionArgument: i } };
       throw e;
     }
   }

@@ -32,8 +32,9 @@ export class EngineStack {
     this.env = engineEnvironment({ cliConfig: writeCliConfig(this.dir), url: server.url, token: server.token });
   }
 
-  static async start(engine: Engine): Promise<EngineStack> {
-    const server = await startServe();
+  /** `serveEnv`: the server's environment (a fixed MGMT_ADMIN_TOKEN for tests that use the admin namespace). */
+  static async start(engine: Engine, serveEnv: NodeJS.ProcessEnv = process.env): Promise<EngineStack> {
+    const server = await startServe(undefined, serveEnv);
     const stack = new EngineStack(engine, server, new MgmtClient({ url: server.url, token: server.token }));
     await stack.ok("init");
     return stack;

@@ -27,6 +27,8 @@ export interface ProxyCounters {
   byMethod: Record<string, number>;
   /** Every request as `METHOD /path` (below /v4, without the query), in arrival order. */
   seen: string[];
+  /** Every bearer token clients sent: what a test must never find in what the engine wrote. */
+  bearers: Set<string>;
 }
 
 /** Mulberry32: a small seeded generator, so fault sequences repeat run to run. */
@@ -42,7 +44,7 @@ export function seeded(seed: number): () => number {
 }
 
 export class FaultProxy {
-  readonly counters: ProxyCounters = { forwarded: 0, dropped: 0, refused: 0, delayed: 0, byMethod: {}, seen: [] };
+  readonly counters: ProxyCounters = { forwarded: 0, dropped: 0, refused: 0, delayed: 0, byMethod: {}, seen: [], bearers: new Set() };
   rule: FaultRule = () => undefined;
   private readonly server: Server;
 
@@ -74,6 +76,8 @@ export class FaultProxy {
     const path = (req.url ?? "/").replace(/\?.*$/, "").replace(/^\/v4/, "");
     this.counters.byMethod[method] = (this.counters.byMethod[method] ?? 0) + 1;
     this.counters.seen.push(`${method} ${path}`);
+    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
+    if (bearer !== undefined) this.counters.bearers.add(bearer);
     const fault = this.rule(method, path);
     if (fault?.kind === "status") {
       this.counters.refused++;

@@ -1,7 +1,8 @@
 /**
  * Provider functions (protocol 6.5), called as `provider::mgmt::<name>(...)`. Pure and offline:
  * each applies a rule the API also applies, from the same contract code, so a configuration
- * can compute what the server will store or show.
+ * can compute what the server will store or show. An error carries the argument's index and the
+ * engine names the parameter ("Invalid value for "key" parameter: ..."), so the text does not.
  */
 import { createHash } from "node:crypto";
 import { parseSshPublicKey, type SshPublicKey } from "../../contract/sshkey-format";
@@ -11,7 +12,7 @@ import type { TfValue } from "../framework/value";
 
 function sshKeyArgument(args: readonly TfValue[]): SshPublicKey {
   const parsed = parseSshPublicKey(String(args[0]));
-  if (!parsed.ok) throw new FunctionFailure(`key: ${parsed.reason}`, 0);
+  if (!parsed.ok) throw new FunctionFailure(parsed.reason, 0);
   return parsed.key;
 }
 
@@ -50,7 +51,7 @@ export const scopesNormalize = defineFunction({
   returns: "string",
   call(args) {
     const parsed = Scopes.parse(String(args[0]));
-    if (!parsed.ok) throw new FunctionFailure(`scopes: ${parsed.reason}`, 0);
+    if (!parsed.ok) throw new FunctionFailure(parsed.reason, 0);
     return parsed.scopes.toString();
   },
 });
