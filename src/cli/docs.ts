@@ -39,7 +39,7 @@ export function writeDocs(dir: string, pages: readonly DocPage[]): { readonly re
 }
 
 const USAGE =
-  "usage: mgmt docs [DIR]\n\nWrites the provider's reference pages (tfplugindocs layout: index.md, resources/, data-sources/; examples from examples/)\ninto DIR (default docs), removing generated pages that are stale. Hand-written pages in DIR are left alone.\n";
+  "usage: mgmt docs [DIR]\n\nWrites the provider's reference pages into DIR (default docs) in the tfplugindocs layout:\nindex.md, resources/, data-sources/, ephemeral-resources/ and functions/, with examples from\nexamples/. Generated pages that are stale are removed; hand-written pages in DIR are left alone.\n";
 
 export async function runDocs(args: string[]): Promise<number> {
   const parsed = parseCommand("docs", USAGE, args, {}, { maxPositionals: 1 });

@@ -6,7 +6,7 @@
  * `examples/`, the schema by mode, nested schemas, and for importable resources an import section.
  */
 import type { AttributeSpec } from "./framework/attributes";
-import type { Attributes, ResourceDefinition } from "./framework/resource";
+import type { Attributes, FunctionDefinition, ResourceDefinition } from "./framework/resource";
 import { attributeSchema } from "./framework/schema";
 import type { TfType } from "./framework/value";
 import { PROVIDER_SOURCE, providerDefinition } from "./index";
@@ -73,19 +73,21 @@ type Definition = ReturnType<typeof providerDefinition>;
 interface Subject {
   readonly name: string;
   readonly description: string;
+  /** The frontmatter's description, where it is shorter than the page's (a function's summary). */
+  readonly summary?: string;
   readonly sections: (examples: ExampleReader) => string[];
 }
 
 /**
  * One kind of page as tfplugindocs lays them out: its folder under docs/, the word in its title,
  * where its example lives under examples/, and what it documents from the provider definition.
- * Another kind is one more entry: ephemeral resources ("ephemeral-resources", "Ephemeral Resource",
- * `ephemeral-resources/<type>/ephemeral-resource.tf`, `schemaSubject`), functions ("functions",
- * "function", `functions/<name>/function.tf`, with `sections` rendering the signature).
+ * Another kind is one more entry.
  */
 interface PageKind {
   readonly dir: string;
   readonly title: string;
+  /** The page's heading; `<name> (<title>)` unless given. */
+  readonly heading?: (name: string) => string;
   readonly example: (name: string) => string;
   readonly subjects: (def: Definition) => readonly Subject[];
 }
@@ -99,6 +101,21 @@ const schemaSubject = (d: { readonly typeName: string; readonly description: str
 
 /** Whether the definition can import objects: what decides that a page needs an import section and examples an `import.sh`. */
 export const isImportable = (r: ResourceDefinition<unknown>): boolean => typeof r.importState === "function";
+
+/** A function's page, as tfplugindocs writes one: its signature, then its arguments in order. */
+const functionSubject = (f: FunctionDefinition): Subject => ({
+  name: f.name,
+  description: f.description,
+  summary: f.summary,
+  sections: () => [
+    "## Signature",
+    "",
+    ...fenced("text", `${f.name}(${f.parameters.map((p) => `${p.name} ${typeName(p.type)}`).join(", ")}) ${typeName(f.returns)}`),
+    "## Arguments",
+    "",
+    ...f.parameters.map((p, i) => `${i + 1}. \`${p.name}\` (${typeName(p.type)}) ${p.description}`),
+  ],
+});
 
 function importSection(r: ResourceDefinition<unknown>, examples: ExampleReader): string[] {
   const shell = examples(`resources/${r.typeName}/import.sh`);
@@ -129,6 +146,19 @@ const PAGE_KINDS: readonly PageKind[] = [
     example: (type) => `data-sources/${type}/data-source.tf`,
     subjects: (def) => def.dataSources.map((d) => schemaSubject(d)),
   },
+  {
+    dir: "ephemeral-resources",
+    title: "Ephemeral Resource",
+    example: (type) => `ephemeral-resources/${type}/ephemeral-resource.tf`,
+    subjects: (def) => (def.ephemeralResources ?? []).map((e) => schemaSubject(e)),
+  },
+  {
+    dir: "functions",
+    title: "function",
+    heading: (name) => `function: ${name}`,
+    example: (name) => `functions/${name}/function.tf`,
+    subjects: (def) => (def.functions ?? []).map(functionSubject),
+  },
 ];
 
 function page(pageTitle: string, heading: string, subject: Subject, example: string | undefined, examples: ExampleReader): string {
@@ -139,7 +169,7 @@ function page(pageTitle: string, heading: string, subject: Subject, example: str
     `page_title: ${JSON.stringify(pageTitle)}`,
     'subcategory: ""',
     "description: |-",
-    ...description.split("\n").map((l) => `  ${l}`.trimEnd()),
+    ...(subject.summary ?? description).trim().split("\n").map((l) => `  ${l}`.trimEnd()),
     "---",
     "",
     `# ${heading}`,
@@ -171,7 +201,7 @@ export function renderDocs(examples: ExampleReader): DocPage[] {
   return [
     render("index.md", `${PROVIDER_NAME} Provider`, `${PROVIDER_NAME} Provider`, provider, "provider/provider.tf"),
     ...PAGE_KINDS.flatMap((kind) =>
-      kind.subjects(def).map((s) => render(`${kind.dir}/${s.name.replace(/^mgmt_/, "")}.md`, `${s.name} ${kind.title} - ${PROVIDER_NAME}`, `${s.name} (${kind.title})`, s, kind.example(s.name))),
+      kind.subjects(def).map((s) => render(`${kind.dir}/${s.name.replace(/^mgmt_/, "")}.md`, `${s.name} ${kind.title} - ${PROVIDER_NAME}`, kind.heading?.(s.name) ?? `${s.name} (${kind.title})`, s, kind.example(s.name))),
     ),
   ];
 }

@@ -1,0 +1,13 @@
+# The same key with another comment or spacing normalizes to the same text.
+locals {
+  laptop_key = provider::mgmt::ssh_key_normalize(file("~/.ssh/id_ed25519.pub"))
+}
+
+check "laptop_key_registered" {
+  assert {
+    condition     = contains([for k in data.mgmt_ssh_keys.all.ssh_keys : provider::mgmt::ssh_key_normalize(k.ssh_key)], local.laptop_key)
+    error_message = "The laptop's key is not on the profile."
+  }
+}
+
+data "mgmt_ssh_keys" "all" {}
