@@ -109,8 +109,8 @@ function requireObject(dv: tfplugin6.IDynamicValue | null | undefined, type: TfT
 /** The engine sends empty bytes for "no private state"; the provider sees undefined. */
 const priv = (b: Uint8Array | null | undefined): Uint8Array | undefined => (b && b.length > 0 ? b : undefined);
 
-function protoFunctions(l: Loaded): Record<string, tfplugin6.IFunction> {
-  return Object.fromEntries(Object.entries(l.schemas.functions).map(([name, f]) => [name, toProtoFunction(f)]));
+function protoFunctions(schemas: ProviderSchemas): Record<string, tfplugin6.IFunction> {
+  return Object.fromEntries(Object.entries(schemas.functions).map(([name, f]) => [name, toProtoFunction(f)]));
 }
 
 async function callFunction(l: Loaded, name: string, args: readonly tfplugin6.IDynamicValue[]): Promise<tfplugin6.CallFunction.IResponse> {
@@ -132,6 +132,33 @@ async function callFunction(l: Loaded, name: string, args: readonly tfplugin6.ID
   return { result: encodeResult(result.result, signature.return_type, "function result") };
 }
 
+// --- the schema answer ------------------------------------------------------------------
+
+const protoSchemas = (schemas: { readonly [typeName: string]: Schema }): Record<string, tfplugin6.ISchema> =>
+  Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, toProtoSchema(s)]));
+
+/**
+ * The GetProviderSchema answer, from the provider's schemas alone. The build encodes it from the
+ * provider bundle into the plugin (schema-snapshot.ts), so the plugin usually serves those bytes
+ * without loading the provider; test/plugin/schema-snapshot.test.ts keeps the two equal.
+ */
+export function providerSchemaResponse(schemas: ProviderSchemas): tfplugin6.GetProviderSchema.IResponse {
+  return {
+    provider: toProtoSchema(schemas.provider),
+    resourceSchemas: protoSchemas(schemas.resources),
+    dataSourceSchemas: protoSchemas(schemas.dataSources),
+    ephemeralResourceSchemas: protoSchemas(schemas.ephemeralResources),
+    functions: protoFunctions(schemas),
+    // Terraform dereferences every Schema.block, so "no provider_meta" is an empty block, not nil.
+    providerMeta: { version: 0, block: {} },
+    // plan_destroy off: destroys arrive as ApplyResourceChange with a null planned state.
+    serverCapabilities: { planDestroy: false, getProviderSchemaOptional: false },
+    diagnostics: [],
+  };
+}
+
+export const encodeProviderSchemaResponse = (schemas: ProviderSchemas): Uint8Array => P.GetProviderSchema.Response.encode(providerSchemaResponse(schemas)).finish();
+
 // --- service ----------------------------------------------------------------------------
 
 interface Codec<T> {
@@ -143,13 +170,16 @@ interface Encoder<T> {
 
 export interface ProviderServiceOptions {
   readonly log: Logger;
+  /** The encoded GetProviderSchema answer, when the build computed it (encodeProviderSchemaResponse). */
+  readonly schemaResponse?: Uint8Array;
 }
 
 /**
- * Registers the Provider RPCs. `load` is called on first need and shared after: the provider
- * (and the API client behind it) is only loaded once the handshake line is out.
+ * Registers the Provider RPCs. `load` is called on the first call that needs the provider and
+ * shared after: a start that only fetches the schema never loads it (nor the API client, zod
+ * and undici behind it).
  */
-export function registerProviderService(server: GrpcServer, load: () => Promise<ProviderServer>, options: ProviderServiceOptions): { preload(): void; release(): Promise<void> } {
+export function registerProviderService(server: GrpcServer, load: () => Promise<ProviderServer>, options: ProviderServiceOptions): { release(): Promise<void> } {
   const { log } = options;
   let loading: Promise<Loaded> | undefined;
   let provider: ProviderServer | undefined;
@@ -202,26 +232,17 @@ export function registerProviderService(server: GrpcServer, load: () => Promise<
     diagnostics: [],
   }));
 
-  rpc("GetProviderSchema", P.GetProviderSchema.Request, P.GetProviderSchema.Response, async (_req, l) => {
-    const resourceSchemas: Record<string, tfplugin6.ISchema> = {};
-    for (const [name, t] of l.resources) resourceSchemas[name] = toProtoSchema(t.schema);
-    const dataSourceSchemas: Record<string, tfplugin6.ISchema> = {};
-    for (const [name, t] of l.dataSources) dataSourceSchemas[name] = toProtoSchema(t.schema);
-    const ephemeralResourceSchemas: Record<string, tfplugin6.ISchema> = {};
-    for (const [name, t] of l.ephemeralResources) ephemeralResourceSchemas[name] = toProtoSchema(t.schema);
-    return {
-      provider: toProtoSchema(l.schemas.provider),
-      resourceSchemas,
-      dataSourceSchemas,
-      ephemeralResourceSchemas,
-      functions: protoFunctions(l),
-      // Terraform dereferences every Schema.block, so "no provider_meta" is an empty block, not nil.
-      providerMeta: { version: 0, block: {} },
-      // plan_destroy off: destroys arrive as ApplyResourceChange with a null planned state.
-      serverCapabilities: { planDestroy: false, getProviderSchemaOptional: false },
-      diagnostics: [],
-    };
-  });
+  // The engines' first call on every start. With the answer precomputed by the build, it needs
+  // neither the provider nor a single encode.
+  const precomputed = options.schemaResponse;
+  if (precomputed) {
+    server.unary(SERVICE + "GetProviderSchema", (bytes) => {
+      P.GetProviderSchema.Request.decode(bytes);
+      return precomputed;
+    });
+  } else {
+    rpc("GetProviderSchema", P.GetProviderSchema.Request, P.GetProviderSchema.Response, async (_req, l) => providerSchemaResponse(l.schemas));
+  }
 
   rpc("ValidateProviderConfig", P.ValidateProviderConfig.Request, P.ValidateProviderConfig.Response, async (req, l) => {
     const config = requireObject(req.config, l.providerType.type, "provider configuration");
@@ -374,7 +395,7 @@ export function registerProviderService(server: GrpcServer, load: () => Promise<
     return { diagnostics: toProtoDiagnostics((await l.provider.closeEphemeralResource(typeName, priv(req.private))).diagnostics) };
   });
 
-  rpc("GetFunctions", P.GetFunctions.Request, P.GetFunctions.Response, async (_req, l) => ({ functions: protoFunctions(l), diagnostics: [] }));
+  rpc("GetFunctions", P.GetFunctions.Request, P.GetFunctions.Response, async (_req, l) => ({ functions: protoFunctions(l.schemas), diagnostics: [] }));
 
   // Not routed through rpc(): a function answers with a FunctionError, which has no diagnostics.
   server.unary(SERVICE + "CallFunction", async (bytes) => {
@@ -405,9 +426,7 @@ export function registerProviderService(server: GrpcServer, load: () => Promise<
     return P.StopProvider.Response.encode({ Error: message }).finish();
   });
 
-  // Starts loading while the engine is still connecting; a failure is reported by the first call.
   return {
-    preload: () => void loaded().catch(() => {}),
     // Only a provider that was loaded can hold anything.
     release: async () => {
       if (provider) await provider.close();

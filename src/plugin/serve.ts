@@ -1,20 +1,23 @@
 /**
  * The plugin process from start to exit: check we were started by an engine, listen, print
- * the handshake line, then set up TLS, the gRPC services and the provider while the engine
- * reads the line and dials. The engine starts the plugin several times per command and
- * waits for that line each time, so only what the line needs comes before it: the server
- * certificate and a listening socket. Connections that arrive meanwhile wait in the
- * socket's backlog until the transport takes them.
+ * the handshake line, then set up TLS and the gRPC services while the engine reads the line
+ * and dials; the provider itself is loaded by the first call that needs it. The engine starts
+ * the plugin several times per command and waits for that line each time, so only what the
+ * line needs comes before it: the server certificate and a listening socket. Connections that
+ * arrive meanwhile wait in the socket's backlog until the transport takes them.
  */
 import { createServer } from "node:net";
 import type { ProviderServer } from "../provider/framework/server";
 import { checkEnvironment, handshakeLine, listen } from "./handshake";
 import { installProcessGuards } from "./lifecycle";
 import { type Logger, describeError, stderrLogger } from "./log";
+import type { ServicesOptions } from "./services";
 import { type SelfSignedCertificate, createSelfSignedCertificate, parseCertificatePem } from "./tls";
 
 export interface ServeOptions {
   readonly env?: NodeJS.ProcessEnv;
+  /** The encoded GetProviderSchema answer, precomputed by the build; without it the provider is loaded to compute it. */
+  readonly schemaResponse?: Uint8Array;
 }
 
 /** Resolves once the handshake line is out; the process then lives until Shutdown. */
@@ -58,7 +61,7 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   // Synchronous from here to the end, so the transport is in place before the first
   // 'connection' event can fire.
   try {
-    startServing(acceptor, { tls, factory, log, exit });
+    startServing(acceptor, { tls, factory, log, exit, schemaResponse: options.schemaResponse });
   } catch (e) {
     log("error", "the plugin could not start serving", { error: describeError(e), stack: e instanceof Error ? e.stack : undefined });
     exit(1);
@@ -67,11 +70,11 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
 
 function startServing(
   acceptor: ReturnType<typeof createServer>,
-  options: { tls: { serverCert: SelfSignedCertificate; clientCertPem: string } | undefined; factory: (log: Logger) => Promise<ProviderServer>; log: Logger; exit: (code: number) => void },
+  options: ServicesOptions & { tls: { serverCert: SelfSignedCertificate; clientCertPem: string } | undefined },
 ): void {
   const { startServices } = require("./services") as typeof import("./services");
   const { createTransport } = require("./transport") as typeof import("./transport");
-  const router = startServices({ factory: options.factory, log: options.log, exit: options.exit });
+  const router = startServices(options);
   const transport = createTransport({ tls: options.tls, log: options.log, onStream: (stream, headers) => router.handleStream(stream, headers) });
   acceptor.on("connection", (socket) => transport.accept(socket));
 }

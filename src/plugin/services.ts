@@ -14,6 +14,7 @@ export interface ServicesOptions {
   readonly factory: (log: Logger) => Promise<ProviderServer>;
   readonly log: Logger;
   readonly exit: (code: number) => void;
+  readonly schemaResponse?: Uint8Array;
 }
 
 export function startServices(options: ServicesOptions): GrpcServer {
@@ -21,8 +22,7 @@ export function startServices(options: ServicesOptions): GrpcServer {
   const grpc = new GrpcServer({
     onError: (path, e) => log("error", `${path} failed`, { error: describeError(e), stack: e instanceof Error ? e.stack : undefined }),
   });
-  const provider = registerProviderService(grpc, () => options.factory(log), { log });
+  const provider = registerProviderService(grpc, () => options.factory(log), { log, schemaResponse: options.schemaResponse });
   registerPluginServices(grpc, { exit: options.exit, release: provider.release });
-  provider.preload();
   return grpc;
 }

@@ -1,0 +1,11 @@
+/**
+ * A step of scripts/build.mjs: prints, in base64, the encoded GetProviderSchema answer of the
+ * provider bundle named on the command line, for the build to define in dist/plugin.js (main.ts).
+ * It is the answer the plugin would compute after loading that bundle, made by the same code.
+ */
+import { encodeProviderSchemaResponse } from "./provider-service";
+
+const [bundle] = process.argv.slice(2);
+if (!bundle) throw new Error("usage: schema-snapshot <provider bundle>");
+const { createProvider } = require(bundle) as typeof import("../provider");
+process.stdout.write(Buffer.from(encodeProviderSchemaResponse(createProvider().schemas())).toString("base64"));
