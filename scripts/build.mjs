@@ -4,7 +4,8 @@
 // Bundling matters: the engine starts the plugin several times per command, and one file
 // with lazily-loaded provider code starts far faster than a tree of node_modules.
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -34,12 +35,18 @@ const common = {
   // Native addon and engine-only libraries stay outside the bundle.
   external: ["better-sqlite3", "pg", "pg-native"],
 };
+const snapshotTool = join(mkdtempSync(join(tmpdir(), "mgmt-build-")), "schema-snapshot.js");
 await Promise.all([
-  esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/main.ts")], outfile: join(root, "dist/plugin.js") }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/provider/index.ts")], outfile: join(root, "dist/provider.js") }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/cli/main.ts")], outfile: join(root, "dist/cli.js") }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/harness/start.ts")], outfile: join(root, "dist/start.js") }),
+  esbuild.build({ ...common, sourcemap: false, entryPoints: [join(root, "src/plugin/schema-snapshot.ts")], outfile: snapshotTool }),
 ]);
+// The plugin answers the engines' first call, GetProviderSchema, with bytes computed here from
+// the provider bundle, so that answer never waits for the provider to load (src/plugin/main.ts).
+const schemaResponse = execFileSync(process.execPath, [snapshotTool, join(root, "dist/provider.js")], { encoding: "utf8" });
+rmSync(dirname(snapshotTool), { recursive: true });
+await esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/main.ts")], outfile: join(root, "dist/plugin.js"), define: { PROVIDER_SCHEMA_RESPONSE: JSON.stringify(schemaResponse) } });
 
 // 3. Executables.
 step("bin");
