@@ -6,31 +6,48 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { DEFAULT_MAX_CHARS } from "../report/truncate";
 
+type Options = NonNullable<ParseArgsConfig["options"]>;
+type Values<O extends Options> = ReturnType<typeof parseArgs<{ options: O; allowPositionals: true }>>["values"];
+
 export type Parsed<V> = { readonly values: V; readonly positionals: string[] } | { readonly exit: number };
 
-export function parseCommand<O extends NonNullable<ParseArgsConfig["options"]>>(
+/** What the arguments ask for, printing nothing: the values, the usage, or a problem naming the flag or argument. */
+export type FlagParse<V> = { readonly values: V; readonly positionals: string[] } | { readonly help: true } | { readonly problem: string };
+
+export function parseFlags<O extends Options>(args: string[], options: O, maxPositionals = 0): FlagParse<Values<O>> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+  } catch (err) {
+    return { problem: err instanceof Error ? err.message.split("\n")[0]! : String(err) };
+  }
+  if ((parsed.values as { help?: boolean }).help) return { help: true };
+  if (parsed.positionals.length > maxPositionals) return { problem: `unexpected argument '${parsed.positionals[maxPositionals]}'` };
+  return { values: parsed.values as never, positionals: parsed.positionals };
+}
+
+/** `parseFlags`, then `settle`. */
+export function parseCommand<O extends Options>(
   command: string,
   usage: string,
   args: string[],
   options: O,
   { maxPositionals = 0, usageExit = 2 }: { readonly maxPositionals?: number; readonly usageExit?: number } = {},
-): Parsed<ReturnType<typeof parseArgs<{ options: O; allowPositionals: true }>>["values"]> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
-  } catch (err) {
-    process.stderr.write(`mgmt ${command}: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}\n${usage}`);
-    return { exit: usageExit };
-  }
-  if ((parsed.values as { help?: boolean }).help) {
+): Parsed<Values<O>> {
+  return settle(command, usage, parseFlags(args, options, maxPositionals), usageExit);
+}
+
+/** Prints what a parse asks for: the usage on stdout for --help (exit 0), or the problem and the usage on stderr. */
+export function settle<V>(command: string, usage: string, parsed: FlagParse<V>, usageExit = 2): Parsed<V> {
+  if ("help" in parsed) {
     process.stdout.write(usage);
     return { exit: 0 };
   }
-  if (parsed.positionals.length > maxPositionals) {
-    process.stderr.write(`mgmt ${command}: unexpected argument '${parsed.positionals[maxPositionals]}'\n${usage}`);
+  if ("problem" in parsed) {
+    process.stderr.write(`mgmt ${command}: ${parsed.problem}\n${usage}`);
     return { exit: usageExit };
   }
-  return { values: parsed.values as never, positionals: parsed.positionals };
+  return parsed;
 }
 
 /** The options both report commands take, and their checks: the format and the markdown budget. */

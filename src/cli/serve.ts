@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { DEFAULT_TIMEOUTS, isTokenText, startServer, type RunningServer } from "../server";
 import { isPostgresUrl } from "../server/store/postgres";
+import { parseFlags, settle, type FlagParse } from "./args";
 
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -51,6 +52,17 @@ environment:
                     the ready line); default: a random one per start
 `;
 
+const SERVE_OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  db: { type: "string" },
+  fixtures: { type: "string" },
+  "no-default-fixtures": { type: "boolean" },
+  "rate-limit": { type: "string" },
+  "request-timeout": { type: "string" },
+  "headers-timeout": { type: "string" },
+} as const;
+
 interface ServeFlags {
   port: number;
   host: string;
@@ -60,58 +72,66 @@ interface ServeFlags {
   rateLimit?: number;
   requestTimeout?: number;
   headersTimeout?: number;
+  /** MGMT_SERVE_TOKEN */
+  token?: string;
+  /** MGMT_ADMIN_TOKEN */
+  adminToken?: string;
 }
 
-const VALUED = new Set(["--port", "--host", "--db", "--fixtures", "--rate-limit", "--request-timeout", "--headers-timeout"]);
+const TOKEN_TEXT = "must be 1 to 256 of the characters A-Z a-z 0-9 . _ ~ + / - (then optional =)";
 
-type Parsed = { ok: true; flags: ServeFlags } | { ok: false; message: string } | { ok: "help" };
+function dataDir(env: NodeJS.ProcessEnv): string {
+  return env.MGMT_DATA_DIR || join(env.XDG_DATA_HOME || join(homedir(), ".local", "share"), "mgmt");
+}
 
 export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {
-  const dataDir = env.MGMT_DATA_DIR || join(env.XDG_DATA_HOME || join(homedir(), ".local", "share"), "mgmt");
-  return join(dataDir, "mgmt.sqlite");
+  return join(dataDir(env), "mgmt.sqlite");
 }
 
-export function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.env): Parsed {
-  const flags: ServeFlags = { port: DEFAULT_PORT, host: DEFAULT_HOST, db: "" };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "-h" || arg === "--help") return { ok: "help" };
-    if (arg === "--no-default-fixtures") {
-      flags.defaultFixtures = false;
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const name = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
-    if (!VALUED.has(name)) {
-      return { ok: false, message: arg.startsWith("-") ? `unknown option '${name}'` : `unexpected argument '${arg}'` };
-    }
-    let value: string | undefined;
-    if (eq > 0 && arg.startsWith("--")) value = arg.slice(eq + 1);
-    else value = args[++i];
-    if (value === undefined || value === "") return { ok: false, message: `option '${name}' needs a value` };
-    if (name === "--port") {
-      if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) return { ok: false, message: `option '--port' must be an integer from 0 to 65535, not '${value}'` };
-      flags.port = Number(value);
-    } else if (name === "--fixtures") {
-      flags.fixtures = value;
-    } else if (name === "--rate-limit") {
-      if (!/^\d{1,9}$/.test(value) || Number(value) < 1) return { ok: false, message: `option '--rate-limit' must be a positive integer, not '${value}'` };
-      flags.rateLimit = Number(value);
-    } else if (name === "--request-timeout" || name === "--headers-timeout") {
-      if (!/^\d{1,9}$/.test(value) || Number(value) < 1) return { ok: false, message: `option '${name}' must be a positive number of milliseconds, not '${value}'` };
-      flags[name === "--request-timeout" ? "requestTimeout" : "headersTimeout"] = Number(value);
-    } else if (name === "--host") {
-      flags.host = value;
-    } else {
-      flags.db = value;
-    }
+const positiveInteger = (value: string): number | undefined => (/^\d{1,9}$/.test(value) && Number(value) >= 1 ? Number(value) : undefined);
+
+export function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.env): FlagParse<ServeFlags> {
+  const parsed = parseFlags(args, SERVE_OPTIONS);
+  if (!("values" in parsed)) return parsed;
+  const v = parsed.values;
+  const problem = (text: string): FlagParse<ServeFlags> => ({ problem: text });
+  for (const name of ["port", "host", "db", "fixtures", "rate-limit", "request-timeout", "headers-timeout"] as const) {
+    if (v[name] === "") return problem(`option '--${name}' needs a value`);
+  }
+  const flags: ServeFlags = { port: DEFAULT_PORT, host: v.host ?? DEFAULT_HOST, db: v.db ?? "" };
+  if (v.port !== undefined) {
+    if (!/^\d{1,5}$/.test(v.port) || Number(v.port) > 65535) return problem(`option '--port' must be an integer from 0 to 65535, not '${v.port}'`);
+    flags.port = Number(v.port);
+  }
+  if (v.fixtures !== undefined) flags.fixtures = v.fixtures;
+  if (v["no-default-fixtures"]) flags.defaultFixtures = false;
+  if (v["rate-limit"] !== undefined) {
+    flags.rateLimit = positiveInteger(v["rate-limit"]);
+    if (flags.rateLimit === undefined) return problem(`option '--rate-limit' must be a positive integer, not '${v["rate-limit"]}'`);
+  }
+  for (const [name, key] of [
+    ["request-timeout", "requestTimeout"],
+    ["headers-timeout", "headersTimeout"],
+  ] as const) {
+    const value = v[name];
+    if (value === undefined) continue;
+    flags[key] = positiveInteger(value);
+    if (flags[key] === undefined) return problem(`option '--${name}' must be a positive number of milliseconds, not '${value}'`);
+  }
+  if (env.MGMT_SERVE_TOKEN) {
+    if (!isTokenText(env.MGMT_SERVE_TOKEN)) return problem(`MGMT_SERVE_TOKEN ${TOKEN_TEXT}`);
+    flags.token = env.MGMT_SERVE_TOKEN;
+  }
+  if (env.MGMT_ADMIN_TOKEN) {
+    if (!isTokenText(env.MGMT_ADMIN_TOKEN)) return problem(`MGMT_ADMIN_TOKEN ${TOKEN_TEXT}`);
+    flags.adminToken = env.MGMT_ADMIN_TOKEN;
   }
   if (flags.db === "" && env.MGMT_DATABASE_URL) {
-    if (!isPostgresUrl(env.MGMT_DATABASE_URL)) return { ok: false, message: "MGMT_DATABASE_URL must be a postgres:// or postgresql:// connection string" };
+    if (!isPostgresUrl(env.MGMT_DATABASE_URL)) return problem("MGMT_DATABASE_URL must be a postgres:// or postgresql:// connection string");
     flags.db = env.MGMT_DATABASE_URL;
   }
   if (flags.db === "") flags.db = defaultDbPath(env);
-  return { ok: true, flags };
+  return { values: flags, positionals: [] };
 }
 
 /**
@@ -140,43 +160,25 @@ function watchSignals(): { received: Promise<NodeJS.Signals>; dispose(): void } 
 }
 
 export async function runServe(args: string[]): Promise<number> {
-  const parsed = parseServeArgs(args);
-  if (parsed.ok === "help") {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  if (parsed.ok === false) {
-    process.stderr.write(`mgmt serve: ${parsed.message}\n(see: mgmt serve --help)\n`);
-    return 2;
-  }
-  const { port, host, db } = parsed.flags;
-  const fixedToken = process.env.MGMT_SERVE_TOKEN;
-  if (fixedToken !== undefined && fixedToken !== "" && !isTokenText(fixedToken)) {
-    process.stderr.write("mgmt serve: MGMT_SERVE_TOKEN must be 1 to 256 of the characters A-Z a-z 0-9 . _ ~ + / - (then optional =)\n");
-    return 2;
-  }
-
-  const adminToken = process.env.MGMT_ADMIN_TOKEN;
-  if (adminToken !== undefined && adminToken !== "" && !isTokenText(adminToken)) {
-    process.stderr.write("mgmt serve: MGMT_ADMIN_TOKEN must be 1 to 256 of the characters A-Z a-z 0-9 . _ ~ + / - (then optional =)\n");
-    return 2;
-  }
+  const parsed = settle("serve", USAGE, parseServeArgs(args));
+  if ("exit" in parsed) return parsed.exit;
+  const flags = parsed.values;
 
   const signals = watchSignals();
   try {
     let server: RunningServer;
     try {
-      if (db !== ":memory:" && !isPostgresUrl(db)) mkdirSync(dirname(db), { recursive: true });
+      if (flags.db !== ":memory:" && !isPostgresUrl(flags.db)) mkdirSync(dirname(flags.db), { recursive: true });
       server = await startServer({
-        host,
-        port,
-        db,
-        token: fixedToken || undefined,
-        fixtures: parsed.flags.fixtures,
-        defaultFixtures: parsed.flags.defaultFixtures !== false,
-        rateLimit: parsed.flags.rateLimit,
-        timeouts: { request: parsed.flags.requestTimeout, headers: parsed.flags.headersTimeout },
-        adminToken: process.env.MGMT_ADMIN_TOKEN || undefined,
+        host: flags.host,
+        port: flags.port,
+        db: flags.db,
+        token: flags.token,
+        fixtures: flags.fixtures,
+        defaultFixtures: flags.defaultFixtures !== false,
+        rateLimit: flags.rateLimit,
+        timeouts: { request: flags.requestTimeout, headers: flags.headersTimeout },
+        adminToken: flags.adminToken,
       });
     } catch (err) {
       process.stderr.write(`mgmt serve: ${err instanceof Error ? err.message : String(err)}\n`);

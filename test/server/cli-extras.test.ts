@@ -101,7 +101,7 @@ describe("mgmt serve", () => {
   test.each([
     [["--rate-limit", "0"], /'--rate-limit' must be a positive integer/],
     [["--rate-limit", "x"], /'--rate-limit' must be a positive integer/],
-    [["--fixtures"], /option '--fixtures' needs a value/],
+    [["--fixtures"], /Option '--fixtures <value>' argument missing/],
     [["--request-timeout", "0"], /'--request-timeout' must be a positive number of milliseconds/],
     [["--headers-timeout", "1.5"], /'--headers-timeout' must be a positive number of milliseconds/],
   ])("serve %p exits 2", async (args, message) => {

@@ -104,8 +104,9 @@ test("a file store keeps state; MGMT_SERVE_TOKEN fixes the printed token", async
 test.each([
   [["--port", "abc"], /'--port' must be an integer/],
   [["--port", "70000"], /'--port' must be an integer/],
-  [["--port"], /option '--port' needs a value/],
-  [["--bogus"], /unknown option '--bogus'/],
+  [["--port"], /Option '--port <value>' argument missing/],
+  [["--port="], /option '--port' needs a value/],
+  [["--bogus"], /Unknown option '--bogus'/],
   [["extra"], /unexpected argument 'extra'/],
 ])("serve %p exits 2 naming the flag", async (args, message) => {
   const proc = run(["serve", ...args]);
@@ -144,7 +145,7 @@ test("--help prints the usage and exits 0", async () => {
 
 describe("flag parsing", () => {
   test("defaults", () => {
-    expect(parseServeArgs([], { HOME: "/home/u" })).toEqual({ ok: true, flags: { port: 8080, host: "127.0.0.1", db: expect.stringMatching(/mgmt\/mgmt\.sqlite$/) } });
+    expect(parseServeArgs([], { HOME: "/home/u" })).toEqual({ values: { port: 8080, host: "127.0.0.1", db: expect.stringMatching(/mgmt\/mgmt\.sqlite$/) }, positionals: [] });
   });
 
   test("the default store follows MGMT_DATA_DIR, then XDG_DATA_HOME", () => {
@@ -155,13 +156,13 @@ describe("flag parsing", () => {
 
   test("a postgres:// or postgresql:// --db, or MGMT_DATABASE_URL when --db is not given", () => {
     const url = "postgresql://u:p@db.example:5432/mgmt";
-    expect(parseServeArgs(["--db", url], {})).toEqual({ ok: true, flags: { port: 8080, host: "127.0.0.1", db: url } });
-    expect(parseServeArgs([], { MGMT_DATABASE_URL: "postgres://h/m" })).toMatchObject({ ok: true, flags: { db: "postgres://h/m" } });
-    expect(parseServeArgs(["--db", ":memory:"], { MGMT_DATABASE_URL: "postgres://h/m" })).toMatchObject({ ok: true, flags: { db: ":memory:" } });
-    expect(parseServeArgs([], { MGMT_DATABASE_URL: "/tmp/x.sqlite" })).toEqual({ ok: false, message: expect.stringMatching(/MGMT_DATABASE_URL must be a postgres/) });
+    expect(parseServeArgs(["--db", url], {})).toEqual({ values: { port: 8080, host: "127.0.0.1", db: url }, positionals: [] });
+    expect(parseServeArgs([], { MGMT_DATABASE_URL: "postgres://h/m" })).toMatchObject({ values: { db: "postgres://h/m" } });
+    expect(parseServeArgs(["--db", ":memory:"], { MGMT_DATABASE_URL: "postgres://h/m" })).toMatchObject({ values: { db: ":memory:" } });
+    expect(parseServeArgs([], { MGMT_DATABASE_URL: "/tmp/x.sqlite" })).toEqual({ problem: expect.stringMatching(/MGMT_DATABASE_URL must be a postgres/) });
   });
 
   test("both --flag value and --flag=value", () => {
-    expect(parseServeArgs(["--port=0", "--host", "::1", "--db", ":memory:"], {})).toEqual({ ok: true, flags: { port: 0, host: "::1", db: ":memory:" } });
+    expect(parseServeArgs(["--port=0", "--host", "::1", "--db", ":memory:"], {})).toEqual({ values: { port: 0, host: "::1", db: ":memory:" }, positionals: [] });
   });
 });
