@@ -57,7 +57,7 @@ function toProtoParameter(p: FunctionParameter): tfplugin6.Function.IParameter {
     // Off: the engine answers unknown for a call with an unknown argument without asking us.
     allowUnknownValues: false,
     description: p.description ?? "",
-    descriptionKind: kind(p.description_kind),
+    descriptionKind: tfplugin6.StringKind.PLAIN,
   };
 }
 
@@ -68,7 +68,7 @@ export function toProtoFunction(f: FunctionSignature): tfplugin6.IFunction {
     return: { type: encodeTypeJson(f.return_type) },
     summary: f.summary ?? "",
     description: f.description ?? "",
-    descriptionKind: kind(f.description_kind),
+    descriptionKind: tfplugin6.StringKind.PLAIN,
   };
 }
 

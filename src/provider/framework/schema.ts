@@ -43,15 +43,14 @@ export interface FunctionParameter {
   readonly name: string;
   readonly type: TfType;
   readonly description?: string;
-  readonly description_kind?: "plain" | "markdown";
   /** Whether null may be passed; otherwise the engine rejects a null argument itself. */
   readonly is_nullable?: boolean;
 }
 
 export interface FunctionSignature {
   readonly summary?: string;
+  /** Plain text: the JSON form has no description kind for functions. */
   readonly description?: string;
-  readonly description_kind?: "plain" | "markdown";
   readonly return_type: TfType;
   readonly parameters?: readonly FunctionParameter[];
   readonly variadic_parameter?: FunctionParameter;
@@ -132,8 +131,7 @@ export function functionSignature(f: FunctionDefinition): FunctionSignature {
   return {
     summary: f.summary,
     description: f.description,
-    description_kind: "plain",
     return_type: f.returns,
-    parameters: f.parameters.map((p) => ({ name: p.name, type: p.type, description: p.description, description_kind: "plain" })),
+    parameters: f.parameters.map((p) => ({ name: p.name, type: p.type, description: p.description })),
   };
 }
