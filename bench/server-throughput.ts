@@ -54,6 +54,8 @@ interface Rate {
   rps: number;
   done: number;
   seconds: number;
+  /** This process's CPU time per request (load generator and server; not Postgres's own). */
+  cpuMicros: number;
 }
 
 /** `count` requests, CONCURRENCY at a time, stopping early after MAX_SECONDS. */
@@ -66,6 +68,7 @@ async function load(target: Target, method: "GET" | "POST", count: number): Prom
   let issued = 0;
   let done = 0;
   const start = performance.now();
+  const cpu = process.cpuUsage();
   const deadline = start + MAX_SECONDS * 1000;
   const worker = async () => {
     while (issued < count && performance.now() < deadline) {
@@ -82,7 +85,8 @@ async function load(target: Target, method: "GET" | "POST", count: number): Prom
     await pool.close();
   }
   const seconds = (performance.now() - start) / 1000;
-  return { rps: done / seconds, done, seconds };
+  const used = process.cpuUsage(cpu);
+  return { rps: done / seconds, done, seconds, cpuMicros: (used.user + used.system) / done };
 }
 
 async function serverTarget(name: string, db: string): Promise<Target & { server: RunningServer }> {
@@ -149,22 +153,31 @@ async function main(): Promise<void> {
       }
     }
     const summary = (method: "GET" | "POST", i: number) => {
-      const rates = rounds[method].map((r) => r[i]!);
-      return { rps: median(rates.map((r) => r.rps)), ratio: median(rounds[method].map((r) => r[i]!.rps / r[0]!.rps)), short: rates.some((r) => r.done < (method === "GET" ? GETS : POSTS)) };
+      const turns = rounds[method];
+      return {
+        rps: median(turns.map((r) => r[i]!.rps)),
+        ratio: median(turns.map((r) => r[i]!.rps / r[0]!.rps)),
+        cpu: median(turns.map((r) => r[i]!.cpuMicros)),
+        short: turns.some((r) => r[i]!.done < (method === "GET" ? GETS : POSTS)),
+      };
     };
-    const fmt = (s: { rps: number; ratio: number }) => `${s.rps.toFixed(0).padStart(7)} req/s  ${s.ratio.toFixed(2).padStart(5)}×`;
+    const fmt = (s: { rps: number; ratio: number; cpu: number }) => `${s.rps.toFixed(0).padStart(7)} req/s ${s.ratio.toFixed(2).padStart(5)}× ${s.cpu.toFixed(0).padStart(6)} µs`;
     process.stdout.write(
       `server throughput: ${CONCURRENCY} in flight, ${GETS} GETs (page of 100) and ${POSTS} POSTs per turn, ${ROUNDS} rounds, at most ${MAX_SECONDS} s a turn; ` +
         `node ${process.version}, in-process load on the same cores\n\n`,
     );
-    process.stdout.write(`${"target".padEnd(26)}  ${"GET /profile/sshkeys".padEnd(22)}  POST /profile/sshkeys\n`);
+    process.stdout.write(`${"target".padEnd(26)}  ${"GET /profile/sshkeys".padEnd(30)}  POST /profile/sshkeys\n`);
     targets.forEach((target, i) => {
       const get = summary("GET", i);
       const post = summary("POST", i);
       process.stdout.write(`${target.name.padEnd(26)}  ${fmt(get)}  ${fmt(post)}\n`);
       if (get.short || post.short) process.stdout.write(`note: ${target.name} stopped at the time bound in some turn\n`);
     });
-    process.stdout.write("\nmedians over the rounds; ratios are against the bare node:http server answering the same cached JSON in the same round (1.00× = as fast as no work at all)\n");
+    process.stdout.write(
+      "\nmedians over the rounds; ratios are against the bare node:http server answering the same cached JSON in the same round " +
+        "(1.00× = as fast as no work at all); µs: this process's CPU time per request (load generator and server, not Postgres's own processes), " +
+        "steadier than req/s when the machine is shared\n",
+    );
   } finally {
     for (const target of targets) await target.close().catch(() => {});
     cluster?.stop();

@@ -10,7 +10,7 @@ import { sameSshKey, type Page, type PageQuery, type SshKeyCreate, type SshKeyUp
 import type { SshKeyRecord } from "../store/store";
 import { timestamp, type Actor, type Deps } from "./context";
 import { invalid, notFound } from "./errors";
-import { pageOf } from "./paging";
+import { pageOfCounted } from "./paging";
 import { entities, recordEvent } from "./events";
 
 export type SshKeyInput = z.output<typeof SshKeyCreate>;
@@ -19,14 +19,9 @@ export type SshKeyChange = z.output<typeof SshKeyUpdateBody>;
 export class SshKeyService {
   constructor(private readonly deps: Deps) {}
 
+  /** One read, no transaction: the store answers the slice and the total as of one moment. */
   list(actor: Actor, query: PageQuery): Promise<Page<SshKeyRecord>> {
-    return this.deps.store.transaction((tx) =>
-      pageOf(
-        query,
-        () => tx.sshKeys.count(actor.user.id),
-        (slice) => tx.sshKeys.list(actor.user.id, slice),
-      ),
-    );
+    return pageOfCounted(query, (slice) => this.deps.store.sshKeys.list(actor.user.id, slice));
   }
 
   /** The key and its event commit together: a feed never shows a key that is not there, nor misses one that is. */

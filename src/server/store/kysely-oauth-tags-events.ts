@@ -30,6 +30,7 @@ import {
   type TransferStatus,
 } from "./oauth-tags-events";
 import { isStorableId, type Slice } from "./store";
+import { preparedInsert } from "./prepared";
 
 const toCount = (value: string | number | bigint | undefined): number => Number(value ?? 0);
 const entityOf = (text: string | null): EventEntity | null => (text === null ? null : (JSON.parse(text) as EventEntity));
@@ -53,22 +54,37 @@ function eventRecord(row: Selectable<EventsTable>): EventRecord {
   };
 }
 
+/** Every write records an event: prepared (see `./prepared.ts`). */
+const insertEvent = preparedInsert("events", [
+  "account_id",
+  "user_id",
+  "username",
+  "action",
+  "status",
+  "created",
+  "duration",
+  "entity",
+  "entity_type",
+  "entity_id",
+  "secondary_entity",
+  "message",
+  "percent_complete",
+  "rate",
+  "time_remaining",
+]);
+
 class Events implements EventRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(event: NewEvent): Promise<EventRecord> {
-    const row = await this.db
-      .insertInto("events")
-      .values({
-        ...event,
-        entity: event.entity === null ? null : JSON.stringify(event.entity),
-        entity_type: event.entity?.type ?? null,
-        entity_id: event.entity === null ? null : String(event.entity.id),
-        secondary_entity: event.secondary_entity === null ? null : JSON.stringify(event.secondary_entity),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return eventRecord(row);
+    const [row] = await insertEvent(this.db, {
+      ...event,
+      entity: event.entity === null ? null : JSON.stringify(event.entity),
+      entity_type: event.entity?.type ?? null,
+      entity_id: event.entity === null ? null : String(event.entity.id),
+      secondary_entity: event.secondary_entity === null ? null : JSON.stringify(event.secondary_entity),
+    });
+    return eventRecord(row!);
   }
 
   async get(accountId: number, id: number): Promise<EventRecord | undefined> {

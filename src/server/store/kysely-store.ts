@@ -10,11 +10,13 @@ import { oauthTagsEventsRepos } from "./kysely-oauth-tags-events";
 import { KyselyBillingRepo } from "./kysely-billing";
 import { wipeDatabase } from "./wipe";
 import { changeMark, dumpDatabase, tablesOf, type Dump, type TableColumns } from "./dump";
+import { prepared, preparedInsert } from "./prepared";
 import type { Database, SshKeyRow, TokenRow, UserRow } from "./tables";
 import type {
   AccountRecord,
   AccountRepo,
   AuthenticationType,
+  Counted,
   LishAuthMethod,
   NewAccount,
   NewSshKey,
@@ -64,7 +66,38 @@ function userPatchRow(patch: UserPatch): Record<string, string | number | null> 
   }
   return row;
 }
-const sshKeyRecord = (row: SshKeyRow): SshKeyRecord => ({ ...row });
+const sshKeyRecord = (row: SshKeyRow): SshKeyRecord => ({ id: row.id, user_id: row.user_id, label: row.label, ssh_key: row.ssh_key, created: row.created });
+
+// The queries of every authenticated request and of the SSH key list and create (see `./prepared.ts`).
+const userById = prepared((db, id: number) => db.selectFrom("users").selectAll().where("id", "=", id));
+const tokenByHash = prepared((db, hash: string) => db.selectFrom("tokens").selectAll().where("token_hash", "=", hash));
+const insertSshKey = preparedInsert("ssh_keys", ["user_id", "label", "ssh_key", "created"]);
+const countSshKeys = prepared((db, userId: number) =>
+  db
+    .selectFrom("ssh_keys")
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where("user_id", "=", userId),
+);
+/**
+ * A slice, each row with the size of the whole list: one statement, so one snapshot. The count
+ * is a subquery that does not depend on the row (run once; a window count made SQLite sort).
+ */
+const sshKeySlice = prepared((db, userId: number, limit: number, offset: number) =>
+  db
+    .selectFrom("ssh_keys")
+    .select(["id", "label", "ssh_key", "created"])
+    .select((eb) =>
+      eb
+        .selectFrom("ssh_keys")
+        .select(eb.fn.countAll<number | string>().as("n"))
+        .where("user_id", "=", userId)
+        .as("total"),
+    )
+    .where("user_id", "=", userId)
+    .orderBy("id")
+    .limit(limit)
+    .offset(offset),
+);
 
 class Accounts implements AccountRepo {
   constructor(private readonly db: Kysely<Database>) {}
@@ -105,7 +138,7 @@ class Users implements UserRepo {
   }
 
   async get(id: number): Promise<UserRecord | undefined> {
-    const row = await this.db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+    const [row] = await userById(this.db, id);
     return row && userRecord(row);
   }
 
@@ -131,7 +164,7 @@ class Tokens implements TokenRepo {
   }
 
   async findByHash(hash: string): Promise<TokenRecord | undefined> {
-    const row = await this.db.selectFrom("tokens").selectAll().where("token_hash", "=", hash).executeTakeFirst();
+    const [row] = await tokenByHash(this.db, hash);
     return row && tokenRecord(row);
   }
 
@@ -179,7 +212,8 @@ class SshKeys implements SshKeyRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(key: NewSshKey): Promise<SshKeyRecord> {
-    return sshKeyRecord(await this.db.insertInto("ssh_keys").values(key).returningAll().executeTakeFirstOrThrow());
+    const [row] = await insertSshKey(this.db, key);
+    return sshKeyRecord(row!);
   }
 
   async get(userId: number, id: number): Promise<SshKeyRecord | undefined> {
@@ -188,24 +222,23 @@ class SshKeys implements SshKeyRepo {
   }
 
   async count(userId: number): Promise<number> {
-    const row = await this.db
-      .selectFrom("ssh_keys")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("user_id", "=", userId)
-      .executeTakeFirst();
+    const [row] = await countSshKeys(this.db, userId);
     return toCount(row?.n);
   }
 
-  async list(userId: number, slice: Slice): Promise<SshKeyRecord[]> {
-    const rows = await this.db
-      .selectFrom("ssh_keys")
-      .selectAll()
-      .where("user_id", "=", userId)
-      .orderBy("id")
-      .limit(slice.limit)
-      .offset(slice.offset)
-      .execute();
-    return rows.map(sshKeyRecord);
+  async list(userId: number, slice: Slice): Promise<Counted<SshKeyRecord>> {
+    for (;;) {
+      const rows = await sshKeySlice(this.db, userId, slice.limit, slice.offset);
+      if (rows.length > 0) {
+        // Fields copied one by one: spreading driver rows cost as much as reading them.
+        const keys = rows.map((r) => ({ id: r.id, user_id: userId, label: r.label, ssh_key: r.ssh_key, created: r.created }));
+        return { rows: keys, total: toCount(rows[0]!.total ?? 0) };
+      }
+      // An empty slice carries no count. Past the end, the count says so; if keys arrived in
+      // between, the slice is read again, so the answer is still of one moment.
+      const total = await this.count(userId);
+      if (total <= slice.offset) return { rows: [], total };
+    }
   }
 
   async updateLabel(userId: number, id: number, label: string): Promise<SshKeyRecord | undefined> {

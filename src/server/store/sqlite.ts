@@ -3,7 +3,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { KyselyStore } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
-import { reusingStatements } from "./sqlite-statements";
+import { fastStatements } from "./sqlite-statements";
 import type { Store } from "./store";
 import type { Database } from "./tables";
 
@@ -13,7 +13,7 @@ export async function openSqliteStore(path: string): Promise<Store> {
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("busy_timeout = 5000");
     if (path !== ":memory:" && path !== "") sqlite.pragma("journal_mode = WAL");
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: fastStatements(sqlite) }) });
     await migrateToLatest(db as Kysely<unknown>, "sqlite");
     return new KyselyStore(db);
   } catch (err) {

@@ -1,7 +1,8 @@
 /**
  * The store as the domain sees it: records and the operations on them, no SQL. One
  * implementation runs on Kysely (`KyselyStore`), so SQLite today and Postgres later share it.
- * Lists take a slice (limit/offset) and have a matching count; page math is the domain's.
+ * Lists take a slice (limit/offset) and have a matching count, or answer the count with the
+ * slice (`Counted`); page math is the domain's.
  */
 import type { OAuthTagsEventsStore } from "./oauth-tags-events";
 
@@ -172,6 +173,12 @@ export interface Slice {
   offset: number;
 }
 
+/** A slice and the size of the whole collection, as of one moment (no transaction needed). */
+export interface Counted<T> {
+  rows: T[];
+  total: number;
+}
+
 export interface AccountRepo {
   count(): Promise<number>;
   insert(account: NewAccount): Promise<AccountRecord>;
@@ -275,7 +282,7 @@ export interface SshKeyRepo {
   get(userId: number, id: number): Promise<SshKeyRecord | undefined>;
   count(userId: number): Promise<number>;
   /** Ordered by id. */
-  list(userId: number, slice: Slice): Promise<SshKeyRecord[]>;
+  list(userId: number, slice: Slice): Promise<Counted<SshKeyRecord>>;
   updateLabel(userId: number, id: number, label: string): Promise<SshKeyRecord | undefined>;
   delete(userId: number, id: number): Promise<boolean>;
 }
