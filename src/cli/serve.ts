@@ -1,10 +1,9 @@
 /**
  * `mgmt serve`: the local Management API. Prints one JSON line on stdout when listening
- * (`{"url": ..., "token": ...}`), logs on stderr, stops cleanly on SIGINT or SIGTERM.
+ * (`{"url": ..., "token": ..., "store": ...}`), logs on stderr, stops cleanly on SIGINT or SIGTERM.
  */
-import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { DEFAULT_TIMEOUTS, isTokenText, startServer, type RunningServer } from "../server";
 import { isPostgresUrl } from "../server/store/postgres";
 import { parseFlags, settle, type FlagParse } from "./args";
@@ -15,8 +14,9 @@ export const DEFAULT_HOST = "127.0.0.1";
 const USAGE = `usage: mgmt serve [--port N] [--host ADDR] [--db PATH|URL]
 
 Runs the local Management API. When it is listening it prints one line on stdout,
-  {"url":"http://127.0.0.1:8080/v4","token":"<token>"}
-and logs to stderr. SIGINT or SIGTERM stops it.
+  {"url":"http://127.0.0.1:8080/v4","token":"<token>","store":"<where the store is>",...}
+and logs to stderr. SIGINT or SIGTERM stops it. A start that fails (a busy port,
+say) creates and changes nothing.
 
 options:
   --port N      port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
@@ -168,7 +168,6 @@ export async function runServe(args: string[]): Promise<number> {
   try {
     let server: RunningServer;
     try {
-      if (flags.db !== ":memory:" && !isPostgresUrl(flags.db)) mkdirSync(dirname(flags.db), { recursive: true });
       server = await startServer({
         host: flags.host,
         port: flags.port,
@@ -184,7 +183,8 @@ export async function runServe(args: string[]): Promise<number> {
       process.stderr.write(`mgmt serve: ${err instanceof Error ? err.message : String(err)}\n`);
       return 1;
     }
-    process.stdout.write(`${JSON.stringify({ url: server.url, token: server.token, admin_url: server.adminUrl, admin_token: server.adminToken })}\n`);
+    const ready = { url: server.url, token: server.token, store: server.location, admin_url: server.adminUrl, admin_token: server.adminToken };
+    process.stdout.write(`${JSON.stringify(ready)}\n`);
 
     const signal = await signals.received;
     process.stderr.write(`mgmt serve: ${signal}, stopping\n`);

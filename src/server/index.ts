@@ -1,8 +1,11 @@
 /**
- * `mgmt serve` in process: open the store, bootstrap it, build the app, listen. Tests and
- * the CLI both start the server through `startServer`.
+ * `mgmt serve` in process: bind the port, open the store, bootstrap it, build the app, serve.
+ * Tests and the CLI both start the server through `startServer`.
  */
 import type { FastifyInstance } from "fastify";
+import { mkdirSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { dirname, resolve } from "node:path";
 import { cryptoSecrets, systemClock, type Clock, type Secrets } from "./clock";
 import { createDomain, type Domain } from "./domain";
 import { buildApp, type Timeouts } from "./http/app";
@@ -41,6 +44,8 @@ export interface RunningServer {
   /** Base address including the version prefix, e.g. `http://127.0.0.1:8080/v4`. */
   url: string;
   port: number;
+  /** Where the store lives: the SQLite file's absolute path, `:memory:`, or the Postgres URL without its password. */
+  location: string;
   /** A usable `*` token for the bootstrap user, or null when none was asked for. */
   token: string | null;
   /** The admin namespace, e.g. `http://127.0.0.1:8080/__admin`, and its credential. */
@@ -55,26 +60,77 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** The store's location for people to read: a password in a Postgres URL is masked. */
+export function storeLocation(db: string): string {
+  if (db === ":memory:") return db;
+  if (!isPostgresUrl(db)) return resolve(db);
+  try {
+    const url = new URL(db);
+    if (url.password !== "") url.password = "***";
+    if (url.searchParams.has("password")) url.searchParams.set("password", "***");
+    return url.toString();
+  } catch {
+    return `${db.slice(0, db.indexOf(":"))}://***`;
+  }
+}
+
+/** Listens on host:port with a plain socket, which the app takes over once it is ready. */
+function bindPort(host: string, port: number): Promise<Server> {
+  const socket = createServer();
+  return new Promise((resolveBound, reject) => {
+    socket.once("error", reject);
+    socket.listen({ host, port }, () => {
+      socket.off("error", reject);
+      resolveBound(socket);
+    });
+  });
+}
+
+async function openStore(db: string, logger: Logger): Promise<Store> {
+  if (isPostgresUrl(db)) return openPostgresStore(db, { onPoolError: (err) => logger.error("database connection error", { error: err.message }) });
+  if (db !== ":memory:") mkdirSync(dirname(resolve(db)), { recursive: true });
+  return openSqliteStore(db);
+}
+
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
   // Settable through the admin namespace (an offset over the given or system clock).
   const clock = new SettableClock(options.clock ?? systemClock);
   const logger = options.logger ?? stderrLogger;
+  const db = options.db ?? ":memory:";
+  const location = storeLocation(db);
+  logger.info("starting", { store: location });
   // A bad fixtures file is refused before the store is opened.
   const fixtures = resolveFixtures(options);
-  const db = options.db ?? ":memory:";
-  const store = isPostgresUrl(db)
-    ? await openPostgresStore(db, { onPoolError: (err) => logger.error("database connection error", { error: err.message }) })
-    : await openSqliteStore(db);
+  // The port before the store: a start that cannot listen (a busy port) creates and writes nothing.
+  const socket = await bindPort(host, options.port ?? 0);
+  let store: Store;
+  try {
+    store = await openStore(db, logger);
+  } catch (err) {
+    socket.close();
+    throw err;
+  }
   let app: FastifyInstance | undefined;
+  let handedOver = false;
   try {
     const domain = createDomain({ store, clock, secrets: options.secrets ?? cryptoSecrets });
     const boot = await domain.accounts.bootstrap({ token: options.token, mintToken: options.mintToken });
     const secrets = options.secrets ?? cryptoSecrets;
     const admin = await setupExtras({ options, fixtures, store, domain, clock, secrets, logger, created: boot.created, fixedToken: options.token });
     app = buildApp({ domain, logger, bodyLimit: options.bodyLimit, admin, timeouts: options.timeouts });
-    await app.listen({ host, port: options.port ?? 0 });
-    const address = app.server.address();
+    await app.ready();
+    const server = app.server;
+    handedOver = true;
+    await new Promise<void>((listening, reject) => {
+      server.once("error", reject);
+      // Node's documented hand-over: the HTTP server adopts the bound socket's handle.
+      server.listen(socket, () => {
+        server.off("error", reject);
+        listening();
+      });
+    });
+    const address = server.address();
     const port = typeof address === "object" && address !== null ? address.port : (options.port ?? 0);
     const hostInUrl = host.includes(":") ? `[${host}]` : host;
     logger.info("listening", { host, port, created: boot.created });
@@ -83,6 +139,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const running: RunningServer = {
       url: `http://${hostInUrl}:${port}${API_PREFIX}`,
       port,
+      location,
       token: boot.token,
       adminUrl: `http://${hostInUrl}:${port}${ADMIN_PREFIX}`,
       adminToken: admin.token,
@@ -104,6 +161,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     return running;
   } catch (err) {
     await app?.close().catch(() => {});
+    if (!handedOver) socket.close();
     await store.close();
     throw err;
   }
