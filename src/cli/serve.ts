@@ -2,16 +2,18 @@
  * `mgmt serve`: the local Management API. Prints one JSON line on stdout when listening
  * (`{"url": ..., "token": ..., "store": ...}`), logs on stderr, stops cleanly on SIGINT or SIGTERM.
  */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
-import { DEFAULT_TIMEOUTS, isTokenText, startServer, type RunningServer } from "../server";
+import { dirname, join } from "node:path";
+import { DEFAULT_TIMEOUTS, isTokenText, startServer, storeLocation, type RunningServer } from "../server";
 import { isPostgresUrl } from "../server/store/postgres";
 import { parseFlags, settle, type FlagParse } from "./args";
 
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_HOST = "127.0.0.1";
 
-const USAGE = `usage: mgmt serve [--port N] [--host ADDR] [--db PATH|URL]
+const USAGE = `usage: mgmt serve [--port N] [--host ADDR] [--db PATH|URL] [--no-default-fixtures] [--new-token]
 
 Runs the local Management API. When it is listening it prints one line on stdout,
   {"url":"http://127.0.0.1:8080/v4","token":"<token>","store":"<where the store is>",...}
@@ -27,8 +29,10 @@ options:
                 store several servers can serve at once
   --fixtures FILE  load this JSON fixtures file into a new store (see
                 docs/fixtures.md); replaces the default fixtures
-  --no-default-fixtures  start a new store with the bootstrap account only
-                (default: the built-in lived-in account fixtures)
+  --no-default-fixtures  start a new store empty: the bootstrap account, its
+                user and token only (default: the built-in lived-in account
+                fixtures: SSH keys, logins, invoices, events ...)
+  --new-token   revoke the kept bootstrap token and mint a new one (below)
   --rate-limit N  answer 429 after N requests per token per minute (default:
                 no limit)
   --request-timeout MS  a request (headers and body) not received within MS
@@ -38,6 +42,13 @@ options:
                 ${DEFAULT_TIMEOUTS.headers}; never more than --request-timeout)
   -h, --help    show this help
 
+the bootstrap token:
+  The first start on a store mints a '*' token that never expires and keeps it
+  in a file only you can read: PATH.token beside a SQLite file, or
+  $MGMT_DATA_DIR/postgres-<hash of the URL>.token for Postgres. Later starts
+  print the same token while the store still accepts it, and mint (and keep) a
+  new one when it was revoked or the file is gone. A :memory: store keeps none.
+
 environment:
   MGMT_DATABASE_URL a postgres:// or postgresql:// connection string used
                     when --db is not given
@@ -45,9 +56,7 @@ environment:
                     (default $XDG_DATA_HOME/mgmt, else ~/.local/share/mgmt)
   MGMT_SERVE_TOKEN  a fixed value for the printed token (letters, digits and
                     . _ ~ + / - with optional trailing =, at most 256); created
-                    in the store if not there yet. Without it, the first start
-                    prints the store's first token and every later start mints
-                    a new one (tokens are stored hashed and cannot be shown again).
+                    in the store if not there yet; no token file is kept
   MGMT_ADMIN_TOKEN  a fixed credential for the admin namespace (admin_url in
                     the ready line); default: a random one per start
 `;
@@ -58,6 +67,7 @@ const SERVE_OPTIONS = {
   db: { type: "string" },
   fixtures: { type: "string" },
   "no-default-fixtures": { type: "boolean" },
+  "new-token": { type: "boolean" },
   "rate-limit": { type: "string" },
   "request-timeout": { type: "string" },
   "headers-timeout": { type: "string" },
@@ -69,6 +79,7 @@ interface ServeFlags {
   db: string;
   fixtures?: string;
   defaultFixtures?: boolean;
+  newToken?: boolean;
   rateLimit?: number;
   requestTimeout?: number;
   headersTimeout?: number;
@@ -86,6 +97,18 @@ function dataDir(env: NodeJS.ProcessEnv): string {
 
 export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(dataDir(env), "mgmt.sqlite");
+}
+
+/**
+ * Where the bootstrap token of a store is kept: beside a SQLite file; for Postgres, which has
+ * no file to sit beside, in the data folder under a hash of the URL without its password (so a
+ * changed password keeps the token); nowhere for `:memory:`.
+ */
+export function tokenFilePath(db: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (db === ":memory:") return undefined;
+  const location = storeLocation(db);
+  if (!isPostgresUrl(db)) return `${location}.token`;
+  return join(dataDir(env), `postgres-${createHash("sha256").update(location).digest("hex").slice(0, 16)}.token`);
 }
 
 const positiveInteger = (value: string): number | undefined => (/^\d{1,9}$/.test(value) && Number(value) >= 1 ? Number(value) : undefined);
@@ -120,8 +143,10 @@ export function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.
   }
   if (env.MGMT_SERVE_TOKEN) {
     if (!isTokenText(env.MGMT_SERVE_TOKEN)) return problem(`MGMT_SERVE_TOKEN ${TOKEN_TEXT}`);
+    if (v["new-token"]) return problem("option '--new-token' rotates the kept token; with MGMT_SERVE_TOKEN set the token is that value");
     flags.token = env.MGMT_SERVE_TOKEN;
   }
+  if (v["new-token"]) flags.newToken = true;
   if (env.MGMT_ADMIN_TOKEN) {
     if (!isTokenText(env.MGMT_ADMIN_TOKEN)) return problem(`MGMT_ADMIN_TOKEN ${TOKEN_TEXT}`);
     flags.adminToken = env.MGMT_ADMIN_TOKEN;
@@ -132,6 +157,26 @@ export function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.
   }
   if (flags.db === "") flags.db = defaultDbPath(env);
   return { values: flags, positionals: [] };
+}
+
+/** The token an earlier start kept in `file`, if it is there and looks like one. */
+function readKeptToken(file: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8").trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  return isTokenText(text) ? text : undefined;
+}
+
+/** Writes the token readable by its owner only, whole or not at all. */
+function keepToken(file: string, token: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, `${token}\n`, { mode: 0o600 });
+  renameSync(partial, file);
 }
 
 /**
@@ -163,16 +208,21 @@ export async function runServe(args: string[]): Promise<number> {
   const parsed = settle("serve", USAGE, parseServeArgs(args));
   if ("exit" in parsed) return parsed.exit;
   const flags = parsed.values;
+  const tokenFile = flags.token === undefined ? tokenFilePath(flags.db) : undefined;
 
   const signals = watchSignals();
   try {
     let server: RunningServer;
+    let keptToken: string | undefined;
     try {
+      keptToken = tokenFile === undefined ? undefined : readKeptToken(tokenFile);
       server = await startServer({
         host: flags.host,
         port: flags.port,
         db: flags.db,
         token: flags.token,
+        keptToken,
+        newToken: flags.newToken,
         fixtures: flags.fixtures,
         defaultFixtures: flags.defaultFixtures !== false,
         rateLimit: flags.rateLimit,
@@ -183,7 +233,15 @@ export async function runServe(args: string[]): Promise<number> {
       process.stderr.write(`mgmt serve: ${err instanceof Error ? err.message : String(err)}\n`);
       return 1;
     }
-    const ready = { url: server.url, token: server.token, store: server.location, admin_url: server.adminUrl, admin_token: server.adminToken };
+    // Only once listening: a start that fails leaves the file as it was.
+    if (tokenFile !== undefined && server.token !== null && server.token !== keptToken) {
+      try {
+        keepToken(tokenFile, server.token);
+      } catch (err) {
+        process.stderr.write(`mgmt serve: cannot keep the token in ${tokenFile}, so the next start will mint another: ${err instanceof Error ? err.message : String(err)}\n`);
+      }
+    }
+    const ready = { url: server.url, token: server.token, store: server.location, token_file: tokenFile, admin_url: server.adminUrl, admin_token: server.adminToken };
     process.stdout.write(`${JSON.stringify(ready)}\n`);
 
     const signal = await signals.received;

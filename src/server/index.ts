@@ -32,7 +32,11 @@ export interface ServerOptions extends ExtrasOptions {
   logger?: Logger;
   /** A fixed value for the bootstrap token (see `MGMT_SERVE_TOKEN`). */
   token?: string;
-  /** On an existing store and without `token`: mint a fresh bootstrap token (default true). */
+  /** Without `token`: the bootstrap token an earlier start printed, printed again while it is usable in this store. */
+  keptToken?: string;
+  /** Revoke `keptToken` and mint a new bootstrap token (`mgmt serve --new-token`). */
+  newToken?: boolean;
+  /** On an existing store, without `token` and without a usable `keptToken`: mint a fresh bootstrap token (default true). */
   mintToken?: boolean;
   /** Largest request body in bytes (default 1 MiB). */
   bodyLimit?: number;
@@ -88,7 +92,8 @@ function bindPort(host: string, port: number): Promise<Server> {
 
 async function openStore(db: string, logger: Logger): Promise<Store> {
   if (isPostgresUrl(db)) return openPostgresStore(db, { onPoolError: (err) => logger.error("database connection error", { error: err.message }) });
-  if (db !== ":memory:") mkdirSync(dirname(resolve(db)), { recursive: true });
+  // A folder made here is the owner's alone: `mgmt serve` keeps the bootstrap token beside the store.
+  if (db !== ":memory:") mkdirSync(dirname(resolve(db)), { recursive: true, mode: 0o700 });
   return openSqliteStore(db);
 }
 
@@ -115,7 +120,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   let handedOver = false;
   try {
     const domain = createDomain({ store, clock, secrets: options.secrets ?? cryptoSecrets });
-    const boot = await domain.accounts.bootstrap({ token: options.token, mintToken: options.mintToken });
+    const boot = await domain.accounts.bootstrap({ token: options.token, kept: options.keptToken, rotate: options.newToken, mintToken: options.mintToken });
     const secrets = options.secrets ?? cryptoSecrets;
     const admin = await setupExtras({ options, fixtures, store, domain, clock, secrets, logger, created: boot.created, fixedToken: options.token });
     app = buildApp({ domain, logger, bodyLimit: options.bodyLimit, admin, timeouts: options.timeouts });

@@ -1,7 +1,8 @@
 /**
  * Accounts and users. For now: bootstrap, which gives an empty store one account, one
- * unrestricted user and a `*` token, and on later starts mints a fresh token for that user
- * (tokens are stored hashed, so an earlier one cannot be shown again).
+ * unrestricted user and a `*` token. Tokens are stored hashed, so an earlier one cannot be
+ * shown again: a later start hands out the one its caller kept, while it is still usable,
+ * or mints another.
  */
 import { bootstrapTokenLabel } from "../../contract";
 import type { UserRecord } from "../store/store";
@@ -13,7 +14,11 @@ import { newUser } from "./users";
 export interface BootstrapOptions {
   /** A fixed token value for the bootstrap user, created if its hash is not stored yet. */
   token?: string;
-  /** On a store that already existed and without `token`: mint a new token (default true). */
+  /** The token an earlier start handed out (`mgmt serve` keeps it beside the store): handed out again while usable. */
+  kept?: string;
+  /** Revoke `kept` and mint a new one (`mgmt serve --new-token`). */
+  rotate?: boolean;
+  /** On a store that already existed, without `token` and without a usable `kept`: mint a new token (default true). */
   mintToken?: boolean;
 }
 
@@ -56,6 +61,13 @@ export class AccountService {
         if (existing === undefined) await mint(options.token);
         else if (!this.tokens.usable(existing)) throw new Error("the fixed bootstrap token (MGMT_SERVE_TOKEN) was revoked or has expired in this store");
         return { created, user, token: options.token };
+      }
+      if (options.kept !== undefined) {
+        const kept = await this.tokens.findByValue(options.kept, tx);
+        if (kept !== undefined && this.tokens.usable(kept)) {
+          if (options.rotate !== true) return { created, user, token: options.kept };
+          await tx.tokens.revoke(kept.id, now);
+        }
       }
       if (created || options.mintToken !== false) return { created, user, token: (await mint()).token };
       return { created, user, token: null };

@@ -6,7 +6,7 @@
  * the CLI built here with esbuild, as test/server/cli.test.ts does.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build, type BuildOptions } from "esbuild";
@@ -51,7 +51,7 @@ interface Serve {
 
 function serve(db: string): Promise<Serve> {
   const child = spawn(process.execPath, [bundle, "serve", "--port", "0", "--db", db, "--no-default-fixtures"], {
-    env: { ...process.env, MGMT_SERVE_TOKEN: "", MGMT_DATABASE_URL: "", NODE_PATH: join(root, "node_modules") },
+    env: { ...process.env, MGMT_SERVE_TOKEN: "", MGMT_DATABASE_URL: "", MGMT_DATA_DIR: dir, NODE_PATH: join(root, "node_modules") },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -143,3 +143,15 @@ test("two servers on one database serve one consistent account", async () => {
     expect(await Promise.all([a.stop(), b.stop()])).toEqual([0, 0]);
   }
 }, 60_000);
+
+test("a later start on the database prints the token kept under MGMT_DATA_DIR", async () => {
+  const first = await serve(testDb.db);
+  expect(await first.stop()).toBe(0);
+  const second = await serve(testDb.db);
+  expect(await second.stop()).toBe(0);
+  expect(second.token).toBe(first.token);
+  const kept = readdirSync(dir).filter((name) => /^postgres-[0-9a-f]{16}\.token$/.test(name));
+  expect(kept).toHaveLength(1);
+  expect(readFileSync(join(dir, kept[0]!), "utf8").trim()).toBe(first.token);
+  expect(statSync(join(dir, kept[0]!)).mode & 0o777).toBe(0o600);
+});
