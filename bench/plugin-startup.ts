@@ -54,7 +54,7 @@ async function pluginFirstAnswer(): Promise<{ handshake: number; schema: number 
     const schema = performance.now() - plugin.spawnedAt;
     const answer = tfplugin6.GetProviderSchema.Response.decode(bytes);
     if (answer.diagnostics.length > 0 || Object.keys(answer.resourceSchemas).length === 0) {
-      throw new Error(`unexpected answer: ${JSON.stringify(answer.toJSON()).slice(0, 500)}\n${plugin.output.stderr}`);
+      throw new Error(`unexpected answer: ${answer.diagnostics.map((d) => d.summary).join("; ") || "no resource schemas"}\n${plugin.output.stderr}`);
     }
     return { handshake: plugin.startMs, schema };
   } finally {
