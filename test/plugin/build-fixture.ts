@@ -25,7 +25,7 @@ export function ensureProtoGenerated(): void {
   const tmp = mkdtempSync(join(GEN_DIR, ".tmp-"));
   try {
     const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);
-    const flags = ["-t", "static-module", "-w", "commonjs", "--no-verify", "--no-delimited", "--no-beautify", "--force-number"];
+    const flags = ["-t", "static-module", "-w", "commonjs", "--no-verify", "--no-convert", "--no-delimited", "--no-beautify", "--force-number"];
     execFileSync(bin("pbjs"), [...flags, "-o", join(tmp, "messages.js"), ...protos.map((f) => join(PROTO_DIR, f))]);
     execFileSync(bin("pbts"), ["-o", join(tmp, "messages.d.ts"), join(tmp, "messages.js")]);
     renameSync(join(tmp, "messages.d.ts"), join(GEN_DIR, "messages.d.ts"));
