@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, u
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoPath } from "../../src/harness/paths";
-import { storeLocation } from "../../src/server";
+import { silentLogger, startServer, storeLocation } from "../../src/server";
+import { SECTIONS } from "../../src/server/fixtures/registry";
 import { tokenFilePath } from "../../src/cli/serve";
 
 interface Ready {
@@ -216,4 +217,16 @@ test("a Postgres store is shown without its password; its token is kept under MG
   expect(tokenFilePath("postgresql://mgmt@db.example:5432/other", env)).not.toBe(file);
   expect(tokenFilePath(":memory:", env)).toBeUndefined();
   expect(tokenFilePath("rel/mgmt.sqlite", env)).toBe(`${storeLocation("rel/mgmt.sqlite")}.token`);
+});
+
+test("docs/fixtures.md documents every section the loader accepts, and every example loads", async () => {
+  const page = readFileSync(repoPath("docs/fixtures.md"), "utf8");
+  for (const { key } of SECTIONS) expect(page).toContain(`### \`${key}\``);
+  const examples = [...page.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!) as { version: number });
+  const shown = new Set(examples.flatMap((doc) => Object.keys(doc)));
+  expect(SECTIONS.map((s) => s.key).filter((key) => !shown.has(key))).toEqual([]);
+  for (const fixtures of examples) {
+    const server = await startServer({ fixtures, logger: silentLogger });
+    await server.close();
+  }
 });
