@@ -26,6 +26,7 @@ import type {
   SshKeyRecord,
   SshKeyRepo,
   Store,
+  TableName,
   TokenRecord,
   TokenRepo,
   UserPatch,
@@ -343,6 +344,11 @@ export class KyselyStore implements Store {
   /** Changes whenever a transaction may have written (see `./dump.ts`). */
   changeMark(): Promise<string> {
     return changeMark(this.db as unknown as Kysely<unknown>);
+  }
+
+  /** Not known in general: several processes may share the database (see `./sqlite.ts`). */
+  tablesMark(_tables: readonly TableName[]): string | undefined {
+    return undefined;
   }
 
   /** Empties every table (see `./wipe.ts`); not inside a transaction. */

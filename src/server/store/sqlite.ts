@@ -1,11 +1,35 @@
 /** The embedded store: SQLite through better-sqlite3, a file or `:memory:`. */
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
-import { KyselyStore } from "./kysely-store";
+import { KyselyStore, inTransaction } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
 import { fastStatements } from "./sqlite-statements";
-import type { Store } from "./store";
+import type { Store, TableName } from "./store";
 import type { Database } from "./tables";
+import { WriteMarks, cascadesOf } from "./write-marks";
+
+class SqliteStore extends KyselyStore {
+  private readonly dataVersion: BetterSqlite3.Statement;
+
+  constructor(
+    private readonly sqlite: BetterSqlite3.Database,
+    private readonly root: Kysely<Database>,
+    private readonly writes: WriteMarks,
+  ) {
+    super(root);
+    this.dataVersion = sqlite.prepare("pragma data_version").pluck();
+  }
+
+  /**
+   * Our own writes are counted as they run (see `./write-marks.ts`); another connection's
+   * commits (another process on the same file) move SQLite's `data_version`. Neither can be
+   * asked inside a transaction: the statement would read the transaction's snapshot, or start it.
+   */
+  override tablesMark(tables: readonly TableName[]): string | undefined {
+    if (this.sqlite.inTransaction || inTransaction(this.root)) return undefined;
+    return `${this.writes.mark(tables)}:${String(this.dataVersion.get())}`;
+  }
+}
 
 export async function openSqliteStore(path: string): Promise<Store> {
   const sqlite = new BetterSqlite3(path);
@@ -13,9 +37,11 @@ export async function openSqliteStore(path: string): Promise<Store> {
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("busy_timeout = 5000");
     if (path !== ":memory:" && path !== "") sqlite.pragma("journal_mode = WAL");
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: fastStatements(sqlite) }) });
+    const writes = new WriteMarks();
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: fastStatements(sqlite, { onWrite: (sql) => writes.note(sql) }) }) });
     await migrateToLatest(db as Kysely<unknown>, "sqlite");
-    return new KyselyStore(db);
+    writes.useSchema(cascadesOf(sqlite));
+    return new SqliteStore(sqlite, db, writes);
   } catch (err) {
     sqlite.close();
     throw err;

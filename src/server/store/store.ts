@@ -5,6 +5,7 @@
  * slice (`Counted`); page math is the domain's.
  */
 import type { OAuthTagsEventsStore } from "./oauth-tags-events";
+import type { Database } from "./tables";
 
 /**
  * The largest id any store holds: Postgres ids are `integer` (32-bit), and SQLite, whose are
@@ -173,6 +174,9 @@ export interface Slice {
   offset: number;
 }
 
+/** A table of the store, by its SQL name. */
+export type TableName = keyof Database;
+
 /** A slice and the size of the whole collection, as of one moment (no transaction needed). */
 export interface Counted<T> {
   rows: T[];
@@ -311,6 +315,12 @@ export interface Store {
   dump?(): Promise<Record<string, string[]>>;
   /** A value that changes whenever a transaction may have written, so that equal marks need no dumps compared. Optional. */
   changeMark?(): Promise<string>;
+  /**
+   * A value that changes whenever any of `tables` may have changed, by this process or another
+   * (directly or by a cascade); undefined when the store cannot tell, so nothing read from them
+   * may be remembered between requests. What was read while the mark stays the same is still true.
+   */
+  tablesMark(tables: readonly TableName[]): string | undefined;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,63 @@
+/**
+ * Which tables this process's own statements may have changed, so that what was read from
+ * them can be remembered between requests for exactly as long as nothing it came from changed
+ * (the SQLite store's `tablesMark`; another process's commits are SQLite's `data_version`).
+ *
+ * A statement that writes (`insert into`, `update`, `delete from` a table) counts against that
+ * table and every table its deletes cascade into (read from the schema's foreign keys); any
+ * other statement that may write (DDL, a pragma, `insert or replace`, SQL this does not parse)
+ * counts against every table. Erring that way only costs a re-read.
+ */
+import type BetterSqlite3 from "better-sqlite3";
+
+const WRITTEN_TABLE = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?([a-z_][a-z0-9_]*)"?(?:[\s(]|$)/i;
+
+/** For each table, the tables a change to it can change: itself and those its deletes cascade into. */
+export function cascadesOf(db: BetterSqlite3.Database): Map<string, string[]> {
+  const tables = db.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[];
+  const children = new Map<string, Set<string>>(tables.map((t) => [t, new Set<string>()]));
+  const foreignKeys = db.prepare("select \"table\" as parent, on_delete, on_update from pragma_foreign_key_list(?)");
+  for (const child of tables) {
+    for (const fk of foreignKeys.all(child) as Array<{ parent: string; on_delete: string; on_update: string }>) {
+      if (fk.on_delete !== "NO ACTION" || fk.on_update !== "NO ACTION") children.get(fk.parent)?.add(child);
+    }
+  }
+  const reach = (table: string, seen: Set<string>): Set<string> => {
+    if (seen.has(table)) return seen;
+    seen.add(table);
+    for (const child of children.get(table) ?? []) reach(child, seen);
+    return seen;
+  };
+  return new Map(tables.map((t) => [t, [...reach(t, new Set())]]));
+}
+
+export class WriteMarks {
+  private readonly counts = new Map<string, number>();
+  /** Statements that may have written anywhere. */
+  private everywhere = 0;
+  /** Until the schema is known (migrations run), every write counts everywhere. */
+  private cascades: ReadonlyMap<string, readonly string[]> = new Map();
+
+  /** The schema's tables and cascades (`cascadesOf`), once migrations have run. */
+  useSchema(cascades: ReadonlyMap<string, readonly string[]>): void {
+    this.cascades = cascades;
+  }
+
+  /** A statement that may write is about to run. */
+  note(sql: string): void {
+    const table = WRITTEN_TABLE.exec(sql)?.[1];
+    const reached = table === undefined ? undefined : this.cascades.get(table);
+    if (reached === undefined) {
+      this.everywhere++;
+      return;
+    }
+    for (const t of reached) this.counts.set(t, (this.counts.get(t) ?? 0) + 1);
+  }
+
+  /** Changes whenever a statement noted since may have written to one of `tables` (counts only grow). */
+  mark(tables: readonly string[]): number {
+    let sum = this.everywhere;
+    for (const t of tables) sum += this.counts.get(t) ?? 0;
+    return sum;
+  }
+}
