@@ -10,7 +10,7 @@ import { cryptoSecrets, systemClock, type Clock, type Secrets } from "./clock";
 import { createDomain, type Domain } from "./domain";
 import { buildApp, type Timeouts } from "./http/app";
 import { API_PREFIX } from "./http/router";
-import { ADMIN_PREFIX } from "./admin/context";
+import { ADMIN_PREFIX, installAdmin } from "./admin/install";
 import { resolveFixtures, setupExtras, type ExtrasOptions } from "./extras";
 import { SettableClock } from "./settable-clock";
 import { stderrLogger, type Logger } from "./logger";
@@ -123,7 +123,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const boot = await domain.accounts.bootstrap({ token: options.token, kept: options.keptToken, rotate: options.newToken, mintToken: options.mintToken });
     const secrets = options.secrets ?? cryptoSecrets;
     const admin = await setupExtras({ options, fixtures, store, domain, clock, secrets, logger, created: boot.created, fixedToken: options.token });
-    app = buildApp({ domain, logger, bodyLimit: options.bodyLimit, admin, timeouts: options.timeouts });
+    app = buildApp({ domain, logger, bodyLimit: options.bodyLimit, install: (fastify) => installAdmin(fastify, admin), timeouts: options.timeouts });
     await app.ready();
     const server = app.server;
     handedOver = true;

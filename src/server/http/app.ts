@@ -11,8 +11,6 @@ import type { Logger } from "../logger";
 import { errorResponse, makeErrorHandler, NOT_FOUND_BODY } from "./errors";
 import { API_PREFIX, Router } from "./router";
 import { openApiRoutes } from "./openapi";
-import { installAdmin } from "../admin/install";
-import type { AdminContext } from "../admin/context";
 import { profileRoutes } from "./routes/profile";
 import { securityRoutes } from "./routes/security";
 import { sessionRoutes } from "./routes/sessions";
@@ -30,8 +28,12 @@ export interface AppOptions {
   logger: Logger;
   /** Largest accepted request body in bytes (default 1 MiB). */
   bodyLimit?: number;
-  /** The admin namespace, injected faults, request counters and rate limiting (see `../admin`). */
-  admin?: AdminContext;
+  /**
+   * Installs hooks and routes ahead of the API's routes: the composition root (`../index.ts`)
+   * installs the admin namespace, injected faults, request counters and rate limiting here, so
+   * admin builds on HTTP and HTTP knows nothing of admin.
+   */
+  install?: (app: FastifyInstance) => void;
   /** How long a client may take to send its request (see `Timeouts`). */
   timeouts?: Partial<Timeouts>;
 }
@@ -116,7 +118,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     logger.info("request", { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
   });
 
-  if (options.admin !== undefined) installAdmin(app, options.admin);
+  options.install?.(app);
   const router = new Router(app, domain);
   profileRoutes(router, domain);
   sshKeyRoutes(router, domain);
