@@ -74,3 +74,7 @@ export function createDomain(deps: Deps): Domain {
 export type { Actor, Deps } from "./context";
 export { DomainError } from "./errors";
 export { Scopes, type Scope } from "../../contract/scopes";
+// The records routes shape into contract views, and the ids that can name one: the store keeps them, HTTP takes them from here.
+export type { DeviceRecord, LoginRecord, OAuthAppView, OAuthClientRecord, SshKeyRecord, TokenRecord, UserRecord } from "../store/store";
+export type { PaymentMethodRecord } from "../store/billing";
+export { isStorableId } from "../store/store";

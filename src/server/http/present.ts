@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import type { AuthorizedApp, Login, Page, PersonalAccessToken, Profile, SshKey, TrustedDevice } from "../../contract";
-import type { DeviceRecord, LoginRecord, OAuthAppView, SshKeyRecord, TokenRecord, UserRecord } from "../store/store";
+import type { DeviceRecord, LoginRecord, OAuthAppView, SshKeyRecord, TokenRecord, UserRecord } from "../domain";
 import type { Answer } from "./router";
 
 export function answer<S extends z.ZodType>(schema: S, value: z.input<S>, status = 200): Answer {

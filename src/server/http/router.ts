@@ -6,14 +6,13 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { PathId } from "../../contract";
-import type { Actor, Domain, Scope } from "../domain";
+import { isStorableId, type Actor, type Domain, type Scope } from "../domain";
 import { invalidToken, notFound, scopeMissing } from "../domain/errors";
 import { isTokenText } from "../domain/tokens";
 import { methodNotAllowed } from "./errors";
 import type { z } from "zod";
 import type { FilterFields } from "../domain/filter";
 import { listAnswer, type ListFetch, type ListSpec } from "./list";
-import { isStorableId } from "../store/store";
 
 export const API_PREFIX = "/v4";
 

@@ -24,9 +24,8 @@ import {
   PersonalAccessToken,
   RegionAvailability,
 } from "../../../contract";
-import type { Domain } from "../../domain";
+import type { Domain, PaymentMethodRecord } from "../../domain";
 import type { AccountView } from "../../domain/billing";
-import type { PaymentMethodRecord } from "../../store/billing";
 import { notFound } from "../../domain/errors";
 import { parseInput } from "../errors";
 import { answer, loginView, pageView, tokenView } from "../present";

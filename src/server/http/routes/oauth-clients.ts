@@ -12,9 +12,8 @@ import {
   REDACTED_SECRET,
   THUMBNAIL_MAX_BYTES,
 } from "../../../contract";
-import type { Domain } from "../../domain";
+import type { Domain, OAuthClientRecord } from "../../domain";
 import { notFound } from "../../domain/errors";
-import type { OAuthClientRecord } from "../../store/store";
 import { HttpError, parseInput } from "../errors";
 import { answer, pageView } from "../present";
 import { API_PREFIX, type Router } from "../router";
