@@ -19,6 +19,11 @@ export type SshKeyChange = z.output<typeof SshKeyUpdateBody>;
 export class SshKeyService {
   constructor(private readonly deps: Deps) {}
 
+  /** Stays the same while no user's list of keys can change (see `Store.tablesMark`). */
+  listMark(): string | undefined {
+    return this.deps.store.tablesMark(["ssh_keys"]);
+  }
+
   /** One read, no transaction: the store answers the slice and the total as of one moment. */
   list(actor: Actor, query: PageQuery): Promise<Page<SshKeyRecord>> {
     return pageOfCounted(query, (slice) => this.deps.store.sshKeys.list(actor.user.id, slice));

@@ -17,6 +17,7 @@ import { z } from "zod";
 import { PAGE_SIZE, PageQuery, paginated, type Page } from "../../contract";
 import { applyFilter, parseFilter, type FilterFields } from "../domain/filter";
 import { parseInput } from "./errors";
+import type { RememberedAnswers } from "./remembered";
 import type { Answer, RouteContext } from "./router";
 
 export interface ListSpec<S extends z.ZodType> {
@@ -26,6 +27,13 @@ export interface ListSpec<S extends z.ZodType> {
   filter?: FilterFields;
   /** One line for the OpenAPI document. */
   summary?: string;
+  /**
+   * Opt-in, for a list whose page depends on nothing but the caller's user and the data under
+   * this mark (not the clock, scopes or grants): a value that stays the same for as long as no
+   * page can change (the domain's view of `Store.tablesMark`), or undefined when unknown. While
+   * it stays, a page already answered is answered again as the same JSON (see `./remembered.ts`).
+   */
+  mark?: () => string | undefined;
 }
 
 export type ListFetch<S extends z.ZodType> = (ctx: RouteContext, query: PageQuery) => Promise<Page<z.input<S>>>;
@@ -51,11 +59,25 @@ const pageSchemaOf = (item: z.ZodType): z.ZodType => {
   return s;
 };
 
-export async function listAnswer<S extends z.ZodType>(ctx: RouteContext, spec: ListSpec<S>, fetch: ListFetch<S>): Promise<Answer> {
+/**
+ * `remembered`: where a list with a `mark` keeps its pages. Answers are serialized here (as
+ * Fastify would), so a remembered page and a fresh one are the same bytes.
+ */
+export async function listAnswer<S extends z.ZodType>(ctx: RouteContext, spec: ListSpec<S>, fetch: ListFetch<S>, remembered?: RememberedAnswers): Promise<Answer> {
   const query = parseInput(PageQuery, ctx.req.query, "Query");
   const filter = parseFilter(ctx.req.headers["x-filter"], spec.filter ?? {}, { known: (f) => schemaAt(spec.item, f) !== undefined });
   const schema = pageSchemaOf(spec.item);
-  if (filter === null) return { status: 200, body: schema.parse(await fetch(ctx, query)) };
+  if (filter === null) {
+    // The mark is read before the page: a write after that moves it, so a page is never kept
+    // under a mark older than what it shows.
+    const mark = remembered && spec.mark?.();
+    const key = mark === undefined ? "" : `${ctx.actor.user.id}/${query.page}/${query.page_size}`;
+    const known = mark === undefined ? undefined : remembered?.get(key, mark);
+    if (known !== undefined) return { status: 200, json: known };
+    const json = JSON.stringify(schema.parse(await fetch(ctx, query)));
+    if (mark !== undefined) remembered?.set(key, mark, json);
+    return { status: 200, json };
+  }
 
   const all: Array<z.input<S>> = [];
   for (let page = 1; ; page++) {

@@ -13,6 +13,7 @@ import { methodNotAllowed } from "./errors";
 import type { z } from "zod";
 import type { FilterFields } from "../domain/filter";
 import { listAnswer, type ListFetch, type ListSpec } from "./list";
+import { RememberedAnswers } from "./remembered";
 
 export const API_PREFIX = "/v4";
 
@@ -21,11 +22,11 @@ export type RouteAccess = "public" | "token" | Scope;
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
-/** A shaped answer: status and a body already parsed by its contract schema. */
-export interface Answer {
-  status: number;
-  body: unknown;
-}
+/** A shaped answer: status and a body already parsed by its contract schema, or that body as JSON text. */
+export type Answer = { status: number; body: unknown } | { status: number; json: string };
+
+/** What Fastify sends JSON bodies with. */
+const JSON_TYPE = "application/json; charset=utf-8";
 
 export interface RouteContext {
   req: FastifyRequest;
@@ -101,6 +102,7 @@ export class Router {
             return actor;
           },
         });
+        if ("json" in answer) return reply.code(answer.status).header("content-type", JSON_TYPE).send(answer.json);
         return reply.code(answer.status).send(answer.body);
       },
     });
@@ -117,7 +119,8 @@ export class Router {
    * on `spec.filter`'s fields, the answer shaped by `paginated(spec.item)` (see `./list.ts`).
    */
   list<S extends z.ZodType>(path: string, access: RouteAccess, spec: ListSpec<S>, fetch: ListFetch<S>): this {
-    return this.route("GET", path, access, (ctx) => listAnswer(ctx, spec, fetch), {
+    const remembered = spec.mark === undefined ? undefined : new RememberedAnswers();
+    return this.route("GET", path, access, (ctx) => listAnswer(ctx, spec, fetch, remembered), {
       summary: spec.summary,
       list: { item: spec.item, filter: spec.filter },
     });

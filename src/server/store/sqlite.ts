@@ -9,7 +9,9 @@ import type { Database } from "./tables";
 import { WriteMarks, cascadesOf } from "./write-marks";
 
 class SqliteStore extends KyselyStore {
-  private readonly dataVersion: BetterSqlite3.Statement;
+  private readonly dataVersionQuery: BetterSqlite3.Statement;
+  /** `data_version` as read in this turn of the event loop (see `dataVersion`). */
+  private dataVersionNow: unknown;
 
   constructor(
     private readonly sqlite: BetterSqlite3.Database,
@@ -17,7 +19,7 @@ class SqliteStore extends KyselyStore {
     private readonly writes: WriteMarks,
   ) {
     super(root);
-    this.dataVersion = sqlite.prepare("pragma data_version").pluck();
+    this.dataVersionQuery = sqlite.prepare("pragma data_version").pluck();
   }
 
   /**
@@ -27,7 +29,23 @@ class SqliteStore extends KyselyStore {
    */
   override tablesMark(tables: readonly TableName[]): string | undefined {
     if (this.sqlite.inTransaction || inTransaction(this.root)) return undefined;
-    return `${this.writes.mark(tables)}:${String(this.dataVersion.get())}`;
+    return `${this.writes.mark(tables)}:${String(this.dataVersion())}`;
+  }
+
+  /**
+   * Reading `data_version` takes file locks (two fcntl calls and a stat, profiled at a tenth of
+   * a cached GET), and a request asks for it twice (authentication, then its answer). One read
+   * serves the rest of the event loop's turn: a commit elsewhere after it is as if it came
+   * after this turn's requests; the next turn reads again.
+   */
+  private dataVersion(): unknown {
+    if (this.dataVersionNow === undefined) {
+      this.dataVersionNow = this.dataVersionQuery.get();
+      setImmediate(() => {
+        this.dataVersionNow = undefined;
+      });
+    }
+    return this.dataVersionNow;
   }
 }
 

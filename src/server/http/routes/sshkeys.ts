@@ -6,7 +6,7 @@ import { answer, pageView, sshKeyView } from "../present";
 import { pathId, type Router } from "../router";
 
 export function sshKeyRoutes(r: Router, domain: Domain): void {
-  r.list("/profile/sshkeys", "account:read_only", { item: SshKey, summary: "List SSH keys" }, async ({ actor }, query) =>
+  r.list("/profile/sshkeys", "account:read_only", { item: SshKey, summary: "List SSH keys", mark: () => domain.sshKeys.listMark() }, async ({ actor }, query) =>
     pageView(await domain.sshKeys.list(actor, query), sshKeyView),
   );
 
