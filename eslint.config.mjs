@@ -1,8 +1,27 @@
 import js from "@eslint/js";
+import { createNodeResolver, importX } from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
 
+/*
+ * Layers (design.md, "Layers"; summed up in src/server/README.md): each folder imports only the
+ * layers below it, proven by test/lint/layers.test.ts. The rules read import and export specifiers
+ * as written, `import type` included (require(), import() and `typeof import()` are not seen), so a
+ * folder is named by climbing to it: `../server`, `../../plugin/x`. A file matches one layer's block
+ * at most, since a later `no-restricted-imports` replaces an earlier one rather than adding to it.
+ */
+const SEE = "(see design.md, Layers)";
+/** A specifier that climbs out to one of the folders `names`: `../server`, `../../plugin/x`. */
+const climbsTo = (...names) => `^(?:\\.\\./)+(?:${names.join("|")})(?:/|$)`;
+/** Any specifier but the whole-specifier regexes `allowed`. */
+const anyBut = (...allowed) => `^(?!(?:${allowed.join("|")})$)`;
+/** A file of the importer's own folder or below it: `./x`, `./x/y`, never `..`. */
+const OWN_FOLDER = "\\./(?![^]*\\.\\.)[^]*";
+const NODE = "node:[^]+";
+const layer = (files, ...patterns) => ({ files, rules: { "no-restricted-imports": ["error", { patterns }] } });
+
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", "generated/", "src/plugin/proto/gen/", "bin/", "**/cdktf.out/", ".gen/", "coverage/", ".tmp/"] },
+  // test/lint/fixtures holds files that break the layer rules on purpose (test/lint/layers.test.ts lints them).
+  { ignores: ["node_modules/", "dist/", "generated/", "src/plugin/proto/gen/", "bin/", "**/cdktf.out/", ".gen/", "coverage/", ".tmp/", "test/lint/fixtures/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -11,5 +30,41 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-require-imports": "off",
     },
+  },
+  layer(["src/contract/**"], { regex: anyBut("zod", NODE, OWN_FOLDER), message: `layers: the contract imports only zod, node: built-ins and other contract files ${SEE}` }),
+  layer(["src/client/**"], {
+    // package.json gives the User-Agent its version.
+    regex: anyBut("zod", "undici", NODE, OWN_FOLDER, "\\.\\./contract(?:/[^]*)?", "\\.\\./\\.\\./package\\.json"),
+    message: `layers: the client imports only the contract, undici, zod and node: built-ins ${SEE}`,
+  }),
+  layer(["src/provider/**"], {
+    regex: climbsTo("plugin", "server", "cli", "harness", "report"),
+    message: `layers: the provider imports the client and the contract, never the plugin, server, cli, harness or report ${SEE}`,
+  }),
+  layer(["src/plugin/**"], {
+    regex: climbsTo("provider(?!/framework(?:/|$))", "client", "contract", "server", "cli", "harness", "report"),
+    message: `layers: the plugin imports from the provider only its framework (src/provider/framework), nothing of the API ${SEE}`,
+  }),
+  layer(["src/report/**"], {
+    regex: climbsTo("client", "provider", "plugin", "server", "cli", "harness"),
+    message: `layers: report is pure rendering and imports no client, provider, plugin, server, cli or harness ${SEE}`,
+  }),
+  layer(["src/server/domain/**"], {
+    regex: climbsTo("http", "admin"),
+    message: `layers: the server's domain never imports HTTP or admin; the composition root (src/server/index.ts) wires them ${SEE}`,
+  }),
+  layer(
+    ["src/server/http/**"],
+    { regex: climbsTo("admin"), message: `layers: HTTP never imports admin; admin builds on HTTP and the composition root (src/server/index.ts) installs it ${SEE}` },
+    { regex: climbsTo("store"), message: `layers: HTTP reaches the store only through the domain, types included ${SEE}` },
+  ),
+  {
+    // test/lint/fixtures/cycle shows the rule at work (test/lint/layers.test.ts).
+    files: ["src/**/*.ts", "test/lint/fixtures/**/*.ts"],
+    plugins: { "import-x": importX },
+    // import-x/extensions: the files the rule reads to follow imports further (its default is .js only).
+    settings: { "import-x/resolver-next": [createNodeResolver({ extensions: [".ts", ".js", ".json"] })], "import-x/extensions": [".ts"] },
+    // Type-only imports are not followed (a type cycle inside a folder is harmless); the layer rules above see them.
+    rules: { "import-x/no-cycle": "error" },
   },
 );

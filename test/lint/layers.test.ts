@@ -1,0 +1,108 @@
+/**
+ * The layer rules of eslint.config.mjs (design.md, "Layers"; src/server/README.md): each import a
+ * layer may not make is linted as a small fixture and must fail with its rule's message, so a rule
+ * removed or loosened fails here; imports the layers may make must pass, so a rule drawn too wide
+ * fails too. The fixtures are virtual files under src/<layer>/ (nothing is written there), and
+ * one real import cycle in ./fixtures, which `npm run lint` skips.
+ */
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+
+interface Case {
+  filePath: string;
+  code?: string;
+}
+interface Message {
+  ruleId: string | null;
+  message: string;
+}
+
+const ROOT = join(__dirname, "../..");
+
+/** A file at `file` importing `specifier` (as a type only, if `type`) and using what it imports. */
+const importing = (file: string, specifier: string, type = false): Case => {
+  const kw = type ? "type " : "";
+  return { filePath: join(ROOT, file), code: `import ${kw}{ layered } from "${specifier}";\nexport ${kw}{ layered };\n` };
+};
+
+const CONTRACT = "layers: the contract imports only zod, node: built-ins and other contract files";
+const CLIENT = "layers: the client imports only the contract, undici, zod and node: built-ins";
+const PROVIDER = "layers: the provider imports the client and the contract, never the plugin, server, cli, harness or report";
+const PLUGIN = "layers: the plugin imports from the provider only its framework (src/provider/framework)";
+const REPORT = "layers: report is pure rendering";
+const DOMAIN = "layers: the server's domain never imports HTTP or admin";
+const HTTP_ADMIN = "layers: HTTP never imports admin";
+const HTTP_STORE = "layers: HTTP reaches the store only through the domain";
+
+/** [rule's message, importing file, specifier, type-only import]: each must be refused. */
+const REFUSED: Array<[string, string, string, boolean]> = [
+  [CONTRACT, "src/contract/fixture.ts", "../client", false],
+  [CONTRACT, "src/contract/fixture.ts", "../server/store/store", true],
+  [CONTRACT, "src/contract/fixture.ts", "undici", false],
+  [CLIENT, "src/client/fixture.ts", "../provider/framework/server", true],
+  [CLIENT, "src/client/fixture.ts", "../server", false],
+  [PROVIDER, "src/provider/fixture.ts", "../plugin/serve", false],
+  [PROVIDER, "src/provider/resources/fixture.ts", "../../server/store/store", true],
+  [PROVIDER, "src/provider/resources/fixture.ts", "../../cli/main", false],
+  [PROVIDER, "src/provider/fixture.ts", "../harness/engine", false],
+  [PROVIDER, "src/provider/fixture.ts", "../report/summary", true],
+  [PLUGIN, "src/plugin/fixture.ts", "../provider/resources/token", false],
+  [PLUGIN, "src/plugin/fixture.ts", "../provider", true],
+  [PLUGIN, "src/plugin/fixture.ts", "../client", false],
+  [PLUGIN, "src/plugin/codec/fixture.ts", "../../contract", true],
+  [PLUGIN, "src/plugin/grpc/fixture.ts", "../../server", false],
+  [REPORT, "src/report/fixture.ts", "../provider", true],
+  [REPORT, "src/report/fixture.ts", "../client", false],
+  [REPORT, "src/report/fixture.ts", "../server/http/present", false],
+  [DOMAIN, "src/server/domain/fixture.ts", "../http/router", true],
+  [DOMAIN, "src/server/domain/fixture.ts", "../admin/context", false],
+  [HTTP_ADMIN, "src/server/http/fixture.ts", "../admin/install", false],
+  [HTTP_ADMIN, "src/server/http/routes/fixture.ts", "../../admin/context", true],
+  [HTTP_STORE, "src/server/http/routes/fixture.ts", "../../store/store", true],
+  [HTTP_STORE, "src/server/http/fixture.ts", "../store/billing", false],
+];
+
+/** [importing file, specifier]: imports the layers make, each allowed. */
+const ALLOWED: Array<[string, string]> = [
+  ["src/contract/fixture.ts", "zod"],
+  ["src/contract/fixture.ts", "node:crypto"],
+  ["src/contract/fixture.ts", "./common"],
+  ["src/client/fixture.ts", "../contract/tokens"],
+  ["src/client/fixture.ts", "undici"],
+  ["src/client/fixture.ts", "./retry"],
+  ["src/client/fixture.ts", "../../package.json"],
+  ["src/provider/resources/fixture.ts", "../../client"],
+  ["src/provider/resources/fixture.ts", "../../contract"],
+  ["src/provider/resources/fixture.ts", "../framework/server"],
+  ["src/plugin/fixture.ts", "../provider/framework/server"],
+  ["src/plugin/codec/fixture.ts", "../../provider/framework/value"],
+  ["src/plugin/fixture.ts", "protobufjs"],
+  ["src/report/fixture.ts", "./md"],
+  ["src/server/domain/fixture.ts", "../store/store"],
+  ["src/server/domain/fixture.ts", "../../contract"],
+  ["src/server/http/routes/fixture.ts", "../../domain"],
+  ["src/server/http/fixture.ts", "./router"],
+  ["src/server/admin/fixture.ts", "../http/router"],
+];
+
+const CYCLE: Case = { filePath: join(ROOT, "test/lint/fixtures/cycle/a.ts") };
+
+let results: Message[][];
+
+beforeAll(() => {
+  const cases = [...REFUSED.map(([, file, specifier, type]) => importing(file, specifier, type)), ...ALLOWED.map(([file, specifier]) => importing(file, specifier)), CYCLE];
+  results = JSON.parse(execFileSync(process.execPath, [join(__dirname, "lint.mjs")], { input: JSON.stringify(cases), encoding: "utf8", timeout: 120_000 }));
+}, 130_000);
+
+test.each(REFUSED.map((c, i) => [...c, i] as const))("%s: %s importing %s (type only: %s)", (rule, _file, _specifier, _type, i) => {
+  expect(results[i]).toEqual([{ ruleId: "no-restricted-imports", message: expect.stringContaining(rule) }]);
+  expect(results[i]![0]!.message).toContain("(see design.md, Layers)");
+});
+
+test.each(ALLOWED.map((c, i) => [...c, REFUSED.length + i] as const))("allowed: %s importing %s", (_file, _specifier, i) => {
+  expect(results[i]).toEqual([]);
+});
+
+test("import-x/no-cycle refuses an import cycle", () => {
+  expect(results[REFUSED.length + ALLOWED.length]).toEqual([{ ruleId: "import-x/no-cycle", message: expect.stringContaining("Dependency cycle detected") }]);
+});
