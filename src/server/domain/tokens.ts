@@ -65,8 +65,7 @@ export class TokenService {
     const known = mark === undefined ? undefined : this.known.get(bearer);
     const hit = known !== undefined && known.mark === mark ? known.found : undefined;
     const found = hit ?? (await this.lookUp(bearer));
-    const now = timestamp(this.deps.clock);
-    if (!this.usable(found.actor.token) || (found.appExpiry !== null && found.appExpiry <= now)) throw invalidToken();
+    if (!this.usable(found.actor.token) || (found.appExpiry !== null && found.appExpiry <= timestamp(this.deps.clock))) throw invalidToken();
     if (mark !== undefined && hit === undefined) this.remember(bearer, { mark, found });
     return found.actor;
   }

@@ -86,11 +86,14 @@ export function installBodyConventions(app: FastifyInstance): void {
   // Fastify reads no body when a request has neither a content type nor a length; one with a
   // content type but nothing declared to follow is made to look the same (RFC 9112: a request
   // without Content-Length or Transfer-Encoding has no body).
-  app.addHook("onRequest", async (req) => {
+  // Callback form: no promise per request (see app.ts).
+  app.addHook("onRequest", (req, _reply, done) => {
     const headers = req.raw.headers;
-    if (headers["content-type"] === undefined || headers["transfer-encoding"] !== undefined) return;
     const length = headers["content-length"];
-    if (length === undefined || /^0+$/.test(length)) delete headers["content-type"];
+    if (headers["content-type"] !== undefined && headers["transfer-encoding"] === undefined && (length === undefined || /^0+$/.test(length))) {
+      delete headers["content-type"];
+    }
+    done();
   });
 
   const parseJson = app.getDefaultJsonParser("error", "error");

@@ -77,14 +77,14 @@ class Events implements EventRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(event: NewEvent): Promise<EventRecord> {
-    const [row] = await insertEvent(this.db, {
+    const id = await insertEvent(this.db, {
       ...event,
       entity: event.entity === null ? null : JSON.stringify(event.entity),
       entity_type: event.entity?.type ?? null,
       entity_id: event.entity === null ? null : String(event.entity.id),
       secondary_entity: event.secondary_entity === null ? null : JSON.stringify(event.secondary_entity),
     });
-    return eventRecord(row!);
+    return { id, ...event };
   }
 
   async get(accountId: number, id: number): Promise<EventRecord | undefined> {

@@ -213,8 +213,8 @@ class SshKeys implements SshKeyRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(key: NewSshKey): Promise<SshKeyRecord> {
-    const [row] = await insertSshKey(this.db, key);
-    return sshKeyRecord(row!);
+    const id = await insertSshKey(this.db, key);
+    return { id, user_id: key.user_id, label: key.label, ssh_key: key.ssh_key, created: key.created };
   }
 
   async get(userId: number, id: number): Promise<SshKeyRecord | undefined> {

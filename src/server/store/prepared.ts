@@ -13,7 +13,7 @@
  * `offset`, an inserted value); it is checked on first use that each arrives as a parameter.
  * Inserts have `preparedInsert`, which takes the row as an object.
  */
-import type { Compilable, CompiledQuery, Insertable, Kysely, Selectable } from "kysely";
+import type { Compilable, CompiledQuery, Insertable, Kysely } from "kysely";
 import type { Database } from "./tables";
 
 /** Stands for the builder's `index`-th value while the query is compiled. */
@@ -42,18 +42,25 @@ export function prepared<A extends unknown[], R>(build: (db: Db, ...values: A) =
   };
 }
 
-/** `insert into <table> (<columns>) values (...) returning *`, prepared; the row names a value for every column. */
+/**
+ * `insert into <table> (<columns>) values (...) returning id`, prepared: answers the new row's
+ * id. The row names a value for every column, so the stored row is those values and the id
+ * (for tables with no other default, whose columns take the values' types as they are).
+ */
 export function preparedInsert<T extends keyof Database, C extends keyof Insertable<Database[T]> & string>(
   table: T,
   columns: readonly C[],
-): (db: Db, row: Pick<Insertable<Database[T]>, C>) => Promise<Array<Selectable<Database[T]>>> {
+): (db: Db, row: Pick<Insertable<Database[T]>, C>) => Promise<number> {
   const insert = prepared(
     (db, ...values: unknown[]) =>
       db
         .insertInto(table)
         .values(Object.fromEntries(columns.map((c, i) => [c, values[i]])) as never)
-        .returningAll() as unknown as Compilable<Selectable<Database[T]>>,
+        .returning("id" as never) as unknown as Compilable<{ id: number }>,
     columns.length,
   );
-  return (db, row) => insert(db, ...columns.map((c) => (row as Record<string, unknown>)[c]));
+  return async (db, row) => {
+    const [inserted] = await insert(db, ...columns.map((c) => (row as Record<string, unknown>)[c]));
+    return inserted!.id;
+  };
 }
