@@ -1,34 +1,64 @@
 /** The embedded store: SQLite through better-sqlite3, a file or `:memory:`. */
 import BetterSqlite3 from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
-import { KyselyStore, inTransaction } from "./kysely-store";
+import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from "kysely";
+import { GroupCommit } from "./group-commit";
+import { KyselyStore, inTransaction, withOpenTransaction } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
 import { fastStatements } from "./sqlite-statements";
 import type { Store, TableName } from "./store";
 import type { Database } from "./tables";
 import { WriteMarks, cascadesOf } from "./write-marks";
 
+/**
+ * Transactions begin `immediate`: they take SQLite's write lock at once, so while one is open
+ * on our connection no other process can commit (see `SqliteStore.tablesMark`), and a
+ * transaction that reads before it writes cannot fail at its first write because another
+ * process wrote in between.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new (class extends SqliteDriver {
+      override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+        await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+      }
+    })(this.settings);
+  }
+}
+
 class SqliteStore extends KyselyStore {
   private readonly dataVersionQuery: BetterSqlite3.Statement;
   /** `data_version` as read in this turn of the event loop (see `dataVersion`). */
   private dataVersionNow: unknown;
+  private readonly commits: GroupCommit;
 
   constructor(
-    private readonly sqlite: BetterSqlite3.Database,
+    sqlite: BetterSqlite3.Database,
     private readonly root: Kysely<Database>,
     private readonly writes: WriteMarks,
   ) {
     super(root);
     this.dataVersionQuery = sqlite.prepare("pragma data_version").pluck();
+    this.commits = new GroupCommit(root);
+  }
+
+  /** Joins the turn's batch (see `./group-commit.ts`); inside a transaction, runs in it. */
+  override async transaction<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+    if (inTransaction(this.root)) return fn(this);
+    return this.commits.run((trx) => withOpenTransaction(this.root, trx, () => fn(new KyselyStore(trx, async () => {}))));
   }
 
   /**
    * Our own writes are counted as they run (see `./write-marks.ts`); another connection's
-   * commits (another process on the same file) move SQLite's `data_version`. Neither can be
-   * asked inside a transaction: the statement would read the transaction's snapshot, or start it.
+   * commits (another process on the same file) move SQLite's `data_version`, and cannot happen
+   * while a transaction of ours is open (they begin `immediate`), so the mark holds then too.
+   * Code running inside a transaction gets none: it may read its own uncommitted writes.
    */
   override tablesMark(tables: readonly TableName[]): string | undefined {
-    if (this.sqlite.inTransaction || inTransaction(this.root)) return undefined;
+    if (inTransaction(this.root)) return undefined;
     return `${this.writes.mark(tables)}:${String(this.dataVersion())}`;
   }
 
@@ -56,7 +86,7 @@ export async function openSqliteStore(path: string): Promise<Store> {
     sqlite.pragma("busy_timeout = 5000");
     if (path !== ":memory:" && path !== "") sqlite.pragma("journal_mode = WAL");
     const writes = new WriteMarks();
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: fastStatements(sqlite, { onWrite: (sql) => writes.note(sql) }) }) });
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: fastStatements(sqlite, { onWrite: (sql) => writes.note(sql) }) }) });
     await migrateToLatest(db as Kysely<unknown>, "sqlite");
     writes.useSchema(cascadesOf(sqlite));
     return new SqliteStore(sqlite, db, writes);
