@@ -1,0 +1,137 @@
+/**
+ * Writes on SQLite share commits (see src/server/store/group-commit.ts): what each transaction
+ * must still be. One that fails is undone alone while the rest of its batch commits, and a
+ * write acknowledged to a client survives the server being killed (SIGKILL) right after, even
+ * with many writes in flight and committed together. (Postgres commits each transaction on its
+ * own connection, so this file is for the SQLite store only.)
+ */
+import BetterSqlite3 from "better-sqlite3";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { build } from "esbuild";
+import { request } from "undici";
+import { openSqliteStore } from "../../src/server/store/sqlite";
+import type { Store } from "../../src/server/store/store";
+import { ed25519Key } from "./sshkey-gen";
+import { onPostgres } from "./test-store";
+
+const sqliteOnly = onPostgres() ? describe.skip : describe;
+const root = join(__dirname, "..", "..");
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "mgmt-durable-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+sqliteOnly("transactions asked for together", () => {
+  let store: Store;
+  let userId: number;
+  beforeEach(async () => {
+    store = await openSqliteStore(join(dir, "mgmt.sqlite"));
+    const account = await store.accounts.insert({ euuid: "e", active_since: "2025-01-01T00:00:00" });
+    userId = (await store.users.insert({
+      account_id: account.id,
+      username: "u",
+      email: "u@example.com",
+      restricted: false,
+      authentication_type: "password",
+      authorized_keys: null,
+      email_notifications: true,
+      ip_whitelist_enabled: false,
+      lish_auth_method: "password_keys",
+      timezone: "UTC",
+      two_factor_auth: false,
+      verified_phone_number: null,
+      referral_code: "r",
+      created: "2025-01-01T00:00:00",
+    })).id;
+  });
+  afterEach(() => store.close());
+
+  const addKey = (tx: Store, label: string) => tx.sshKeys.insert({ user_id: userId, label, ssh_key: "ssh-ed25519 AAAA", created: "2025-01-01T00:00:00" });
+
+  test("one that throws is undone alone; the others commit, in the order asked", async () => {
+    const outcomes = await Promise.allSettled(
+      ["a", "b", "bad", "c"].map((label) =>
+        store.transaction(async (tx) => {
+          await addKey(tx, label);
+          if (label === "bad") throw new Error("refused");
+          return (await tx.sshKeys.count(userId)) as number;
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value : (o.reason as Error).message))).toEqual([1, 2, "refused", 3]);
+    const { rows } = await store.sshKeys.list(userId, { limit: 10, offset: 0 });
+    expect(rows.map((k) => k.label)).toEqual(["a", "b", "c"]);
+  });
+
+  test("a transaction inside one runs in it", async () => {
+    await store.transaction(async (tx) => {
+      await addKey(tx, "outer");
+      await store.transaction((inner) => addKey(inner, "inner"));
+    });
+    expect(await store.sshKeys.count(userId)).toBe(2);
+  });
+});
+
+sqliteOnly("a server killed with SIGKILL", () => {
+  test("keeps every SSH key (and its event) it acknowledged", async () => {
+    const bundle = join(dir, "serve.js");
+    await build({ entryPoints: [join(__dirname, "fixtures/serve-entry.ts")], bundle: true, platform: "node", target: "node20", external: ["better-sqlite3"], outfile: bundle, logLevel: "silent" });
+    const db = join(dir, "mgmt.sqlite");
+    const child = spawn(process.execPath, [bundle, "serve", "--port", "0", "--db", db], {
+      env: { ...process.env, MGMT_SERVE_TOKEN: "", NODE_PATH: join(root, "node_modules") },
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
+      let out = "";
+      child.stdout!.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("\n")) resolve(JSON.parse(out.slice(0, out.indexOf("\n"))) as { url: string; token: string });
+      });
+      void exited.then(() => reject(new Error("mgmt serve exited before it was ready")));
+    });
+
+    // 16 writers; the server is killed the moment the 150th answer arrives, others in flight.
+    const acknowledged = new Map<number, string>();
+    const writer = async (w: number) => {
+      for (let i = 0; child.exitCode === null && child.signalCode === null; i++) {
+        const label = `w${w}-${i}`;
+        try {
+          const res = await request(`${url}/profile/sshkeys`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+            body: JSON.stringify({ label, ssh_key: ed25519Key() }),
+          });
+          const body = (await res.body.json()) as { id: number };
+          if (res.statusCode !== 200) throw new Error(`POST answered ${res.statusCode}`);
+          acknowledged.set(body.id, label);
+          if (acknowledged.size === 150) child.kill("SIGKILL");
+        } catch (err) {
+          if (child.signalCode === null && child.exitCode === null) throw err;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, (_, w) => writer(w)));
+    await exited;
+    expect(child.signalCode).toBe("SIGKILL");
+
+    const file = new BetterSqlite3(db);
+    try {
+      expect(file.pragma("integrity_check", { simple: true })).toBe("ok");
+      const keys = new Map((file.prepare("select id, label from ssh_keys").all() as Array<{ id: number; label: string }>).map((k) => [k.id, k.label]));
+      const events = new Set(file.prepare("select entity_id from events where action = 'user_ssh_key_add'").pluck().all() as string[]);
+      expect(acknowledged.size).toBeGreaterThanOrEqual(150);
+      for (const [id, label] of acknowledged) {
+        expect(keys.get(id)).toBe(label);
+        expect(events.has(String(id))).toBe(true);
+      }
+    } finally {
+      file.close();
+    }
+  }, 60_000);
+});
