@@ -84,6 +84,8 @@ sqliteOnly("write accounting", () => {
     expect(moved('DELETE FROM "accounts"', ["tokens"])).toBe(true);
     expect(moved('delete from "oauth_clients" where "id" = ?', ["oauth_apps"])).toBe(true);
     expect(moved('update "tokens" set "revoked" = ?', ["tokens"])).toBe(true);
+    // Taking the write lock changes no row.
+    expect(moved("begin immediate", ["tokens", "ssh_keys"])).toBe(false);
     // What is not parsed as a write to one known table counts everywhere.
     expect(moved("insert or replace into ssh_keys values (1)", ["tokens"])).toBe(true);
     expect(moved("PRAGMA defer_foreign_keys = ON", ["ssh_keys"])).toBe(true);

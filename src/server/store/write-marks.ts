@@ -6,11 +6,14 @@
  * A statement that writes (`insert into`, `update`, `delete from` a table) counts against that
  * table and every table its deletes cascade into (read from the schema's foreign keys); any
  * other statement that may write (DDL, a pragma, `insert or replace`, SQL this does not parse)
- * counts against every table. Erring that way only costs a re-read.
+ * counts against every table. Erring that way only costs a re-read. (`begin immediate`, which
+ * SQLite counts as a write, changes nothing by itself.)
  */
 import type BetterSqlite3 from "better-sqlite3";
 
 const WRITTEN_TABLE = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?([a-z_][a-z0-9_]*)"?(?:[\s(]|$)/i;
+/** SQLite calls `begin immediate` a write (it takes the write lock), but it changes no row. */
+const BEGIN = /^\s*begin\b/i;
 
 /** For each table, the tables a change to it can change: itself and those its deletes cascade into. */
 export function cascadesOf(db: BetterSqlite3.Database): Map<string, string[]> {
@@ -45,6 +48,7 @@ export class WriteMarks {
 
   /** A statement that may write is about to run. */
   note(sql: string): void {
+    if (BEGIN.test(sql)) return;
     const table = WRITTEN_TABLE.exec(sql)?.[1];
     const reached = table === undefined ? undefined : this.cascades.get(table);
     if (reached === undefined) {
