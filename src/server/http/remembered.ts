@@ -2,13 +2,14 @@
  * Answers already shaped and serialized, remembered under a key for as long as a mark from
  * the store stays the same (see `Store.tablesMark`): asked again with an unchanged mark, the
  * same bytes are the right answer, without reading, checking against the contract and
- * serializing them again. An entry whose mark moved on is simply replaced; the oldest go first
- * past the bound.
+ * serializing them again. An entry whose mark moved on is simply replaced; past the size
+ * bound (characters of JSON kept), the oldest go first.
  */
 export class RememberedAnswers {
   private readonly entries = new Map<string, { mark: string; json: string }>();
+  private size = 0;
 
-  constructor(private readonly max = 256) {}
+  constructor(private readonly maxSize = 8 * 1024 * 1024) {}
 
   get(key: string, mark: string): string | undefined {
     const entry = this.entries.get(key);
@@ -16,8 +17,19 @@ export class RememberedAnswers {
   }
 
   set(key: string, mark: string, json: string): void {
-    this.entries.delete(key);
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.forget(key);
     this.entries.set(key, { mark, json });
+    this.size += json.length;
+    for (const oldest of this.entries.keys()) {
+      if (this.size <= this.maxSize) break;
+      this.forget(oldest);
+    }
+  }
+
+  private forget(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    this.size -= entry.json.length;
+    this.entries.delete(key);
   }
 }
