@@ -11,8 +11,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
+import { Kysely, SqliteDialect, sql } from "kysely";
 import { request } from "undici";
+import { GroupCommit } from "../../src/server/store/group-commit";
 import { openSqliteStore } from "../../src/server/store/sqlite";
+import type { Database } from "../../src/server/store/tables";
 import type { Store } from "../../src/server/store/store";
 import { ed25519Key } from "./sshkey-gen";
 import { onPostgres } from "./test-store";
@@ -66,6 +69,25 @@ sqliteOnly("transactions asked for together", () => {
     expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value : (o.reason as Error).message))).toEqual([1, 2, "refused", 3]);
     const { rows } = await store.sshKeys.list(userId, { limit: 10, offset: 0 });
     expect(rows.map((k) => k.label)).toEqual(["a", "b", "c"]);
+  });
+
+  test("a batch that cannot commit fails every transaction run in it and writes none; those not yet run go on in the next", async () => {
+    const root = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(join(dir, "mgmt.sqlite")) }) });
+    const commits = new GroupCommit(root);
+    try {
+      const add = (label: string) => (trx: Kysely<Database>) =>
+        trx.insertInto("ssh_keys").values({ user_id: userId, label, ssh_key: "ssh-ed25519 AAAA", created: "2025-01-01T00:00:00" }).execute();
+      const outcomes = await Promise.allSettled([
+        commits.run(add("a")),
+        // Ends the shared transaction under the batch: its savepoint, and the commit, then fail.
+        commits.run(async (trx) => void (await sql`rollback`.execute(trx))),
+        commits.run(add("b")),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected", "fulfilled"]);
+      expect(await root.selectFrom("ssh_keys").select("label").execute()).toEqual([{ label: "b" }]);
+    } finally {
+      await root.destroy();
+    }
   });
 
   test("a transaction inside one runs in it", async () => {

@@ -27,7 +27,10 @@ interface Job {
   reject(err: unknown): void;
 }
 
-const step = (trx: Kysely<Database>, sql: string) => trx.executeQuery(CompiledQuery.raw(sql));
+/** Compiled once: every transaction of a batch runs in this savepoint. */
+const SAVEPOINT = CompiledQuery.raw("savepoint job");
+const RELEASE = CompiledQuery.raw("release job");
+const ROLLBACK_TO = CompiledQuery.raw("rollback to job");
 
 export class GroupCommit {
   private readonly queue: Job[] = [];
@@ -57,18 +60,19 @@ export class GroupCommit {
             await new Promise((resolve) => setImmediate(resolve));
             continue;
           }
-          await step(trx, "savepoint job");
+          await trx.executeQuery(SAVEPOINT);
           let value: unknown;
           try {
             value = await current.work(trx);
           } catch (err) {
-            // If even this fails, the transaction is gone and the batch fails as a whole (below).
-            await step(trx, "rollback to job");
-            await step(trx, "release job");
+            // Its own error; nothing of it will be committed, whether undoing it here succeeds
+            // or (the transaction gone) fails and takes the whole batch with it, below.
             current.reject(err);
+            await trx.executeQuery(ROLLBACK_TO);
+            await trx.executeQuery(RELEASE);
             continue;
           }
-          await step(trx, "release job");
+          await trx.executeQuery(RELEASE);
           done.push({ job: current, value });
         }
       });
