@@ -1,6 +1,7 @@
 /**
- * Builds a plugin executable the way the product build does (one esbuild bundle behind a
- * `#!/usr/bin/env node` wrapper), so tests drive the real transport in a separate process.
+ * Builds a plugin executable the way the product build does (esbuild bundles behind a
+ * `#!/usr/bin/env node` wrapper: the entry, and services.js that it requires after the
+ * handshake line), so tests drive the real transport in a separate process.
  */
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -45,16 +46,12 @@ export interface BuiltPlugin {
 /** Bundles `entry` (default: the fixture plugin) into a fresh temp dir. */
 export async function buildPlugin(entry = join(__dirname, "fixtures", "main.ts"), dir = mkdtempSync(join(tmpdir(), "mgmt-plugin-"))): Promise<BuiltPlugin> {
   ensureProtoGenerated();
-  await esbuild.build({
-    entryPoints: [entry],
-    outfile: join(dir, "plugin.js"),
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "cjs",
-    logLevel: "warning",
-    external: ["better-sqlite3", "pg", "pg-native"],
-  });
+  const common = { bundle: true, platform: "node", target: "node20", format: "cjs", logLevel: "warning" } as const;
+  const external = ["better-sqlite3", "pg", "pg-native"];
+  await Promise.all([
+    esbuild.build({ ...common, entryPoints: [entry], outfile: join(dir, "plugin.js"), external: [...external, "./services"] }),
+    esbuild.build({ ...common, entryPoints: [join(ROOT, "src", "plugin", "services.ts")], outfile: join(dir, "services.js"), external }),
+  ]);
   const executable = join(dir, "terraform-provider-mgmt");
   writeFileSync(executable, `#!/usr/bin/env node\nrequire("./plugin.js");\n`);
   chmodSync(executable, 0o755);

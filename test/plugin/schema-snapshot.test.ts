@@ -17,9 +17,9 @@ let dir: string;
 let h: PluginHarness;
 
 beforeAll(async () => {
-  // dist/plugin.js alone, without the provider bundle beside it.
+  // The plugin's bundles (dist/plugin.js, and dist/services.js it requires after the handshake) without the provider bundle beside them.
   dir = mkdtempSync(join(tmpdir(), "mgmt-plugin-alone-"));
-  copyFileSync(repoPath("dist/plugin.js"), join(dir, "plugin.js"));
+  for (const bundle of ["plugin.js", "services.js"]) copyFileSync(repoPath("dist", bundle), join(dir, bundle));
   const executable = join(dir, "terraform-provider-mgmt");
   writeFileSync(executable, `#!/usr/bin/env node\nrequire("./plugin.js");\n`);
   chmodSync(executable, 0o755);
