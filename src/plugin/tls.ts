@@ -171,21 +171,37 @@ export function createSelfSignedCertificate(options: CertificateOptions = {}): S
 }
 
 /**
- * TLS settings for the plugin's HTTP/2 server. The engine's certificate is the only trusted
- * CA and a client certificate is required and verified, so only the process that started
- * us (it alone saw PLUGIN_CLIENT_CERT's private key) can call the provider. ALPN h2 is
- * required by grpc-go ≥ 1.67 (Terraform 1.11+), which refuses a connection without it.
+ * TLS settings for the plugin's HTTP/2 server. A client certificate is required, but checked by
+ * pinning (pinnedClientCertificate, applied by the transport), not against a trust store: any
+ * `ca` certificate makes node parse its whole bundled root store to build the store it then
+ * replaces, tens of milliseconds on every start. So the store is empty (`ca: []`), and
+ * rejectUnauthorized is off only so that the handshake completes and the transport can compare.
+ * ALPN h2 is required by grpc-go ≥ 1.67 (Terraform 1.11+), which refuses a connection without it.
  */
-export function serverTlsOptions(server: SelfSignedCertificate, clientCertPem: string): SecureServerOptions {
+export function serverTlsOptions(server: SelfSignedCertificate): SecureServerOptions {
   return {
     key: server.keyPem,
     cert: server.certPem,
-    ca: [clientCertPem],
+    ca: [],
     requestCert: true,
-    rejectUnauthorized: true,
+    rejectUnauthorized: false,
     ALPNProtocols: ["h2"],
     minVersion: "TLSv1.2",
   };
+}
+
+/**
+ * Whether a TLS client is the engine: it presented exactly PLUGIN_CLIENT_CERT (the same DER bytes)
+ * while that certificate is valid. The handshake has already made the client prove it holds the
+ * certificate's private key (CertificateVerify), and only the process that started us has it.
+ * That is as strict as the trust store it replaces, which held this self-signed certificate alone:
+ * a different certificate, even with the same subject, or none at all, is refused.
+ */
+export function pinnedClientCertificate(clientCertPem: string): (peer: X509Certificate | undefined, now?: Date) => boolean {
+  const pinned = new X509Certificate(clientCertPem);
+  const notBefore = Date.parse(pinned.validFrom);
+  const notAfter = Date.parse(pinned.validTo);
+  return (peer, now = new Date()) => peer !== undefined && peer.raw.equals(pinned.raw) && notBefore <= now.getTime() && now.getTime() <= notAfter;
 }
 
 /** Checks that PLUGIN_CLIENT_CERT holds a parseable certificate, so a bad value fails loudly at start. */

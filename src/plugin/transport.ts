@@ -1,17 +1,16 @@
 /**
  * The HTTP/2 server the engine talks to: TLS with the engine's certificate as the only
- * trusted client (AutoMTLS), or plaintext h2 when the engine disabled plugin TLS.
+ * accepted client (AutoMTLS), or plaintext h2 when the engine disabled plugin TLS.
  *
  * It never listens itself. serve.ts accepts connections on a plain socket and hands them
  * over, which lets the handshake line go out before this module (node:http2) is loaded and
- * before the TLS context exists: creating the first TLS context makes node parse its bundled
- * root certificates (about 20 ms, even though `ca` replaces them as the trust store), and the
- * engine waits for the line on every start.
+ * before the TLS context exists, and the engine waits for the line on every start.
  */
 import * as http2 from "node:http2";
 import type { Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
 import type { Logger } from "./log";
-import { type SelfSignedCertificate, serverTlsOptions } from "./tls";
+import { type SelfSignedCertificate, pinnedClientCertificate, serverTlsOptions } from "./tls";
 
 export interface TransportOptions {
   readonly tls?: { readonly serverCert: SelfSignedCertificate; readonly clientCertPem: string };
@@ -32,8 +31,17 @@ export function createTransport(options: TransportOptions): Transport {
   let server: http2.Http2Server | http2.Http2SecureServer;
   if (options.tls) {
     const { serverCert, clientCertPem } = options.tls;
-    const secure = http2.createSecureServer({ ...base, ...serverTlsOptions(serverCert, clientCertPem) });
+    const secure = http2.createSecureServer({ ...base, ...serverTlsOptions(serverCert) });
     secure.on("tlsClientError", (e: Error) => log("warn", "TLS handshake with a client failed", { error: e.message }));
+    // The TLS handshake accepts any client certificate (see serverTlsOptions); this is the check.
+    // It runs after http2 has set up its session on the socket but in the same turn, before the
+    // session has read or sent a byte, so a refused client never gets an HTTP/2 frame through.
+    const isEngine = pinnedClientCertificate(clientCertPem);
+    secure.on("secureConnection", (socket: TLSSocket) => {
+      if (isEngine(socket.getPeerX509Certificate())) return;
+      log("warn", "refused a TLS client that did not present PLUGIN_CLIENT_CERT");
+      socket.destroy();
+    });
     server = secure;
   } else {
     server = http2.createServer(base);

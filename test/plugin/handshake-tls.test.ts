@@ -3,7 +3,7 @@ import { X509Certificate } from "node:crypto";
 import { Server, createServer } from "node:net";
 import { existsSync } from "node:fs";
 import { MAGIC_COOKIE_VALUE, checkEnvironment, handshakeLine, listen } from "../../src/plugin/handshake";
-import { createSelfSignedCertificate } from "../../src/plugin/tls";
+import { createSelfSignedCertificate, pinnedClientCertificate } from "../../src/plugin/tls";
 import { parseHandshake } from "./harness";
 
 const cookie = { TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE_VALUE };
@@ -105,5 +105,31 @@ describe("self-signed certificates", () => {
     const serials = new Set(Array.from({ length: 20 }, () => new X509Certificate(createSelfSignedCertificate().certDer).serialNumber));
     expect(serials.size).toBe(20);
     for (const s of serials) expect(s).toMatch(/^[0-7][0-9A-F]{31}$/);
+  });
+});
+
+describe("the engine's certificate, pinned", () => {
+  const now = new Date("2030-06-01T12:00:00Z");
+  const engine = createSelfSignedCertificate({ curve: "P-521", hash: "sha512", organization: "HashiCorp", now, validForSeconds: 3600 });
+  const isEngine = pinnedClientCertificate(engine.certPem);
+
+  test("accepts exactly PLUGIN_CLIENT_CERT, however it was parsed", () => {
+    expect(isEngine(new X509Certificate(engine.certDer), now)).toBe(true);
+  });
+
+  test("refuses no certificate, and one with the same subject and shape but another key", () => {
+    const lookalike = createSelfSignedCertificate({ curve: "P-521", hash: "sha512", organization: "HashiCorp", now, validForSeconds: 3600 });
+    expect(new X509Certificate(lookalike.certDer).subject).toBe(new X509Certificate(engine.certDer).subject);
+    expect(isEngine(undefined, now)).toBe(false);
+    expect(isEngine(new X509Certificate(lookalike.certDer), now)).toBe(false);
+  });
+
+  test("refuses it outside its validity, as a trust store holding only it did", () => {
+    const peer = new X509Certificate(engine.certDer);
+    const at = (ms: number) => new Date(now.getTime() + ms);
+    expect(isEngine(peer, at(-30_000))).toBe(true); // notBefore, 30 s before creation
+    expect(isEngine(peer, at(-31_000))).toBe(false);
+    expect(isEngine(peer, at(3_570_000))).toBe(true); // notAfter
+    expect(isEngine(peer, at(3_571_000))).toBe(false);
   });
 });

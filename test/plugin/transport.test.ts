@@ -3,13 +3,14 @@
  * mutual TLS with ALPN h2, go-plugin's side services, and the process lifecycle.
  */
 import { spawn } from "node:child_process";
+import { X509Certificate } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import * as tls from "node:tls";
 import * as grpc from "@grpc/grpc-js";
 import { createSelfSignedCertificate, toPem } from "../../src/plugin/tls";
 import { type BuiltPlugin, buildPlugin } from "./build-fixture";
-import { PluginHarness, connectH2, engineEnv } from "./harness";
+import { type Handshake, PluginHarness, connectH2, engineEnv, goPluginClientCertificate, launchPlugin } from "./harness";
 
 let plugin: BuiltPlugin;
 const running: PluginHarness[] = [];
@@ -87,6 +88,35 @@ describe("with AutoMTLS (PLUGIN_CLIENT_CERT set)", () => {
     await expect(connectAndRequest(h, h.clientCert)).resolves.toBe(200);
   });
 
+  test("refuses a certificate with PLUGIN_CLIENT_CERT's subject and shape but another key", async () => {
+    const lookalike = goPluginClientCertificate();
+    expect(new X509Certificate(lookalike.certDer).subject).toBe(new X509Certificate(h.clientCert!.certDer).subject);
+    await expect(connectAndRequest(h, lookalike)).rejects.toThrow(/refused/);
+  });
+
+  test("a refused client gets not one HTTP/2 frame back, even after sending its connection preface", async () => {
+    const other = goPluginClientCertificate();
+    const socket = tls.connect({
+      path: h.handshake.address,
+      servername: "localhost",
+      ALPNProtocols: ["h2"],
+      ca: toPem(h.handshake.serverCertDer!),
+      cert: other.certPem,
+      key: other.keyPem,
+    });
+    let received = 0;
+    socket.on("data", (d: Buffer) => {
+      received += d.length;
+      socket.destroy();
+    });
+    socket.on("error", () => {}); // the server's reset is the expected end
+    // The client preface and an empty SETTINGS frame, which a server that processed them would answer.
+    socket.once("secureConnect", () => socket.write(Buffer.concat([Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])])));
+    await new Promise((resolve) => socket.once("close", resolve));
+    expect(socket.alpnProtocol).toBe("h2");
+    expect(received).toBe(0);
+  });
+
   test("health reports SERVING for 'plugin' and ''; NOT_FOUND for others", async () => {
     expect(await h.healthCheck("plugin")).toBe("SERVING");
     expect(await h.healthCheck("")).toBe("SERVING");
@@ -137,7 +167,7 @@ describe("with AutoMTLS (PLUGIN_CLIENT_CERT set)", () => {
  * With TLS 1.3 a refused client certificate surfaces after the client's handshake completes,
  * as a reset stream or a closed session rather than an 'error'; both count as refusal.
  */
-function connectAndRequest(h: PluginHarness, clientCert: { certPem: string; keyPem: string } | undefined): Promise<number> {
+function connectAndRequest(h: { readonly handshake: Handshake }, clientCert: { certPem: string; keyPem: string } | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
     let tlsError: Error | undefined;
     const session = connectH2(h.handshake, clientCert, (e) => (tlsError = e));
@@ -154,6 +184,19 @@ function connectAndRequest(h: PluginHarness, clientCert: { certPem: string; keyP
     req.end(Buffer.from([0, 0, 0, 0, 0]));
   });
 }
+
+describe("with a PLUGIN_CLIENT_CERT that has expired", () => {
+  test("the engine's own certificate is refused, as verifying against it as the only CA refused it", async () => {
+    const expired = createSelfSignedCertificate({ curve: "P-521", hash: "sha512", organization: "HashiCorp", now: new Date(Date.now() - 3_600_000), validForSeconds: 60 });
+    const launched = await launchPlugin({ executable: plugin.executable, clientCert: expired });
+    try {
+      await expect(connectAndRequest(launched, expired)).rejects.toThrow(/refused/);
+    } finally {
+      launched.child.kill("SIGTERM");
+      await launched.exited;
+    }
+  });
+});
 
 describe("start-up checks", () => {
   test("a wrong magic cookie exits 1 with a message on stderr and nothing on stdout", async () => {
