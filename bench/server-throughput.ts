@@ -9,8 +9,8 @@
  *
  * The machine is shared, so one burst from a neighbour could sink one measurement: the targets
  * take turns, ROUNDS times (all GET rounds first, so the page is read from the same 100 keys
- * each time), and each ratio is the median of the rounds' ratios to the bare server's turn of
- * the same round.
+ * each time; each round starting with another target), and each ratio is the median of the
+ * rounds' ratios to the bare server's turn of the same round.
  */
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -143,12 +143,17 @@ async function main(): Promise<void> {
     const bare = await bareTarget(await fetchText(sqlite, "GET"), await fetchText(sqlite, "POST"));
     targets.push(bare, sqlite, ...(postgres ? [postgres] : []));
 
-    for (const target of targets) await load(target, "GET", WARMUP);
     const rounds = { GET: [] as Rate[][], POST: [] as Rate[][] };
     for (const method of ["GET", "POST"] as const) {
       for (let round = 0; round < ROUNDS; round++) {
         const rates: Rate[] = [];
-        for (const target of targets) rates.push(await load(target, method, method === "GET" ? GETS : POSTS));
+        // Each round starts with another target, and each turn with a short warm-up, so the
+        // garbage one turn leaves is not collected in the next target's measured time.
+        for (let k = 0; k < targets.length; k++) {
+          const i = (round + k) % targets.length;
+          await load(targets[i]!, method, WARMUP);
+          rates[i] = await load(targets[i]!, method, method === "GET" ? GETS : POSTS);
+        }
         rounds[method].push(rates);
       }
     }
