@@ -72,8 +72,9 @@ sqliteOnly("transactions asked for together", () => {
   });
 
   test("a batch that cannot commit fails every transaction run in it and writes none; those not yet run go on in the next", async () => {
-    const root = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(join(dir, "mgmt.sqlite")) }) });
-    const commits = new GroupCommit(root);
+    const file = new BetterSqlite3(join(dir, "mgmt.sqlite"));
+    const root = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+    const commits = new GroupCommit(root, (step) => void file.prepare(step).run());
     try {
       const add = (label: string) => (trx: Kysely<Database>) =>
         trx.insertInto("ssh_keys").values({ user_id: userId, label, ssh_key: "ssh-ed25519 AAAA", created: "2025-01-01T00:00:00" }).execute();

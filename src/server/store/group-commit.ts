@@ -16,7 +16,7 @@
  * A batch takes the transactions queued when it starts, waits one `setImmediate` for those of
  * the rest of the turn, runs those too and commits.
  */
-import { CompiledQuery, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "./tables";
 
 type Work<T> = (trx: Kysely<Database>) => Promise<T>;
@@ -27,16 +27,20 @@ interface Job {
   reject(err: unknown): void;
 }
 
-/** Compiled once: every transaction of a batch runs in this savepoint. */
-const SAVEPOINT = CompiledQuery.raw("savepoint job");
-const RELEASE = CompiledQuery.raw("release job");
-const ROLLBACK_TO = CompiledQuery.raw("rollback to job");
+/**
+ * Runs one of the savepoint statements at once on the connection the batch holds (no job is
+ * mid-query then): cheaper than a query through Kysely, twice per transaction.
+ */
+export type SavepointStep = (sql: "savepoint job" | "release job" | "rollback to job") => void;
 
 export class GroupCommit {
   private readonly queue: Job[] = [];
   private running = false;
 
-  constructor(private readonly root: Kysely<Database>) {}
+  constructor(
+    private readonly root: Kysely<Database>,
+    private readonly step: SavepointStep,
+  ) {}
 
   /** Runs `work` in the next batch; resolves with its result once that batch has committed. */
   run<T>(work: Work<T>): Promise<T> {
@@ -60,7 +64,7 @@ export class GroupCommit {
             await new Promise((resolve) => setImmediate(resolve));
             continue;
           }
-          await trx.executeQuery(SAVEPOINT);
+          this.step("savepoint job");
           let value: unknown;
           try {
             value = await current.work(trx);
@@ -68,11 +72,11 @@ export class GroupCommit {
             // Its own error; nothing of it will be committed, whether undoing it here succeeds
             // or (the transaction gone) fails and takes the whole batch with it, below.
             current.reject(err);
-            await trx.executeQuery(ROLLBACK_TO);
-            await trx.executeQuery(RELEASE);
+            this.step("rollback to job");
+            this.step("release job");
             continue;
           }
-          await trx.executeQuery(RELEASE);
+          this.step("release job");
           done.push({ job: current, value });
         }
       });

@@ -42,7 +42,12 @@ class SqliteStore extends KyselyStore {
   ) {
     super(root);
     this.dataVersionQuery = sqlite.prepare("pragma data_version").pluck();
-    this.commits = new GroupCommit(root);
+    const savepoints = new Map<string, BetterSqlite3.Statement>();
+    this.commits = new GroupCommit(root, (sql) => {
+      let stmt = savepoints.get(sql);
+      if (stmt === undefined) savepoints.set(sql, (stmt = sqlite.prepare(sql)));
+      stmt.run();
+    });
   }
 
   /** Joins the turn's batch (see `./group-commit.ts`); inside a transaction, runs in it. */
