@@ -140,6 +140,11 @@ export const RegionAvailability = z.object({
 });
 export type RegionAvailability = z.infer<typeof RegionAvailability>;
 
+/** A child account's euuid as a path segment takes it (the operator assigns them; upstream's are upper-case UUIDs). */
+export const ChildAccountEuuid = z
+  .string()
+  .regex(/^[^\s/]+$/, { error: (issue) => `must be a child account euuid, without spaces or slashes; got "${String(issue.input)}"` });
+
 /** Proxy-user tokens last 15 minutes unless the operator says otherwise. */
 export const PROXY_TOKEN_MINUTES = 15;
 

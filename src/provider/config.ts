@@ -4,12 +4,13 @@
  * without writing it in code.
  */
 import { ApiError, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, MgmtClient, type Credentials } from "../client";
+import { ChildAccountEuuid } from "../contract/account";
 import { batchedReads, type BatchedReads } from "./batched-reads";
 import { bool, int, listBlock, number, string } from "./framework/attributes";
 import { attr, error, type AttributePath, type Diagnostic } from "./framework/diagnostics";
 import type { Log } from "./framework/log";
 import type { Attributes } from "./framework/resource";
-import { atLeast, between } from "./framework/validators";
+import { atLeast, between, matches } from "./framework/validators";
 import { isUnknown, knownNumber, type ObjectValue } from "./framework/value";
 import { ProxySession } from "./proxy-session";
 
@@ -33,6 +34,9 @@ export const PROVIDER_DEFAULTS = {
 } as const;
 
 export const providerDescription = "Manages a Management API account: SSH keys, tokens, OAuth clients, tags, contact details and profile settings.";
+
+/** The child account to act in: the provider's child_account block and mgmt_child_account_token take it alike. */
+export const childAccountEuuid = string("required", "The child account's euuid (see data.mgmt_child_accounts).", { validate: matches(ChildAccountEuuid) });
 
 export const providerAttributes: Attributes = {
   url: string(
@@ -61,7 +65,7 @@ export const providerAttributes: Attributes = {
   }),
   child_account: listBlock(
     "Act inside this child account as its proxy user: the provider obtains 15-minute proxy tokens with the configured (parent) token, which needs OAuth scope child_account:read_write, replaces each before it expires, and revokes the last when it ends. Falls back to the MGMT_CHILD_ACCOUNT_EUUID environment variable.",
-    { euuid: string("required", "The child account's euuid (see data.mgmt_child_accounts).", { validate: (v) => (/^[^\s/]+$/.test(v) ? undefined : `must be a child account euuid, without spaces or slashes; got "${v}"`) }) },
+    { euuid: childAccountEuuid },
     { maxItems: 1 },
   ),
 };

@@ -11,7 +11,7 @@
  * answer for runs longer than its 15 minutes.
  */
 import { ApiError } from "../../client";
-import type { ProviderContext } from "../config";
+import { childAccountEuuid, type ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { defineEphemeralResource, type Operation } from "../framework/resource";
 import { requireString } from "../framework/value";
@@ -38,9 +38,7 @@ export const childAccountTokenEphemeral = defineEphemeralResource<ProviderContex
   description:
     "A proxy-user token of a child account, for one plan or apply: never stored in state or plan, revoked when the run ends. The configured token needs OAuth scope child_account:read_write. Requires Terraform 1.10 or later (ephemeral resources).",
   attributes: {
-    euuid: string("required", "The child account's euuid (see data.mgmt_child_accounts).", {
-      validate: (v) => (/^[^\s/]+$/.test(v) ? undefined : `must be a child account euuid, without spaces or slashes; got "${v}"`),
-    }),
+    euuid: childAccountEuuid,
     token: string("computed", "The proxy-user token: use it as a provider's token to act inside the child account.", { sensitive: true }),
     expiry: string("computed", "When the token stops working (RFC 3339), 15 minutes after it was obtained."),
     scopes: string("computed", "The token's OAuth scopes (`*`: the proxy user's own permissions apply)."),
