@@ -30,8 +30,9 @@ module.exports = {
         // is spawned by test/server/postgres/concurrency.test.ts instead.
         "<rootDir>/test/server/cli\\.test\\.ts$",
         "<rootDir>/test/server/cli-extras\\.test\\.ts$",
-        // Reads the SQLite file itself (hashes at rest, migration records); the portable store tests are store.test.ts.
-        "<rootDir>/test/server/store-sqlite\\.test\\.ts$",
+        // SQLite's own behaviour (the file itself: hashes at rest, migration records, group commit and durability
+        // under kill -9, answers remembered across processes); the portable store tests are store.test.ts.
+        "<rootDir>/test/server/[^/]*-sqlite\\.test\\.ts$",
       ],
       setupFiles: ["<rootDir>/test/server/postgres/use-postgres.ts"],
       globalSetup: "<rootDir>/test/server/postgres/global-setup.ts",

@@ -18,9 +18,8 @@ import { openSqliteStore } from "../../src/server/store/sqlite";
 import type { Database } from "../../src/server/store/tables";
 import type { Store } from "../../src/server/store/store";
 import { ed25519Key } from "./sshkey-gen";
-import { onPostgres } from "./test-store";
+import { seedUser } from "./test-store";
 
-const sqliteOnly = onPostgres() ? describe.skip : describe;
 const root = join(__dirname, "..", "..");
 
 let dir: string;
@@ -29,28 +28,12 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-sqliteOnly("transactions asked for together", () => {
+describe("transactions asked for together", () => {
   let store: Store;
   let userId: number;
   beforeEach(async () => {
     store = await openSqliteStore(join(dir, "mgmt.sqlite"));
-    const account = await store.accounts.insert({ euuid: "e", active_since: "2025-01-01T00:00:00" });
-    userId = (await store.users.insert({
-      account_id: account.id,
-      username: "u",
-      email: "u@example.com",
-      restricted: false,
-      authentication_type: "password",
-      authorized_keys: null,
-      email_notifications: true,
-      ip_whitelist_enabled: false,
-      lish_auth_method: "password_keys",
-      timezone: "UTC",
-      two_factor_auth: false,
-      verified_phone_number: null,
-      referral_code: "r",
-      created: "2025-01-01T00:00:00",
-    })).id;
+    userId = await seedUser(store);
   });
   afterEach(() => store.close());
 
@@ -100,7 +83,7 @@ sqliteOnly("transactions asked for together", () => {
   });
 });
 
-sqliteOnly("a server killed with SIGKILL", () => {
+describe("a server killed with SIGKILL", () => {
   test("keeps every SSH key (and its event) it acknowledged", async () => {
     const bundle = join(dir, "serve.js");
     await build({ entryPoints: [join(__dirname, "fixtures/serve-entry.ts")], bundle: true, platform: "node", target: "node20", external: ["better-sqlite3"], outfile: bundle, logLevel: "silent" });

@@ -14,9 +14,7 @@ import { join } from "node:path";
 import { openSqliteStore } from "../../src/server/store/sqlite";
 import { WriteMarks, cascadesOf } from "../../src/server/store/write-marks";
 import { call, startTestServer, type TestServer } from "./helpers";
-import { onPostgres } from "./test-store";
 
-const sqliteOnly = onPostgres() ? describe.skip : describe;
 
 let dir: string;
 beforeEach(() => {
@@ -24,7 +22,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-sqliteOnly("another process changes what was remembered", () => {
+describe("another process changes what was remembered", () => {
   let server: TestServer;
   let other: BetterSqlite3.Database;
   beforeEach(async () => {
@@ -63,7 +61,7 @@ sqliteOnly("another process changes what was remembered", () => {
   });
 });
 
-sqliteOnly("write accounting", () => {
+describe("write accounting", () => {
   test("a write counts against its table and those its deletes cascade into, nothing else", async () => {
     const store = await openSqliteStore(join(dir, "marks.sqlite"));
     await store.close();

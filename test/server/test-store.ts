@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDatabase, dropDatabase } from "../../src/server/store/postgres";
+import type { Store } from "../../src/server/store/store";
 
 /** Set by `test/server/postgres/use-postgres.ts` in the `server-postgres` project only. */
 export const onPostgres = (): boolean => process.env.MGMT_TEST_STORE === "postgres";
@@ -41,4 +42,26 @@ export async function freshDb(): Promise<TestDb> {
   if (onPostgres()) return freshPostgresDb();
   const dir = mkdtempSync(join(tmpdir(), "mgmt-store-"));
   return { db: join(dir, "mgmt.sqlite"), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** One account and one user in it, written straight to a store (no bootstrap, no API rules); the user's id. */
+export async function seedUser(store: Store): Promise<number> {
+  const account = await store.accounts.insert({ euuid: "E", active_since: "2025-01-01T00:00:00" });
+  const user = await store.users.insert({
+    account_id: account.id,
+    username: "u",
+    email: "u@example.com",
+    restricted: false,
+    authentication_type: "password",
+    authorized_keys: null,
+    email_notifications: true,
+    ip_whitelist_enabled: false,
+    lish_auth_method: "keys_only",
+    timezone: "UTC",
+    two_factor_auth: false,
+    verified_phone_number: null,
+    referral_code: "r",
+    created: "2025-01-01T00:00:00",
+  });
+  return user.id;
 }

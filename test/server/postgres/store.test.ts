@@ -8,9 +8,8 @@ import pg from "pg";
 import { cryptoSecrets, ManualClock } from "../../../src/server";
 import { createDomain } from "../../../src/server/domain";
 import { openPostgresStore } from "../../../src/server/store/postgres";
-import type { Store } from "../../../src/server/store/store";
 import { startTestServer } from "../helpers";
-import { freshPostgresDb, type TestDb } from "../test-store";
+import { freshPostgresDb, seedUser, type TestDb } from "../test-store";
 
 let testDb: TestDb;
 beforeEach(async () => {
@@ -27,26 +26,6 @@ async function query<T>(text: string): Promise<T[]> {
   }
 }
 
-async function seedUser(store: Store): Promise<number> {
-  const account = await store.accounts.insert({ euuid: "E", active_since: "2025-01-01T00:00:00" });
-  const user = await store.users.insert({
-    account_id: account.id,
-    username: "u",
-    email: "u@example.com",
-    restricted: false,
-    authentication_type: "password",
-    authorized_keys: null,
-    email_notifications: true,
-    ip_whitelist_enabled: false,
-    lish_auth_method: "keys_only",
-    timezone: "UTC",
-    two_factor_auth: false,
-    verified_phone_number: null,
-    referral_code: "r",
-    created: "2025-01-01T00:00:00",
-  });
-  return user.id;
-}
 
 test("stores opened at once on an empty database migrate once, one after the other", async () => {
   const stores = await Promise.all([1, 2, 3, 4].map(() => openPostgresStore(testDb.db)));
