@@ -41,17 +41,20 @@ await Promise.all([
   esbuild.build({ ...common, entryPoints: [join(root, "src/provider/index.ts")], outfile: join(root, "dist/provider.js") }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/cli/main.ts")], outfile: join(root, "dist/cli.js") }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/harness/start.ts")], outfile: join(root, "dist/start.js") }),
-  esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/services.ts")], outfile: join(root, "dist/services.js") }),
+  esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/services.ts")], outfile: join(root, "dist/services.js"), external: [...common.external, "./calls"] }),
+  esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/calls.ts")], outfile: join(root, "dist/calls.js") }),
   esbuild.build({ ...common, sourcemap: false, entryPoints: [join(root, "src/plugin/schema-snapshot.ts")], outfile: snapshotTool }),
 ]);
 // The plugin answers the engines' first call, GetProviderSchema, with bytes computed here from
 // the provider bundle, so that answer never waits for the provider to load (src/plugin/main.ts).
 const schemaResponse = execFileSync(process.execPath, [snapshotTool, join(root, "dist/provider.js")], { encoding: "utf8" });
 rmSync(dirname(snapshotTool), { recursive: true });
-// What the plugin runs after its handshake line (src/plugin/services.ts: the router, and behind it
-// the protobuf messages and the Provider service) is dist/services.js, required by serve.ts at
-// run time: node then reads and compiles only what the line needs before printing it, a sixth of
-// the code. The name is the import as written in serve.ts; nothing else in the plugin imports it.
+// What the plugin runs after its handshake line (src/plugin/services.ts: the router that answers
+// the first calls) is dist/services.js, required by serve.ts at run time, and what it runs after
+// the first answer (the Provider service, the protobuf messages, the codec) is dist/calls.js,
+// required by services.ts: node then reads and compiles only what each step needs, a sixth of the
+// code before the line and 10 KB between it and the first answer. The names are the imports as
+// written in serve.ts and services.ts; nothing else in the plugin imports them.
 await esbuild.build({
   ...common,
   entryPoints: [join(root, "src/plugin/main.ts")],
@@ -78,7 +81,7 @@ mkdirSync(mirrorDir, { recursive: true });
 // Self-contained and relative: the bundles sit beside a launcher that finds node on PATH, so
 // the package (and the h1: hash engines record in .terraform.lock.hcl) is the same on every
 // machine that builds this version. exec, so the engine's signals reach node itself.
-for (const bundle of ["plugin.js", "services.js", "provider.js"]) copyFileSync(join(root, "dist", bundle), join(mirrorDir, bundle));
+for (const bundle of ["plugin.js", "services.js", "calls.js", "provider.js"]) copyFileSync(join(root, "dist", bundle), join(mirrorDir, bundle));
 const mirrored = join(mirrorDir, "terraform-provider-mgmt");
 writeFileSync(mirrored, `#!/bin/sh\nexec node "$(dirname "$0")/plugin.js" "$@"\n`);
 chmodSync(mirrored, 0o755);

@@ -7,6 +7,8 @@
  * messages, the msgpack codec and the Provider service cost about as much as everything else
  * between the handshake line and the schema answer. The rest is loaded as soon as that answer
  * is on the wire (the engine then takes a while with it), or by the first call that needs it.
+ * It is calls.ts, a bundle of its own (dist/calls.js), so node does not even read or compile it
+ * before the first answer.
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import type { ProviderServer } from "../provider/framework/server";
@@ -36,8 +38,7 @@ export function startServices(options: ServicesOptions): Router {
   let all: GrpcServer | undefined;
   const loadAll = (): GrpcServer => {
     if (all) return all;
-    const { registerProviderService } = require("./provider-service") as typeof import("./provider-service");
-    const { registerPluginServices } = require("./controller") as typeof import("./controller");
+    const { registerProviderService, registerPluginServices } = require("./calls") as typeof import("./calls");
     all = new GrpcServer({ onError });
     const provider = registerProviderService(all, () => options.factory(log), { log, schemaResponse: options.schemaResponse });
     registerPluginServices(all, { exit: options.exit, release: provider.release });

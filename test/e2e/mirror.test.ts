@@ -88,7 +88,7 @@ describe("the provider package", () => {
     const platformDir = join(repoPath("dist", "mirror"), PROVIDER_SOURCE, PROVIDER_VERSION);
     const [platform] = readdirSync(platformDir);
     const files = readdirSync(join(platformDir, platform!)).sort();
-    expect(files).toEqual(["plugin.js", "provider.js", "services.js", "terraform-provider-mgmt"]);
+    expect(files).toEqual(["calls.js", "plugin.js", "provider.js", "services.js", "terraform-provider-mgmt"]);
     const launcher = readFileSync(join(platformDir, platform!, "terraform-provider-mgmt"), "utf8");
     expect(launcher).toBe('#!/bin/sh\nexec node "$(dirname "$0")/plugin.js" "$@"\n');
   });

@@ -1,7 +1,8 @@
 /**
  * Builds a plugin executable the way the product build does (esbuild bundles behind a
- * `#!/usr/bin/env node` wrapper: the entry, and services.js that it requires after the
- * handshake line), so tests drive the real transport in a separate process.
+ * `#!/usr/bin/env node` wrapper: the entry, services.js that it requires after the handshake
+ * line and calls.js that services.js requires after the first answer), so tests drive the real
+ * transport in a separate process.
  */
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -50,7 +51,8 @@ export async function buildPlugin(entry = join(__dirname, "fixtures", "main.ts")
   const external = ["better-sqlite3", "pg", "pg-native"];
   await Promise.all([
     esbuild.build({ ...common, entryPoints: [entry], outfile: join(dir, "plugin.js"), external: [...external, "./services"] }),
-    esbuild.build({ ...common, entryPoints: [join(ROOT, "src", "plugin", "services.ts")], outfile: join(dir, "services.js"), external }),
+    esbuild.build({ ...common, entryPoints: [join(ROOT, "src", "plugin", "services.ts")], outfile: join(dir, "services.js"), external: [...external, "./calls"] }),
+    esbuild.build({ ...common, entryPoints: [join(ROOT, "src", "plugin", "calls.ts")], outfile: join(dir, "calls.js"), external }),
   ]);
   const executable = join(dir, "terraform-provider-mgmt");
   writeFileSync(executable, `#!/usr/bin/env node\nrequire("./plugin.js");\n`);

@@ -59,6 +59,15 @@ describe("server", () => {
     router.unary("/t.S/Fail", () => {
       throw new GrpcError(Status.INVALID_ARGUMENT, "bad input\nline 2 — ünïcode");
     });
+    // The plugin's bundles each carry their own copy of the status module (dist/calls.js throws, dist/services.js catches).
+    let OtherCopy!: typeof GrpcError;
+    jest.isolateModules(() => {
+      OtherCopy = (require("../../src/plugin/grpc/status") as typeof import("../../src/plugin/grpc/status")).GrpcError;
+    });
+    expect(OtherCopy).not.toBe(GrpcError);
+    router.unary("/t.S/FailFromOtherCopy", () => {
+      throw new OtherCopy(Status.NOT_FOUND, "unknown service nope");
+    });
     router.unary("/t.S/Crash", async () => {
       throw new Error("handler blew up");
     });
@@ -106,6 +115,10 @@ describe("server", () => {
 
   test("a GrpcError becomes its status with a percent-encoded message", async () => {
     await expect(unary("/t.S/Fail", Buffer.alloc(0))).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: "bad input\nline 2 — ünïcode" });
+  });
+
+  test("so does a GrpcError made by another copy of the status module", async () => {
+    await expect(unary("/t.S/FailFromOtherCopy", Buffer.alloc(0))).rejects.toMatchObject({ code: grpc.status.NOT_FOUND, details: "unknown service nope" });
   });
 
   test("any other failure is INTERNAL and reported", async () => {

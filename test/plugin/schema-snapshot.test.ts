@@ -17,9 +17,10 @@ let dir: string;
 let h: PluginHarness;
 
 beforeAll(async () => {
-  // The plugin's bundles (dist/plugin.js, and dist/services.js it requires after the handshake) without the provider bundle beside them.
+  // The plugin's bundles (dist/plugin.js, dist/services.js it requires after the handshake, dist/calls.js after the first answer)
+  // without the provider bundle beside them.
   dir = mkdtempSync(join(tmpdir(), "mgmt-plugin-alone-"));
-  for (const bundle of ["plugin.js", "services.js"]) copyFileSync(repoPath("dist", bundle), join(dir, bundle));
+  for (const bundle of ["plugin.js", "services.js", "calls.js"]) copyFileSync(repoPath("dist", bundle), join(dir, bundle));
   const executable = join(dir, "terraform-provider-mgmt");
   writeFileSync(executable, `#!/usr/bin/env node\nrequire("./plugin.js");\n`);
   chmodSync(executable, 0o755);

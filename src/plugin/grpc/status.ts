@@ -17,14 +17,29 @@ export const Status = {
 
 export type StatusCode = (typeof Status)[keyof typeof Status];
 
-/** Thrown by a handler (or the transport) to end a call with a specific status. */
+/** Marks GrpcErrors whichever copy of this module made them (Symbol.for is one registry per process). */
+const GRPC_ERROR = Symbol.for("terraform-provider-mgmt.GrpcError");
+
+/**
+ * Thrown by a handler (or the transport) to end a call with a specific status.
+ *
+ * The plugin's bundles each carry this module (dist/services.js has the server that catches
+ * these errors, dist/calls.js the services that throw them), so `instanceof` goes by a mark the
+ * instances carry rather than by which copy of the class made them.
+ */
 export class GrpcError extends Error {
+  readonly [GRPC_ERROR] = true;
+
   constructor(
     readonly code: StatusCode,
     message: string,
   ) {
     super(message);
     this.name = "GrpcError";
+  }
+
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as { [GRPC_ERROR]?: unknown })[GRPC_ERROR] === true;
   }
 }
 
