@@ -53,11 +53,31 @@ export default tseslint.config(
     regex: climbsTo("http", "admin"),
     message: `layers: the server's domain never imports HTTP or admin; the composition root (src/server/index.ts) wires them ${SEE}`,
   }),
-  layer(
-    ["src/server/http/**"],
-    { regex: climbsTo("admin"), message: `layers: HTTP never imports admin; admin builds on HTTP and the composition root (src/server/index.ts) installs it ${SEE}` },
-    { regex: climbsTo("store"), message: `layers: HTTP reaches the store only through the domain, types included ${SEE}` },
-  ),
+  layer(["src/server/http/**"], {
+    regex: climbsTo("admin", "store", "areas"),
+    message: `layers: HTTP's kernel knows no area, store or admin: the composition root (src/server/index.ts) registers the areas' routes and installs admin ${SEE}`,
+  }),
+  // An area (src/server/areas/<area>/): store.ts holds tables and queries, the services the rules, routes.ts the HTTP.
+  layer(["src/server/areas/*/store.ts"], {
+    regex: anyBut("kysely", NODE, "\\.\\./\\.\\./store/[^]*", "\\.\\./[a-z-]+/store"),
+    message: `layers: an area's store.ts imports kysely, the store kernel and other areas' store.ts, never services, routes, HTTP or the domain ${SEE}`,
+  }),
+  layer(["src/server/areas/*/routes.ts"], {
+    regex: climbsTo("admin", "store"),
+    message: `layers: an area's routes never import admin or the store kernel ${SEE}`,
+  }, {
+    regex: "(?:^\\.|/[a-z-]+)/store$",
+    allowTypeImports: true,
+    message: `layers: an area's routes take records from store.ts as types only; queries run in its services ${SEE}`,
+  }),
+  {
+    ...layer(["src/server/areas/*/*.ts"], {
+      regex: `${climbsTo("http", "admin")}|(?:^\\.|/[a-z-]+)/(?:routes|index)$`,
+      message: `layers: an area's services never import HTTP, admin or routes ${SEE}`,
+    }),
+    // store.ts and routes.ts have their own rules; index.ts composes the area.
+    ignores: ["src/server/areas/*/store.ts", "src/server/areas/*/routes.ts", "src/server/areas/*/index.ts"],
+  },
   {
     // test/lint/fixtures/cycle shows the rule at work (test/lint/layers.test.ts).
     files: ["src/**/*.ts", "test/lint/fixtures/**/*.ts"],

@@ -5,17 +5,16 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Secrets } from "./clock";
-import type { Domain } from "./domain";
+import type { Domain, Store } from "./areas";
 import type { AdminContext } from "./admin/context";
 import { RequestCounters } from "./admin/counters";
 import { FaultTable } from "./admin/faults";
 import { defaultFixtures } from "./fixtures/default";
 import { applyFixtures, loadFixturesFile, parseFixtures, type Fixtures } from "./fixtures/loader";
-import { isTokenText } from "./domain/tokens";
+import { isTokenText } from "./areas/tokens/service";
 import { RateLimiter } from "./http/ratelimit";
 import type { Logger } from "./logger";
 import type { SettableClock } from "./settable-clock";
-import type { Store } from "./store/store";
 
 export interface ExtrasOptions {
   /** Fixed admin credential (`MGMT_ADMIN_TOKEN`); default: a random one per start. */

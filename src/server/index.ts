@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { dirname, resolve } from "node:path";
 import { cryptoSecrets, systemClock, type Clock, type Secrets } from "./clock";
-import { createDomain, type Domain } from "./domain";
+import { createDomain, registerRoutes, repos, type Domain, type Store } from "./areas";
 import { buildApp, type Timeouts } from "./http/app";
 import { API_PREFIX } from "./http/router";
 import { ADMIN_PREFIX, installAdmin } from "./admin/install";
@@ -16,7 +16,6 @@ import { SettableClock } from "./settable-clock";
 import { stderrLogger, type Logger } from "./logger";
 import { isPostgresUrl, openPostgresStore } from "./store/postgres";
 import { openSqliteStore } from "./store/sqlite";
-import type { Store } from "./store/store";
 
 /** Also: `adminToken`, `fixtures`, `defaultFixtures`, `rateLimit` (see `./extras.ts`). */
 export interface ServerOptions extends ExtrasOptions {
@@ -91,10 +90,10 @@ function bindPort(host: string, port: number): Promise<Server> {
 }
 
 async function openStore(db: string, logger: Logger): Promise<Store> {
-  if (isPostgresUrl(db)) return openPostgresStore(db, { onPoolError: (err) => logger.error("database connection error", { error: err.message }) });
+  if (isPostgresUrl(db)) return openPostgresStore(db, repos, { onPoolError: (err) => logger.error("database connection error", { error: err.message }) });
   // A folder made here is the owner's alone: `mgmt serve` keeps the bootstrap token beside the store.
   if (db !== ":memory:") mkdirSync(dirname(resolve(db)), { recursive: true, mode: 0o700 });
-  return openSqliteStore(db);
+  return openSqliteStore(db, repos);
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
@@ -123,7 +122,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const boot = await domain.accounts.bootstrap({ token: options.token, kept: options.keptToken, rotate: options.newToken, mintToken: options.mintToken });
     const secrets = options.secrets ?? cryptoSecrets;
     const admin = await setupExtras({ options, fixtures, store, domain, clock, secrets, logger, created: boot.created, fixedToken: options.token });
-    app = buildApp({ domain, logger, bodyLimit: options.bodyLimit, install: (fastify) => installAdmin(fastify, admin), timeouts: options.timeouts });
+    app = buildApp({
+      authenticate: (bearer) => domain.tokens.authenticate(bearer),
+      routes: (router) => registerRoutes(router, domain),
+      logger, bodyLimit: options.bodyLimit, install: (fastify) => installAdmin(fastify, admin), timeouts: options.timeouts });
     await app.ready();
     const server = app.server;
     handedOver = true;
@@ -175,4 +177,4 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 export { ManualClock, seededSecrets, systemClock, cryptoSecrets, type Clock, type Secrets } from "./clock";
 export { DEFAULT_TIMEOUTS, type Timeouts } from "./http/app";
 export { lineLogger, silentLogger, stderrLogger, type Logger } from "./logger";
-export { isTokenText } from "./domain/tokens";
+export { isTokenText } from "./areas/tokens/service";

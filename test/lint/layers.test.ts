@@ -31,8 +31,11 @@ const PROVIDER = "layers: the provider imports the client and the contract, neve
 const PLUGIN = "layers: the plugin imports from the provider only its framework (src/provider/framework)";
 const REPORT = "layers: report is pure rendering";
 const DOMAIN = "layers: the server's domain never imports HTTP or admin";
-const HTTP_ADMIN = "layers: HTTP never imports admin";
-const HTTP_STORE = "layers: HTTP reaches the store only through the domain";
+const HTTP = "layers: HTTP's kernel knows no area, store or admin";
+const AREA_STORE = "layers: an area's store.ts imports kysely, the store kernel and other areas' store.ts";
+const AREA_ROUTES = "layers: an area's routes never import admin or the store kernel";
+const AREA_RECORDS = "layers: an area's routes take records from store.ts as types only";
+const AREA_SERVICE = "layers: an area's services never import HTTP, admin or routes";
 
 /** [rule's message, importing file, specifier, type-only import]: each must be refused. */
 const REFUSED: Array<[string, string, string, boolean]> = [
@@ -56,10 +59,21 @@ const REFUSED: Array<[string, string, string, boolean]> = [
   [REPORT, "src/report/fixture.ts", "../server/http/present", false],
   [DOMAIN, "src/server/domain/fixture.ts", "../http/router", true],
   [DOMAIN, "src/server/domain/fixture.ts", "../admin/context", false],
-  [HTTP_ADMIN, "src/server/http/fixture.ts", "../admin/install", false],
-  [HTTP_ADMIN, "src/server/http/routes/fixture.ts", "../../admin/context", true],
-  [HTTP_STORE, "src/server/http/routes/fixture.ts", "../../store/store", true],
-  [HTTP_STORE, "src/server/http/fixture.ts", "../store/billing", false],
+  [HTTP, "src/server/http/fixture.ts", "../admin/install", false],
+  [HTTP, "src/server/http/fixture.ts", "../store/store", true],
+  [HTTP, "src/server/http/fixture.ts", "../areas", false],
+  [HTTP, "src/server/http/fixture.ts", "../areas/sshkeys/routes", true],
+  [AREA_STORE, "src/server/areas/sshkeys/store.ts", "./service", true],
+  [AREA_STORE, "src/server/areas/sshkeys/store.ts", "../../domain/context", true],
+  [AREA_STORE, "src/server/areas/sshkeys/store.ts", "../../http/router", false],
+  [AREA_ROUTES, "src/server/areas/sshkeys/routes.ts", "../../store/store", true],
+  [AREA_ROUTES, "src/server/areas/sshkeys/routes.ts", "../../admin/context", false],
+  [AREA_RECORDS, "src/server/areas/sshkeys/routes.ts", "./store", false],
+  [AREA_RECORDS, "src/server/areas/account/routes.ts", "../tokens/store", false],
+  [AREA_SERVICE, "src/server/areas/sshkeys/service.ts", "../../http/present", true],
+  [AREA_SERVICE, "src/server/areas/sshkeys/service.ts", "./routes", false],
+  [AREA_SERVICE, "src/server/areas/account/child-accounts.ts", "../tokens/routes", true],
+  [AREA_SERVICE, "src/server/areas/tags/objects.ts", "../../admin/context", false],
 ];
 
 /** [importing file, specifier]: imports the layers make, each allowed. */
@@ -80,8 +94,17 @@ const ALLOWED: Array<[string, string]> = [
   ["src/report/fixture.ts", "./md"],
   ["src/server/domain/fixture.ts", "../store/store"],
   ["src/server/domain/fixture.ts", "../../contract"],
-  ["src/server/http/routes/fixture.ts", "../../domain"],
+  ["src/server/http/fixture.ts", "../domain/context"],
   ["src/server/http/fixture.ts", "./router"],
+  ["src/server/areas/sshkeys/store.ts", "kysely"],
+  ["src/server/areas/sshkeys/store.ts", "../../store/prepared"],
+  ["src/server/areas/tokens/store.ts", "../profile/store"],
+  ["src/server/areas/sshkeys/service.ts", "./store"],
+  ["src/server/areas/sshkeys/service.ts", "../events/service"],
+  ["src/server/areas/sshkeys/service.ts", "../../domain/context"],
+  ["src/server/areas/sshkeys/routes.ts", "../../http/router"],
+  ["src/server/areas/sshkeys/routes.ts", "./service"],
+  ["src/server/areas/sshkeys/index.ts", "./routes"],
   ["src/server/admin/fixture.ts", "../http/router"],
 ];
 

@@ -3,7 +3,7 @@
  * operation's scope, a restricted user without the grant, and a child-account user where the
  * seed refuses one. No input produces a 5xx.
  */
-import { hashToken } from "../../src/server/domain/tokens";
+import { hashToken } from "../../src/server/areas/tokens/service";
 import { call, errorBody, startTestServer, type TestServer } from "./helpers";
 import { at, bootstrapUserId, mintFor, newActor } from "./actors";
 
@@ -110,7 +110,7 @@ describe.each(OPS)("$method $path", (op) => {
   });
 
   test("a child-account user", async () => {
-    const account = await server.store.billing.accountByEuuid(EUUID);
+    const account = await server.store.accounts.byEuuid(EUUID);
     const user = await server.domain.users.create({ username: `child-${op.method}-${op.path}`.slice(0, 60), email: "c@example.com", accountId: account!.id });
     const res = await send(await mintFor(server, user.id));
     expect(res.status).toBeLessThan(500);

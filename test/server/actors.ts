@@ -1,6 +1,6 @@
 /** Users, tokens and OAuth apps made through the domain, for tests of what the API cannot create. */
-import { Scopes } from "../../src/server/domain";
-import type { UserType } from "../../src/server/store/store";
+import { Scopes } from "../../src/contract/scopes";
+import type { UserType } from "../../src/server/areas/profile/store";
 import type { TestServer } from "./helpers";
 
 let n = 0;

@@ -5,7 +5,7 @@
  * only for the runs that get through.
  */
 import { GrantsResponse } from "../../src/contract";
-import { hashToken } from "../../src/server/domain/tokens";
+import { hashToken } from "../../src/server/areas/tokens/service";
 import { call, errorBody, startTestServer, type TestServer } from "./helpers";
 import { at, bootstrapUserId, mintFor, newActor, oauthApp } from "./actors";
 import { ed25519Key } from "./sshkey-gen";

@@ -1,7 +1,7 @@
 /** Bearer authentication and scopes over real HTTP; scope parsing; tokens never in the log. */
 import { Profile, SshKey, formatTimestamp } from "../../src/contract";
-import { Scopes } from "../../src/server/domain";
-import { hashToken } from "../../src/server/domain/tokens";
+import { Scopes } from "../../src/contract/scopes";
+import { hashToken } from "../../src/server/areas/tokens/service";
 import { call, errorBody, startTestServer, type TestServer } from "./helpers";
 import { ed25519Key } from "./sshkey-gen";
 

@@ -15,10 +15,10 @@ import { Kysely, SqliteDialect, sql } from "kysely";
 import { request } from "undici";
 import { GroupCommit } from "../../src/server/store/group-commit";
 import { openSqliteStore } from "../../src/server/store/sqlite";
-import type { Database } from "../../src/server/store/tables";
-import type { Store } from "../../src/server/store/store";
+import type { SshKeyTables } from "../../src/server/areas/sshkeys/store";
+import { repos, type Store } from "../../src/server/areas";
 import { ed25519Key } from "./sshkey-gen";
-import { seedUser } from "./test-store";
+import { seedUser, sshKeyCount } from "./test-store";
 
 const root = join(__dirname, "..", "..");
 
@@ -32,7 +32,7 @@ describe("transactions asked for together", () => {
   let store: Store;
   let userId: number;
   beforeEach(async () => {
-    store = await openSqliteStore(join(dir, "mgmt.sqlite"));
+    store = await openSqliteStore(join(dir, "mgmt.sqlite"), repos);
     userId = await seedUser(store);
   });
   afterEach(() => store.close());
@@ -45,7 +45,7 @@ describe("transactions asked for together", () => {
         store.transaction(async (tx) => {
           await addKey(tx, label);
           if (label === "bad") throw new Error("refused");
-          return (await tx.sshKeys.count(userId)) as number;
+          return (await sshKeyCount(tx, userId)) as number;
         }),
       ),
     );
@@ -56,10 +56,10 @@ describe("transactions asked for together", () => {
 
   test("a batch that cannot commit fails every transaction run in it and writes none; those not yet run go on in the next", async () => {
     const file = new BetterSqlite3(join(dir, "mgmt.sqlite"));
-    const root = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+    const root = new Kysely<SshKeyTables>({ dialect: new SqliteDialect({ database: file }) });
     const commits = new GroupCommit(root, (step) => void file.prepare(step).run());
     try {
-      const add = (label: string) => (trx: Kysely<Database>) =>
+      const add = (label: string) => (trx: Kysely<SshKeyTables>) =>
         trx.insertInto("ssh_keys").values({ user_id: userId, label, ssh_key: "ssh-ed25519 AAAA", created: "2025-01-01T00:00:00" }).execute();
       const outcomes = await Promise.allSettled([
         commits.run(add("a")),
@@ -79,7 +79,7 @@ describe("transactions asked for together", () => {
       await addKey(tx, "outer");
       await store.transaction((inner) => addKey(inner, "inner"));
     });
-    expect(await store.sshKeys.count(userId)).toBe(2);
+    expect(await sshKeyCount(store, userId)).toBe(2);
   });
 });
 

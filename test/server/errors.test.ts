@@ -4,7 +4,7 @@
  */
 import { ErrorBody } from "../../src/contract";
 import { ManualClock, lineLogger, seededSecrets } from "../../src/server";
-import { createDomain } from "../../src/server/domain";
+import { createDomain, registerRoutes, repos } from "../../src/server/areas";
 import { buildApp } from "../../src/server/http/app";
 import { openSqliteStore } from "../../src/server/store/sqlite";
 import { call, errorBody, expectJsonError, rawHttp, startTestServer, type TestServer } from "./helpers";
@@ -226,13 +226,17 @@ describe("an unexpected exception", () => {
   test("→ 500 JSON body and one error log line, without the request's token", async () => {
     const lines: string[] = [];
     const clock = new ManualClock();
-    const store = await openSqliteStore(":memory:");
+    const store = await openSqliteStore(":memory:", repos);
     const domain = createDomain({ store, clock, secrets: seededSecrets() });
     const { token } = await domain.accounts.bootstrap();
     domain.sshKeys.list = async () => {
       throw new Error("disk on fire");
     };
-    const app = buildApp({ domain, logger: lineLogger((l) => lines.push(l)) });
+    const app = buildApp({
+      authenticate: (bearer) => domain.tokens.authenticate(bearer),
+      routes: (router) => registerRoutes(router, domain),
+      logger: lineLogger((l) => lines.push(l)),
+    });
     await app.listen({ host: "127.0.0.1", port: 0 });
     try {
       const address = app.server.address() as { port: number };

@@ -1,6 +1,6 @@
 /** `/account/events`: events of the Part-1 operations, the 90-day window, read/seen, grants, X-Filter. */
 import type { GrantsResponse } from "../../src/contract";
-import { totp } from "../../src/server/domain/totp";
+import { totp } from "../../src/server/areas/security/totp";
 import { call, startTestServer, type TestServer } from "./helpers";
 import { mintFor, newActor } from "./actors";
 import { ed25519Key } from "./sshkey-gen";

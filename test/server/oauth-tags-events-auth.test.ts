@@ -3,7 +3,7 @@
  * of bad credential (401) and a token without the operation's scope (403). The public
  * thumbnail `GET` needs no token at all.
  */
-import { hashToken } from "../../src/server/domain/tokens";
+import { hashToken } from "../../src/server/areas/tokens/service";
 import { call, errorBody, startTestServer, type TestServer } from "./helpers";
 import { at, bootstrapUserId, mintFor } from "./actors";
 

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { openSqliteStore } from "../../src/server/store/sqlite";
 import { WriteMarks, cascadesOf } from "../../src/server/store/write-marks";
 import { call, startTestServer, type TestServer } from "./helpers";
+import { repos } from "../../src/server/areas";
 
 
 let dir: string;
@@ -63,7 +64,7 @@ describe("another process changes what was remembered", () => {
 
 describe("write accounting", () => {
   test("a write counts against its table and those its deletes cascade into, nothing else", async () => {
-    const store = await openSqliteStore(join(dir, "marks.sqlite"));
+    const store = await openSqliteStore(join(dir, "marks.sqlite"), repos);
     await store.close();
     const db = new BetterSqlite3(join(dir, "marks.sqlite"));
     const marks = new WriteMarks();

@@ -1,6 +1,6 @@
 /** `/profile/sshkeys` over real HTTP: every operation, its shape, limits and refusals. */
 import { EmptyBody, ErrorBody, SshKey, formatTimestamp, paginated } from "../../src/contract";
-import { Scopes } from "../../src/server/domain";
+import { Scopes } from "../../src/contract/scopes";
 import { call, errorBody, startTestServer, START, type TestServer } from "./helpers";
 import { ecdsaBlob, ecdsaKey, ed25519Blob, ed25519Key, rsaKey, sshString, sshText } from "./sshkey-gen";
 

@@ -6,9 +6,10 @@ import BetterSqlite3 from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hashToken } from "../../src/server/domain/tokens";
+import { hashToken } from "../../src/server/areas/tokens/service";
 import { openSqliteStore } from "../../src/server/store/sqlite";
 import { startTestServer } from "./helpers";
+import { repos } from "../../src/server/areas";
 
 let dir: string;
 beforeEach(() => {
@@ -40,11 +41,11 @@ test("a token is stored only as its SHA-256 hash and its first 16 characters", a
 
 test("migrations are idempotent, and a store from a newer build is refused", async () => {
   const file = join(dir, "mgmt.sqlite");
-  await (await openSqliteStore(file)).close();
-  await (await openSqliteStore(file)).close();
+  await (await openSqliteStore(file, repos)).close();
+  await (await openSqliteStore(file, repos)).close();
 
   const db = new BetterSqlite3(file);
   db.prepare("insert into kysely_migration (name, timestamp) values (?, ?)").run("9999_from_the_future", new Date().toISOString());
   db.close();
-  await expect(openSqliteStore(file)).rejects.toThrow(/migration/);
+  await expect(openSqliteStore(file, repos)).rejects.toThrow(/migration/);
 });

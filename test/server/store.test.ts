@@ -5,12 +5,13 @@
  * store-sqlite.test.ts.
  */
 import { Profile, SshKey } from "../../src/contract";
-import { hashToken } from "../../src/server/domain/tokens";
+import { hashToken } from "../../src/server/areas/tokens/service";
 import { isPostgresUrl, openPostgresStore } from "../../src/server/store/postgres";
 import { openSqliteStore } from "../../src/server/store/sqlite";
 import { call, START, startTestServer } from "./helpers";
 import { ed25519Key } from "./sshkey-gen";
-import { freshDb, type TestDb } from "./test-store";
+import { freshDb, type TestDb, sshKeyCount } from "./test-store";
+import { repos } from "../../src/server/areas";
 
 let testDb: TestDb;
 beforeEach(async () => {
@@ -59,7 +60,7 @@ test("a fixed token is created once, reused on restart, and refused once revoked
   expect((await call(second, "GET", "/profile/sshkeys")).status).toBe(200);
   const actor = await second.domain.tokens.authenticate(fixed);
   // Reused, not created again: the user still has exactly one token.
-  expect(await second.store.tokens.countActive(actor.user.id, START.slice(0, 19))).toBe(1);
+  expect((await second.store.tokens.listActive(actor.user.id, START.slice(0, 19), { limit: 1, offset: 0 })).total).toBe(1);
   await second.domain.tokens.revoke(actor, actor.token.id);
   await second.close();
 
@@ -74,7 +75,7 @@ test("a fixed token on a fresh in-memory store", async () => {
 });
 
 test("the store round-trips a user record and rolls back a failed transaction", async () => {
-  const store = isPostgresUrl(testDb.db) ? await openPostgresStore(testDb.db) : await openSqliteStore(testDb.db);
+  const store = isPostgresUrl(testDb.db) ? await openPostgresStore(testDb.db, repos) : await openSqliteStore(testDb.db, repos);
   try {
     const account = await store.accounts.insert({ euuid: "E", active_since: "2025-01-01T00:00:00" });
     const user = await store.users.insert({
@@ -95,7 +96,7 @@ test("the store round-trips a user record and rolls back a failed transaction", 
     });
     expect(await store.users.get(user.id)).toEqual(user);
     await store.sshKeys.insert({ user_id: user.id, label: "", ssh_key: "k", created: "2025-01-01T00:00:00" });
-    expect(await store.sshKeys.count(user.id)).toBe(1);
+    expect(await sshKeyCount(store, user.id)).toBe(1);
     // A transaction that throws leaves nothing behind.
     await expect(
       store.transaction(async (tx) => {
@@ -103,7 +104,7 @@ test("the store round-trips a user record and rolls back a failed transaction", 
         throw new Error("rollback");
       }),
     ).rejects.toThrow("rollback");
-    expect(await store.sshKeys.count(user.id)).toBe(1);
+    expect(await sshKeyCount(store, user.id)).toBe(1);
   } finally {
     await store.close();
   }

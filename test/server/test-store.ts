@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDatabase, dropDatabase } from "../../src/server/store/postgres";
-import type { Store } from "../../src/server/store/store";
+import type { Store } from "../../src/server/areas";
 
 /** Set by `test/server/postgres/use-postgres.ts` in the `server-postgres` project only. */
 export const onPostgres = (): boolean => process.env.MGMT_TEST_STORE === "postgres";
@@ -65,3 +65,6 @@ export async function seedUser(store: Store): Promise<number> {
   });
   return user.id;
 }
+
+/** How many SSH keys the user has, as the list reports it. */
+export const sshKeyCount = async (store: Pick<Store, "sshKeys">, userId: number): Promise<number> => (await store.sshKeys.list(userId, { limit: 1, offset: 0 })).total;

@@ -1,6 +1,6 @@
 /** The time-ruled state machines: phone verification, security questions, two-factor authentication. */
 import { ErrorBody, Profile, SecurityQuestionList, SecurityQuestionsAnswered, TfaScratch, TfaSecret } from "../../src/contract";
-import { base32Decode, hotp, totp } from "../../src/server/domain/totp";
+import { base32Decode, hotp, totp } from "../../src/server/areas/security/totp";
 import { call, startTestServer, type TestServer } from "./helpers";
 import { at, newActor } from "./actors";
 

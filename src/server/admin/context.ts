@@ -6,11 +6,10 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Secrets } from "../clock";
-import type { Domain } from "../domain";
+import type { Domain, Store } from "../areas";
 import { DomainError } from "../domain/errors";
 import type { RateLimiter } from "../http/ratelimit";
 import type { SettableClock } from "../settable-clock";
-import type { Store } from "../store/store";
 import type { RequestCounters } from "./counters";
 import type { FaultTable } from "./faults";
 

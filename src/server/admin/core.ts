@@ -4,12 +4,12 @@
  */
 import { z } from "zod";
 import { GrantsResponse, OAuthScopesText, formatTimestamp, type GrantsResponse as Grants } from "../../contract";
-import { Scopes } from "../domain";
+import { Scopes } from "../../contract/scopes";
 import { invalid, notFound } from "../domain/errors";
 import { parseInput } from "../http/errors";
 import { pathId } from "../http/router";
 import { MAX_ID } from "../store/store";
-import { profileView } from "../http/present";
+import { profileView } from "../areas/profile/routes";
 import { DateTimeInput } from "../../contract";
 import type { AdminModule } from "./context";
 import { FaultInput } from "./faults";

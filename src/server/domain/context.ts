@@ -1,11 +1,17 @@
 /** What every domain module is built from, and who is acting. */
 import { formatTimestamp } from "../../contract";
 import type { Clock, Secrets } from "../clock";
-import type { Store, TokenRecord, UserRecord } from "../store/store";
+import type { StoreOf } from "../store/store";
 import type { Scopes } from "../../contract/scopes";
+import type { UserRecord } from "../areas/profile/store";
+import type { TokenRecord } from "../areas/tokens/store";
 
-export interface Deps {
-  readonly store: Store;
+/**
+ * What a service is built from: the store with the repositories `R` it uses (each area's
+ * service names them, from the areas' `store.ts`), the clock and the secret source.
+ */
+export interface Deps<R = unknown> {
+  readonly store: StoreOf<R>;
   readonly clock: Clock;
   readonly secrets: Secrets;
 }
@@ -18,6 +24,9 @@ export interface Actor {
   /** The OAuth client that issued the acting token; null for a personal access token. */
   readonly clientId: number | null;
 }
+
+/** Whether an id can name a row of the store (HTTP asks before it calls the domain). */
+export { isStorableId } from "../store/store";
 
 /** Seconds, minutes and days in milliseconds, and moving a wire timestamp. */
 export const MINUTE = 60_000;

@@ -4,7 +4,7 @@ import type { Counted, Slice } from "../store/store";
 
 const sliceOf = (query: PageQuery): Slice => ({ limit: query.page_size, offset: (query.page - 1) * query.page_size });
 
-/** An empty collection has one (empty) page, as upstream answers. */
+/** An empty collection has one (empty) page, as upstream answers; a page past the end is empty but reports the true `pages` and `results`. */
 const pageAt = <T>(query: PageQuery, data: T[], results: number): Page<T> => ({
   data,
   page: query.page,
@@ -12,22 +12,14 @@ const pageAt = <T>(query: PageQuery, data: T[], results: number): Page<T> => ({
   results,
 });
 
-/**
- * One page of a collection: `count` gives the total, `fetch` the slice. A page past the end
- * is empty but still reports the true `pages` and `results`.
- */
-export async function pageOf<T>(
-  query: PageQuery,
-  count: () => Promise<number>,
-  fetch: (slice: Slice) => Promise<T[]>,
-): Promise<Page<T>> {
-  const results = await count();
-  const slice = sliceOf(query);
-  return pageAt(query, slice.offset < results ? await fetch(slice) : [], results);
-}
-
-/** `pageOf` over a list that reads its slice and total together (one read, no transaction needed). */
-export async function pageOfCounted<T>(query: PageQuery, fetch: (slice: Slice) => Promise<Counted<T>>): Promise<Page<T>> {
+/** One page of a collection the store reads as a slice with its total (one read, no transaction needed). */
+export async function pageOf<T>(query: PageQuery, fetch: (slice: Slice) => Promise<Counted<T>>): Promise<Page<T>> {
   const { rows, total } = await fetch(sliceOf(query));
   return pageAt(query, rows, total);
+}
+
+/** One page of a collection already read whole. */
+export function pageFrom<T>(query: PageQuery, all: T[]): Page<T> {
+  const { limit, offset } = sliceOf(query);
+  return pageAt(query, all.slice(offset, offset + limit), all.length);
 }

@@ -5,26 +5,19 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { Socket } from "node:net";
-import type { Domain } from "../domain";
+import type { Actor } from "../domain/context";
 import { notFound } from "../domain/errors";
 import type { Logger } from "../logger";
 import { errorResponse, makeErrorHandler, NOT_FOUND_BODY } from "./errors";
 import { API_PREFIX, Router } from "./router";
 import { openApiRoutes } from "./openapi";
-import { profileRoutes } from "./routes/profile";
-import { securityRoutes } from "./routes/security";
-import { sessionRoutes } from "./routes/sessions";
-import { sshKeyRoutes } from "./routes/sshkeys";
-import { tokenRoutes } from "./routes/tokens";
-import { eventRoutes } from "./routes/events";
-import { oauthClientRoutes, registerThumbnailParser } from "./routes/oauth-clients";
-import { tagRoutes } from "./routes/tags";
-import { entityTransferRoutes } from "./routes/entity-transfers";
-import { accountRoutes } from "./routes/account";
 import { installBodyConventions } from "./body";
 
 export interface AppOptions {
-  domain: Domain;
+  /** The caller a bearer token stands for (see `Router`). */
+  authenticate: (bearer: string) => Promise<Actor>;
+  /** Registers the API's routes (the composition root registers every area's). */
+  routes: (router: Router) => void;
   logger: Logger;
   /** Largest accepted request body in bytes (default 1 MiB). */
   bodyLimit?: number;
@@ -80,7 +73,7 @@ function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
-  const { domain, logger } = options;
+  const { logger } = options;
   const headers = options.timeouts?.headers ?? DEFAULT_TIMEOUTS.headers;
   const request = options.timeouts?.request ?? DEFAULT_TIMEOUTS.request;
   // Short limits are checked often enough to mean what they say.
@@ -122,18 +115,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   options.install?.(app);
-  const router = new Router(app, domain);
-  profileRoutes(router, domain);
-  sshKeyRoutes(router, domain);
-  tokenRoutes(router, domain);
-  sessionRoutes(router, domain);
-  securityRoutes(router, domain);
-  registerThumbnailParser(app);
-  eventRoutes(router, domain);
-  oauthClientRoutes(router, domain);
-  tagRoutes(router, domain);
-  entityTransferRoutes(router, domain);
-  accountRoutes(router, domain);
+  const router = new Router(app, options.authenticate);
+  options.routes(router);
   // Last, so the document lists every route registered above.
   openApiRoutes(router);
   router.closeMethods();

@@ -16,9 +16,10 @@
 import { z } from "zod";
 import { PAGE_SIZE, PageQuery, paginated, type Page } from "../../contract";
 import { applyFilter, parseFilter, type FilterFields } from "../domain/filter";
+import { pageFrom } from "../domain/paging";
 import { parseInput } from "./errors";
 import type { RememberedAnswers } from "./remembered";
-import type { Answer, RouteContext } from "./router";
+import type { Answer, RouteContext } from "./answer";
 
 export interface ListSpec<S extends z.ZodType> {
   /** The contract schema of one item; the answer is `paginated(item)`. */
@@ -105,13 +106,5 @@ export async function listAnswer<S extends z.ZodType>(ctx: RouteContext, spec: L
     all.push(...slice.data);
     if (page >= slice.pages || slice.data.length === 0) break;
   }
-  const kept = applyFilter(all, filter);
-  const offset = (query.page - 1) * query.page_size;
-  const page: Page<z.input<S>> = {
-    data: kept.slice(offset, offset + query.page_size),
-    page: query.page,
-    pages: Math.max(1, Math.ceil(kept.length / query.page_size)),
-    results: kept.length,
-  };
-  return { status: 200, body: schema.parse(page) };
+  return { status: 200, body: schema.parse(pageFrom(query, applyFilter(all, filter))) };
 }

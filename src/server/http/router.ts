@@ -6,12 +6,13 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { PathId } from "../../contract";
-import { isStorableId, type Actor, type Domain, type Scope } from "../domain";
+import type { Scope } from "../../contract/scopes";
+import { isStorableId, type Actor } from "../domain/context";
 import { invalidToken, notFound, scopeMissing } from "../domain/errors";
-import { isTokenText } from "../domain/tokens";
 import { methodNotAllowed } from "./errors";
 import type { z } from "zod";
 import type { FilterFields } from "../domain/filter";
+import type { Answer, RouteContext } from "./answer";
 import { listAnswer, type ListFetch, type ListSpec } from "./list";
 import { RememberedAnswers } from "./remembered";
 
@@ -22,18 +23,10 @@ export type RouteAccess = "public" | "token" | Scope;
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
-/** A shaped answer: status and a body already parsed by its contract schema, or that body as JSON text. */
-export type Answer = { status: number; body: unknown } | { status: number; json: string };
 
 /** What Fastify sends JSON bodies with. */
 const JSON_TYPE = "application/json; charset=utf-8";
 
-export interface RouteContext {
-  req: FastifyRequest;
-  reply: FastifyReply;
-  /** The caller; reading it on a public route is a programming error. */
-  readonly actor: Actor;
-}
 
 /**
  * What a route tells the OpenAPI document (`GET /v4/openapi.json`); every field is optional.
@@ -75,9 +68,10 @@ export class Router {
     return this.registered;
   }
 
+  /** `authenticate`: the caller a bearer token stands for, or an invalid-token error. */
   constructor(
-    private readonly app: FastifyInstance,
-    private readonly domain: Domain,
+    readonly app: FastifyInstance,
+    private readonly authenticate: (bearer: string) => Promise<Actor>,
   ) {}
 
   route(method: Method, path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc: RouteDoc = {}): this {
@@ -90,7 +84,7 @@ export class Router {
     this.app.route({
       method,
       url,
-      onRequest: access === "public" ? [] : [(req, reply) => this.authenticate(req, reply, access)],
+      onRequest: access === "public" ? [] : [(req, reply) => this.authorize(req, reply, access)],
       handler: async (req, reply) => {
         const actors = this.actors;
         const answer = await handler({
@@ -142,10 +136,10 @@ export class Router {
     }
   }
 
-  private async authenticate(req: FastifyRequest, reply: FastifyReply, access: "token" | Scope): Promise<void> {
+  private async authorize(req: FastifyRequest, reply: FastifyReply, access: "token" | Scope): Promise<void> {
     const match = BEARER.exec(req.headers.authorization ?? "");
-    if (match === null || !isTokenText(match[1]!)) throw invalidToken();
-    const actor = await this.domain.tokens.authenticate(match[1]!);
+    if (match === null) throw invalidToken();
+    const actor = await this.authenticate(match[1]!);
     // Upstream reports the token's scopes and the ones the operation accepts.
     reply.header("x-oauth-scopes", actor.scopes.toString());
     if (access !== "token") reply.header("x-accepted-oauth-scopes", access);

@@ -17,12 +17,11 @@
  * the rest of the turn, runs those too and commits.
  */
 import type { Kysely } from "kysely";
-import type { Database } from "./tables";
 
-type Work<T> = (trx: Kysely<Database>) => Promise<T>;
+type Work<T, DB> = (trx: Kysely<DB>) => Promise<T>;
 
-interface Job {
-  work: Work<unknown>;
+interface Job<DB> {
+  work: Work<unknown, DB>;
   resolve(value: unknown): void;
   reject(err: unknown): void;
 }
@@ -33,27 +32,28 @@ interface Job {
  */
 export type SavepointStep = (sql: "savepoint job" | "release job" | "rollback to job") => void;
 
-export class GroupCommit {
-  private readonly queue: Job[] = [];
+/** `DB`: the tables as the transactions see them (the store gives none: its areas name theirs). */
+export class GroupCommit<DB = unknown> {
+  private readonly queue: Array<Job<DB>> = [];
   private running = false;
 
   constructor(
-    private readonly root: Kysely<Database>,
+    private readonly root: Kysely<DB>,
     private readonly step: SavepointStep,
   ) {}
 
   /** Runs `work` in the next batch; resolves with its result once that batch has committed. */
-  run<T>(work: Work<T>): Promise<T> {
+  run<T>(work: Work<T, DB>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work: work as Work<unknown, DB>, resolve: resolve as (value: unknown) => void, reject });
       if (!this.running) void this.batch();
     });
   }
 
   private async batch(): Promise<void> {
     this.running = true;
-    const done: Array<{ job: Job; value: unknown }> = [];
-    let current: Job | undefined;
+    const done: Array<{ job: Job<DB>; value: unknown }> = [];
+    let current: Job<DB> | undefined;
     try {
       await this.root.transaction().execute(async (trx) => {
         for (let waited = false; ; ) {

@@ -19,10 +19,9 @@
  */
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { KyselyStore, inTransaction, withOpenTransaction } from "./kysely-store";
+import { KyselyStore, inTransaction, withOpenTransaction, type AnyDb, type ReposOf } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
-import type { Store } from "./store";
-import type { Database } from "./tables";
+import type { StoreOf } from "./store";
 
 /** The key of the advisory lock held while migrating (any constant; "mgmt" in ASCII). */
 export const MIGRATION_LOCK = 0x6d676d74;
@@ -49,19 +48,26 @@ export interface PostgresStoreOptions {
   onPoolError?: (err: Error) => void;
 }
 
-class PostgresStore extends KyselyStore {
-  constructor(private readonly pgDb: Kysely<Database>) {
-    super(pgDb);
+class PostgresStore<R extends object> extends KyselyStore<R> {
+  constructor(
+    private readonly pgDb: AnyDb,
+    repos: ReposOf<R>,
+  ) {
+    super(pgDb, repos);
   }
 
-  override async transaction<T>(fn: (store: Store) => Promise<T>): Promise<T> {
-    if (this.pgDb.isTransaction || inTransaction(this.pgDb)) return fn(this);
+  static openOver<R extends object>(db: AnyDb, repos: ReposOf<R>): StoreOf<R> {
+    return new PostgresStore(db, repos).asStore();
+  }
+
+  override async transaction<T>(fn: (store: StoreOf<R>) => Promise<T>): Promise<T> {
+    if (this.pgDb.isTransaction || inTransaction(this.pgDb)) return fn(this.asStore());
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.pgDb
           .transaction()
           .setIsolationLevel("serializable")
-          .execute((trx) => withOpenTransaction(this.pgDb, trx, () => fn(new KyselyStore(trx, async () => {}))));
+          .execute((trx) => withOpenTransaction(this.pgDb, trx, () => fn(this.over(trx))));
       } catch (err) {
         if (!isRetryable(err) || attempt >= TRANSACTION_ATTEMPTS) throw err;
         // A short, growing, random pause so that the transactions that collided spread out.
@@ -71,14 +77,15 @@ class PostgresStore extends KyselyStore {
   }
 }
 
-export async function openPostgresStore(connectionString: string, options: PostgresStoreOptions = {}): Promise<Store> {
+/** Opens (migrating when needed) the Postgres store at `connectionString`, with the repositories `repos` builds. */
+export async function openPostgresStore<R extends object>(connectionString: string, repos: ReposOf<R>, options: PostgresStoreOptions = {}): Promise<StoreOf<R>> {
   const pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 10, application_name: "mgmt serve" });
   // Without a listener, an idle connection that breaks would crash the process.
   pool.on("error", (err) => options.onPoolError?.(err));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   try {
     await migrateLocked(pool, db);
-    return new PostgresStore(db);
+    return PostgresStore.openOver(db, repos);
   } catch (err) {
     await db.destroy().catch(() => {});
     throw err;
@@ -86,13 +93,13 @@ export async function openPostgresStore(connectionString: string, options: Postg
 }
 
 /** Migrates while holding `MIGRATION_LOCK` on a connection of its own. */
-async function migrateLocked(pool: pg.Pool, db: Kysely<Database>): Promise<void> {
+async function migrateLocked(pool: pg.Pool, db: AnyDb): Promise<void> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
     await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
     try {
-      await migrateToLatest(db as Kysely<unknown>, "postgres");
+      await migrateToLatest(db, "postgres");
     } finally {
       await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch((err: Error) => {
         broken = err;

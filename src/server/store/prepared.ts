@@ -6,7 +6,7 @@
  * its values in their places and sends the SQL unchanged, still through the handle it is given
  * (so an open transaction, and SQLite's one-connection queue, work as for any other query).
  *
- *   const byHash = prepared((db, hash: string) => db.selectFrom("tokens").selectAll().where("token_hash", "=", hash));
+ *   const byHash = prepared((db: Kysely<TokenTables>, hash: string) => db.selectFrom("tokens").selectAll().where("token_hash", "=", hash));
  *   const [row] = await byHash(this.db, hash);
  *
  * The builder may only put the stand-ins where values go (a comparison's right side, `limit`,
@@ -14,17 +14,17 @@
  * Inserts have `preparedInsert`, which takes the row as an object.
  */
 import type { Compilable, CompiledQuery, Insertable, Kysely } from "kysely";
-import type { Database } from "./tables";
 
 /** Stands for the builder's `index`-th value while the query is compiled. */
 class Slot {
   constructor(readonly index: number) {}
 }
 
-type Db = Kysely<Database>;
-
 /** `arity`: how many values `build` takes after `db` (default: as many as it declares). */
-export function prepared<A extends unknown[], R>(build: (db: Db, ...values: A) => Compilable<R>, arity = build.length - 1): (db: Db, ...values: A) => Promise<R[]> {
+export function prepared<DB, A extends unknown[], R>(
+  build: (db: Kysely<DB>, ...values: A) => Compilable<R>,
+  arity = build.length - 1,
+): (db: Kysely<DB>, ...values: A) => Promise<R[]> {
   // One compilation per dialect: the compiler belongs to the adapter's dialect.
   const compiled = new Map<unknown, CompiledQuery<R>>();
   return async (db, ...values) => {
@@ -46,15 +46,19 @@ export function prepared<A extends unknown[], R>(build: (db: Db, ...values: A) =
  * `insert into <table> (<columns>) values (...) returning id`, prepared: answers the new row's
  * id. The row names a value for every column, so the stored row is those values and the id
  * (for tables with no other default, whose columns take the values' types as they are).
+ * Curried so that the database's tables are named and the table and columns inferred:
+ * `preparedInsert<SshKeyTables>()("ssh_keys", ["user_id", "label", "ssh_key", "created"])`.
  */
-export function preparedInsert<T extends keyof Database, C extends keyof Insertable<Database[T]> & string>(
-  table: T,
-  columns: readonly C[],
-): (db: Db, row: Pick<Insertable<Database[T]>, C>) => Promise<number> {
+export const preparedInsert =
+  <DB>() =>
+  <T extends keyof DB & string, C extends keyof Insertable<DB[T]> & string>(
+    table: T,
+    columns: readonly C[],
+  ): ((db: Kysely<DB>, row: Pick<Insertable<DB[T]>, C>) => Promise<number>) => {
   const insert = prepared(
-    (db, ...values: unknown[]) =>
+    (db: Kysely<DB>, ...values: unknown[]) =>
       db
-        .insertInto(table)
+        .insertInto(table as never)
         .values(Object.fromEntries(columns.map((c, i) => [c, values[i]])) as never)
         .returning("id" as never) as unknown as Compilable<{ id: number }>,
     columns.length,
@@ -63,4 +67,4 @@ export function preparedInsert<T extends keyof Database, C extends keyof Inserta
     const [inserted] = await insert(db, ...columns.map((c) => (row as Record<string, unknown>)[c]));
     return inserted!.id;
   };
-}
+};

@@ -2,11 +2,10 @@
 import BetterSqlite3 from "better-sqlite3";
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from "kysely";
 import { GroupCommit } from "./group-commit";
-import { KyselyStore, inTransaction, withOpenTransaction } from "./kysely-store";
+import { KyselyStore, inTransaction, withOpenTransaction, type AnyDb, type ReposOf } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
 import { fastStatements } from "./sqlite-statements";
-import type { Store, TableName } from "./store";
-import type { Database } from "./tables";
+import type { StoreOf } from "./store";
 import { WriteMarks, cascadesOf } from "./write-marks";
 
 /**
@@ -29,7 +28,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-class SqliteStore extends KyselyStore {
+class SqliteStore<R extends object> extends KyselyStore<R> {
   private readonly dataVersionQuery: BetterSqlite3.Statement;
   /** `data_version` as read in this turn of the event loop (see `dataVersion`). */
   private dataVersionNow: unknown;
@@ -37,10 +36,11 @@ class SqliteStore extends KyselyStore {
 
   constructor(
     sqlite: BetterSqlite3.Database,
-    private readonly root: Kysely<Database>,
+    private readonly root: AnyDb,
     private readonly writes: WriteMarks,
+    repos: ReposOf<R>,
   ) {
-    super(root);
+    super(root, repos);
     this.dataVersionQuery = sqlite.prepare("pragma data_version").pluck();
     const savepoints = new Map<string, BetterSqlite3.Statement>();
     this.commits = new GroupCommit(root, (sql) => {
@@ -51,9 +51,9 @@ class SqliteStore extends KyselyStore {
   }
 
   /** Joins the turn's batch (see `./group-commit.ts`); inside a transaction, runs in it. */
-  override async transaction<T>(fn: (store: Store) => Promise<T>): Promise<T> {
-    if (inTransaction(this.root)) return fn(this);
-    return this.commits.run((trx) => withOpenTransaction(this.root, trx, () => fn(new KyselyStore(trx, async () => {}))));
+  override async transaction<T>(fn: (store: StoreOf<R>) => Promise<T>): Promise<T> {
+    if (inTransaction(this.root)) return fn(this.asStore());
+    return this.commits.run((trx) => withOpenTransaction(this.root, trx, () => fn(this.over(trx))));
   }
 
   /**
@@ -62,7 +62,7 @@ class SqliteStore extends KyselyStore {
    * while a transaction of ours is open (they begin `immediate`), so the mark holds then too.
    * Code running inside a transaction gets none: it may read its own uncommitted writes.
    */
-  override tablesMark(tables: readonly TableName[]): string | undefined {
+  protected override tablesMark(tables: readonly string[]): string | undefined {
     if (inTransaction(this.root)) return undefined;
     return `${this.writes.mark(tables)}:${String(this.dataVersion())}`;
   }
@@ -84,17 +84,18 @@ class SqliteStore extends KyselyStore {
   }
 }
 
-export async function openSqliteStore(path: string): Promise<Store> {
+/** Opens (creating and migrating when needed) the SQLite store at `path`, with the repositories `repos` builds. */
+export async function openSqliteStore<R extends object>(path: string, repos: ReposOf<R>): Promise<StoreOf<R>> {
   const sqlite = new BetterSqlite3(path);
   try {
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("busy_timeout = 5000");
     if (path !== ":memory:" && path !== "") sqlite.pragma("journal_mode = WAL");
     const writes = new WriteMarks();
-    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: fastStatements(sqlite, { onWrite: (sql) => writes.note(sql) }) }) });
-    await migrateToLatest(db as Kysely<unknown>, "sqlite");
+    const db = new Kysely<unknown>({ dialect: new ImmediateSqliteDialect({ database: fastStatements(sqlite, { onWrite: (sql) => writes.note(sql) }) }) });
+    await migrateToLatest(db, "sqlite");
     writes.useSchema(cascadesOf(sqlite));
-    return new SqliteStore(sqlite, db, writes);
+    return new SqliteStore(sqlite, db, writes, repos).asStore();
   } catch (err) {
     sqlite.close();
     throw err;

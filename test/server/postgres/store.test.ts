@@ -6,10 +6,10 @@
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { cryptoSecrets, ManualClock } from "../../../src/server";
-import { createDomain } from "../../../src/server/domain";
+import { createDomain, repos } from "../../../src/server/areas";
 import { openPostgresStore } from "../../../src/server/store/postgres";
 import { startTestServer } from "../helpers";
-import { freshPostgresDb, seedUser, type TestDb } from "../test-store";
+import { freshPostgresDb, seedUser, type TestDb, sshKeyCount } from "../test-store";
 
 let testDb: TestDb;
 beforeEach(async () => {
@@ -28,7 +28,7 @@ async function query<T>(text: string): Promise<T[]> {
 
 
 test("stores opened at once on an empty database migrate once, one after the other", async () => {
-  const stores = await Promise.all([1, 2, 3, 4].map(() => openPostgresStore(testDb.db)));
+  const stores = await Promise.all([1, 2, 3, 4].map(() => openPostgresStore(testDb.db, repos)));
   await Promise.all(stores.map((s) => s.close()));
   const applied = await query<{ name: string }>("select name from kysely_migration order by name");
   expect(applied.map((r) => r.name)).toEqual([...new Set(applied.map((r) => r.name))]);
@@ -36,9 +36,9 @@ test("stores opened at once on an empty database migrate once, one after the oth
 });
 
 test("a database migrated by a newer build is refused", async () => {
-  await (await openPostgresStore(testDb.db)).close();
+  await (await openPostgresStore(testDb.db, repos)).close();
   await query("insert into kysely_migration (name, timestamp) values ('9999_from_the_future', now()::text)");
-  await expect(openPostgresStore(testDb.db)).rejects.toThrow(/migration/);
+  await expect(openPostgresStore(testDb.db, repos)).rejects.toThrow(/migration/);
 });
 
 test("servers started at once on an empty database bootstrap one account and user", async () => {
@@ -55,7 +55,7 @@ test("servers started at once on an empty database bootstrap one account and use
 });
 
 test("bootstraps racing on a migrated, empty database create one account: the others run again and find it", async () => {
-  const stores = await Promise.all([1, 2, 3, 4].map(() => openPostgresStore(testDb.db)));
+  const stores = await Promise.all([1, 2, 3, 4].map(() => openPostgresStore(testDb.db, repos)));
   try {
     const domains = stores.map((store) => createDomain({ store, clock: new ManualClock("2025-03-01T12:00:00Z"), secrets: cryptoSecrets }));
     const boots = await Promise.all(domains.map((d) => d.accounts.bootstrap()));
@@ -68,7 +68,7 @@ test("bootstraps racing on a migrated, empty database create one account: the ot
 });
 
 test("concurrent read-modify-write transactions lose no update (serializable, run again on conflict)", async () => {
-  const store = await openPostgresStore(testDb.db, { maxConnections: 8 });
+  const store = await openPostgresStore(testDb.db, repos, { maxConnections: 8 });
   try {
     const userId = await seedUser(store);
     await store.preferences.put(userId, 0, "0");
@@ -88,10 +88,10 @@ test("concurrent read-modify-write transactions lose no update (serializable, ru
 });
 
 test("counts are numbers and booleans round-trip on Postgres", async () => {
-  const store = await openPostgresStore(testDb.db);
+  const store = await openPostgresStore(testDb.db, repos);
   try {
     const userId = await seedUser(store);
-    expect(await store.sshKeys.count(userId)).toBe(0);
+    expect(await sshKeyCount(store, userId)).toBe(0);
     const user = await store.users.update(userId, { email_notifications: false, authorized_keys: ["ssh-ed25519 AAAA"] });
     expect(user).toMatchObject({ email_notifications: false, restricted: false, authorized_keys: ["ssh-ed25519 AAAA"] });
     expect(typeof user!.id).toBe("number");

@@ -1,0 +1,137 @@
+/**
+ * Child accounts and proxy-user tokens. A child account is an account whose billing row names
+ * a parent; it holds one proxy user, named from the parent's company and the child's euuid,
+ * through which parent users act in the child. Child accounts are created by the operator
+ * (`seedChild`: fixtures, the admin namespace, tests), never by the API.
+ */
+import { PROXY_TOKEN_MINUTES, TOKEN_LABEL, type Page, type PageQuery } from "../../../contract";
+import type { StoreOf } from "../../store/store";
+import type { AccountRecord, UserRecord } from "../profile/store";
+import type { TokenRecord } from "../tokens/store";
+import type { AccountBillingRecord, AccountDetails } from "./store";
+import { BillingService, cardSummary, type AccountAreaRepos, defaultDetails, proxyUsername } from "./service";
+import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
+import { DomainError, forbidden, notFound } from "../../domain/errors";
+import { pageFrom } from "../../domain/paging";
+import { Scopes } from "../../../contract/scopes";
+import type { TokenService } from "../tokens/service";
+import { grantsOf, unauthorized } from "../profile/grants";
+import { newUser } from "../profile/users";
+
+export interface ChildView {
+  account: AccountRecord;
+  billing: AccountBillingRecord;
+  card: { expiry: string | null; last_four: number | null };
+}
+
+export interface NewChildInput {
+  /** Default: the first (bootstrap) user's account. */
+  parentAccountId?: number;
+  /** Default: a random upper-case UUID. */
+  euuid?: string;
+  details?: Partial<AccountDetails>;
+  /** Whether the proxy user is restricted (default false). */
+  proxyRestricted?: boolean;
+  /** false: the child account is canceled (not listed, does not block the parent's cancel). */
+  active?: boolean;
+}
+
+type Store = StoreOf<AccountAreaRepos>;
+
+export class ChildAccountService {
+  constructor(
+    private readonly deps: Deps<AccountAreaRepos>,
+    private readonly billing: BillingService,
+    private readonly tokens: TokenService,
+    /** Lifetime of proxy-user tokens. */
+    private readonly tokenMinutes: number = PROXY_TOKEN_MINUTES,
+  ) {}
+
+  /** Rule 4: an unrestricted user, or a restricted one with `child_account_access`; never a child-account user. */
+  private async requireAccess(actor: Actor, store: Store): Promise<void> {
+    if (await this.billing.isChildAccountUser(actor.user, store)) throw forbidden(null, "Child account users cannot use child account operations");
+    const grants = await grantsOf(store, actor);
+    if (grants !== null && !grants.global.child_account_access) throw unauthorized();
+  }
+
+  private async viewOf(record: AccountBillingRecord, store: Store): Promise<ChildView> {
+    const account = await store.accounts.get(record.account_id);
+    if (account === undefined) throw notFound();
+    return { account, billing: record, card: cardSummary(await store.billing.listPaymentMethods(record.account_id)) };
+  }
+
+  private async activeChildren(parentId: number, store: Store): Promise<AccountBillingRecord[]> {
+    return (await store.billing.children(parentId)).filter((c) => c.canceled === null);
+  }
+
+  async list(actor: Actor, query: PageQuery): Promise<Page<ChildView>> {
+    return this.deps.store.transaction(async (tx) => {
+      await this.requireAccess(actor, tx);
+      const page = pageFrom(query, await this.activeChildren(actor.user.account_id, tx));
+      return { ...page, data: await Promise.all(page.data.map((c) => this.viewOf(c, tx))) };
+    });
+  }
+
+  private async child(actor: Actor, euuid: string, store: Store): Promise<AccountBillingRecord> {
+    await this.requireAccess(actor, store);
+    const account = await store.accounts.byEuuid(euuid);
+    const record = account && (await store.billing.getAccount(account.id));
+    if (record === undefined || record.parent_account_id !== actor.user.account_id || record.canceled !== null) throw notFound();
+    return record;
+  }
+
+  async get(actor: Actor, euuid: string): Promise<ChildView> {
+    return this.deps.store.transaction(async (tx) => this.viewOf(await this.child(actor, euuid, tx), tx));
+  }
+
+  /**
+   * A token for the child's proxy user: scopes `*` (the proxy user's own permissions apply),
+   * expiring after the proxy-token lifetime; a new call mints a new token (none is renewed).
+   */
+  async createToken(actor: Actor, euuid: string): Promise<{ record: TokenRecord; token: string }> {
+    return this.deps.store.transaction(async (tx) => {
+      const child = await this.child(actor, euuid, tx);
+      const proxyId = await tx.users.proxyOf(child.account_id);
+      if (proxyId === undefined) throw new DomainError("conflict", [{ reason: "The child account has no proxy user" }]);
+      const epoch = Math.floor(this.deps.clock.now().getTime() / 1000);
+      const label = `${actor.user.username}_${actor.user.id}_${epoch}`.slice(0, TOKEN_LABEL.max);
+      return this.tokens.mint({ userId: proxyId, label, scopes: Scopes.ALL, expiry: timestampAt(this.deps.clock, this.tokenMinutes * MINUTE) }, tx);
+    });
+  }
+
+  /** Creates a child account of `parentAccountId` with its proxy user. */
+  async seedChild(input: NewChildInput = {}): Promise<{ account: AccountRecord; proxyUser: UserRecord }> {
+    const { store, clock, secrets } = this.deps;
+    return store.transaction(async (tx) => {
+      const parentId = input.parentAccountId ?? (await tx.users.first())?.account_id;
+      if (parentId === undefined || (await tx.accounts.get(parentId)) === undefined) throw notFound();
+      const parent = await this.billing.billing(parentId, tx);
+      if (parent.parent_account_id !== null) throw new DomainError("conflict", [{ reason: "A child account cannot have child accounts" }]);
+      const now = timestamp(clock);
+      const euuid = input.euuid ?? secrets.uuid().toUpperCase();
+      if ((await tx.accounts.byEuuid(euuid)) !== undefined) throw new DomainError("conflict", [{ field: "euuid", reason: "euuid is taken" }]);
+      const account = await tx.accounts.insert({ euuid, active_since: now });
+      await tx.billing.putAccount({
+        account_id: account.id,
+        parent_account_id: parentId,
+        details: { ...defaultDetails(), ...input.details, billing_source: "external", active_promotions: [] },
+        canceled: input.active === false ? now : null,
+        card_declines: false,
+      });
+      const username = proxyUsername(parent.details.company, euuid);
+      const proxyUser = await tx.users.insert(
+        newUser(this.deps, { accountId: account.id, username, email: `proxy+${username.slice(-16)}@example.com`, restricted: input.proxyRestricted ?? false, userType: "proxy" }),
+      );
+      return { account, proxyUser };
+    });
+  }
+
+  /** Activates or cancels a child account (operator action). */
+  async setChildActive(childAccountId: number, active: boolean): Promise<void> {
+    await this.deps.store.transaction(async (tx) => {
+      const record = await tx.billing.getAccount(childAccountId);
+      if (record === undefined || record.parent_account_id === null) throw notFound();
+      await tx.billing.putAccount({ ...record, canceled: active ? null : timestamp(this.deps.clock) });
+    });
+  }
+}

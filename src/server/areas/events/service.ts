@@ -1,0 +1,184 @@
+/**
+ * The event feed (`/account/events`) and the one way events get into it.
+ *
+ * STABLE API — other areas call this; keep these signatures:
+ *   - `recordEvent(deps, input, store?)`: a function, for modules built from `Deps` alone (one-line
+ *     calls in tokens, SSH keys, profile, two-factor...);
+ *   - `domain.events.record(input, store?)`: the same, as a service method;
+ *   - `entities.<kind>(...)`: builders for the `entity` / `secondary_entity` objects;
+ *   - `RecordInput`: `{ actor, action, entity, secondaryEntity?, status?, message?, accountId? }`.
+ * Pass `store` (a transaction) to record inside one; the event then exists only if it commits.
+ * `actor` is who caused the event (an `Actor`, anything with a `user`, or null for the system);
+ * the event belongs to the actor's account unless `accountId` says otherwise.
+ *
+ * Read rules: the feed shows 90 days; restricted users see only events on entities they may
+ * view (see `visibleTo`); `read` and `seen` are per user and change only through `markRead`
+ * and `markSeen` (every event up to and including the id).
+ */
+import type { EventAction, GrantsResponse, Page, PageQuery } from "../../../contract";
+import type { StoreOf } from "../../store/store";
+import { DAY, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
+import { grantsOf, type GrantRepos } from "../profile/grants";
+import type { UserRecord } from "../profile/store";
+import type { EventEntity, EventRecord, EventRepos, EventStatus } from "./store";
+import { notFound } from "../../domain/errors";
+import { pageFrom } from "../../domain/paging";
+
+export interface RecordInput {
+  /** Who caused it; null: the system (no user, no username). */
+  actor: { readonly user: UserRecord } | null;
+  /** Default: the actor's account. Required when `actor` is null. */
+  accountId?: number;
+  action: EventAction;
+  entity: EventEntity | null;
+  secondaryEntity?: EventEntity | null;
+  /** Default `notification` (an action that completed as it was asked). */
+  status?: EventStatus;
+  message?: string | null;
+  /** Seconds; default 0. */
+  duration?: number;
+}
+
+/** How far back the feed reaches. */
+export const EVENT_WINDOW_DAYS = 90;
+
+/** `entity` builders, one per kind of thing our operations act on. `url` is the API path. */
+export const entities = {
+  account: (euuid: string, label: string): EventEntity => ({ id: euuid, label, type: "account", url: "/v4/account" }),
+  profile: (user: UserRecord): EventEntity => ({ id: user.id, label: user.username, type: "profile", url: "/v4/profile" }),
+  token: (id: number, label: string): EventEntity => ({ id, label, type: "token", url: `/v4/profile/tokens/${id}` }),
+  sshKey: (id: number, label: string): EventEntity => ({ id, label, type: "user_ssh_key", url: `/v4/profile/sshkeys/${id}` }),
+  oauthClient: (publicId: string, label: string): EventEntity => ({
+    id: publicId,
+    label,
+    type: "oauth_client",
+    url: `/v4/account/oauth-clients/${publicId}`,
+  }),
+  tag: (label: string): EventEntity => ({ id: label, label, type: "tag", url: `/v4/tags/${encodeURIComponent(label)}` }),
+  entityTransfer: (token: string): EventEntity => ({ id: token, label: token, type: "entity_transfer", url: `/v4/account/entity-transfers/${token}` }),
+  compute: (id: number, label: string): EventEntity => ({ id, label, type: "compute", url: `/v4/compute/instances/${id}` }),
+  user: (user: UserRecord): EventEntity => ({ id: user.id, label: user.username, type: "user", url: `/v4/account/users/${user.username}` }),
+};
+
+/** Records one event. See the STABLE API note at the top of this file. */
+export async function recordEvent(deps: Deps<EventRepos>, input: RecordInput, store: StoreOf<EventRepos> = deps.store): Promise<EventRecord> {
+  const accountId = input.accountId ?? input.actor?.user.account_id;
+  if (accountId === undefined) throw new Error("an event without an actor needs an accountId");
+  return store.events.insert({
+    account_id: accountId,
+    user_id: input.actor?.user.id ?? null,
+    username: input.actor?.user.username ?? null,
+    action: input.action,
+    status: input.status ?? "notification",
+    created: timestamp(deps.clock),
+    duration: input.duration ?? 0,
+    entity: input.entity,
+    secondary_entity: input.secondaryEntity ?? null,
+    message: input.message ?? null,
+    percent_complete: null,
+    rate: null,
+    time_remaining: null,
+  });
+}
+
+/** An event as a user sees it: with that user's `read` and `seen`. */
+export interface EventView extends EventRecord {
+  read: boolean;
+  seen: boolean;
+}
+
+/** Entity types whose visibility follows the grants of the same name. */
+const GRANT_OF: Record<string, keyof Omit<GrantsResponse, "global">> = {
+  compute: "compute",
+  domain: "domain",
+  volume: "volume",
+  nodebalancer: "nodebalancer",
+  image: "image",
+  stackscript: "stackscript",
+  longview: "longview",
+  database: "database",
+  vpc: "vpc",
+  loadbalancer: "loadbalancer",
+};
+/** Entity types that belong to the user who acted (the profile area). */
+const OWN_TYPES = new Set(["profile", "token", "user_ssh_key"]);
+/** Entity types of the account itself: visible with any `account_access`. */
+const ACCOUNT_TYPES = new Set(["account", "oauth_client", "entity_transfer", "payment_method", "user"]);
+
+/**
+ * Whether a restricted user with `grants` may see the event: their own profile-area events,
+ * account-level ones with `account_access`, and events on an entity they hold a grant on.
+ * Anything else (tags, which are for unrestricted users only, and unknown types) is hidden.
+ */
+export function visibleTo(event: EventRecord, userId: number, grants: GrantsResponse | null): boolean {
+  if (grants === null) return true;
+  const entity = event.entity;
+  if (entity === null) return event.user_id === userId;
+  if (OWN_TYPES.has(entity.type)) return event.user_id === userId;
+  if (ACCOUNT_TYPES.has(entity.type)) return grants.global.account_access !== null;
+  const grantKey = GRANT_OF[entity.type];
+  if (grantKey === undefined) return false;
+  return grants[grantKey].some((g) => g.id === entity.id && g.permissions !== null);
+}
+
+type Repos = EventRepos & GrantRepos;
+
+export class EventService {
+  constructor(private readonly deps: Deps<Repos>) {}
+
+  /** See the STABLE API note at the top of this file. */
+  record(input: RecordInput, store?: StoreOf<EventRepos>): Promise<EventRecord> {
+    return recordEvent(this.deps, input, store);
+  }
+
+  /** The events the actor may see from the last 90 days, oldest first. */
+  private async visible(actor: Actor, store: StoreOf<Repos>): Promise<EventRecord[]> {
+    const since = timestampAt(this.deps.clock, -EVENT_WINDOW_DAYS * DAY);
+    const grants = await grantsOf(store, actor);
+    const all = await store.events.listSince(actor.user.account_id, since);
+    return all.filter((e) => visibleTo(e, actor.user.id, grants));
+  }
+
+  private async views(actor: Actor, events: EventRecord[], store: StoreOf<Repos>): Promise<EventView[]> {
+    const read = await store.events.readIds(
+      actor.user.id,
+      events.map((e) => e.id),
+    );
+    const seenUpTo = await store.events.seenUpTo(actor.user.id);
+    return events.map((e) => ({ ...e, read: read.has(e.id), seen: e.id <= seenUpTo }));
+  }
+
+  /**
+   * `GET /account/events`, newest first (upstream's order). X-Filter is applied by the route's
+   * shared list helper (`src/server/http/list.ts`) over these views.
+   */
+  list(actor: Actor, query: PageQuery): Promise<Page<EventView>> {
+    return this.deps.store.transaction(async (tx) => {
+      return pageFrom(query, (await this.views(actor, await this.visible(actor, tx), tx)).reverse());
+    });
+  }
+
+  /** One event the actor may see (404 otherwise, also past the 90 days). */
+  async get(actor: Actor, id: number, store: StoreOf<Repos> = this.deps.store): Promise<EventView> {
+    const event = await store.events.get(actor.user.account_id, id);
+    const since = timestampAt(this.deps.clock, -EVENT_WINDOW_DAYS * DAY);
+    if (event === undefined || event.created < since || !visibleTo(event, actor.user.id, await grantsOf(store, actor))) throw notFound();
+    return (await this.views(actor, [event], store))[0]!;
+  }
+
+  /** `POST /account/events/{id}/read`: that event, for this user. */
+  async markRead(actor: Actor, id: number): Promise<void> {
+    await this.deps.store.transaction(async (tx) => {
+      await this.get(actor, id, tx);
+      await tx.events.markRead(actor.user.id, id);
+    });
+  }
+
+  /** `POST /account/events/{id}/seen`: every event up to and including `id`, for this user. */
+  async markSeen(actor: Actor, id: number): Promise<void> {
+    await this.deps.store.transaction(async (tx) => {
+      await this.get(actor, id, tx);
+      await tx.events.markSeenUpTo(actor.user.id, id);
+    });
+  }
+}

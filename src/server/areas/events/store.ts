@@ -1,0 +1,153 @@
+/** The event feed: tables, records and queries. Entities are JSON text in their columns. */
+import type { Generated, Selectable } from "kysely";
+import { preparedInsert } from "../../store/prepared";
+import { Repository, type Handle } from "../../store/store";
+
+export interface EventsTable {
+  id: Generated<number>;
+  account_id: number;
+  user_id: number | null;
+  username: string | null;
+  action: string;
+  status: string;
+  created: string;
+  duration: number;
+  /** `entity` and `secondary_entity` as JSON text (null: none). */
+  entity: string | null;
+  /** The entity's type and id as text, for filtering and grants. */
+  entity_type: string | null;
+  entity_id: string | null;
+  secondary_entity: string | null;
+  message: string | null;
+  percent_complete: number | null;
+  rate: string | null;
+  time_remaining: string | null;
+}
+
+/** Events a user marked read. */
+export interface EventReadsTable {
+  user_id: number;
+  event_id: number;
+}
+
+/** The highest event id a user marked seen. */
+export interface EventSeenTable {
+  user_id: number;
+  up_to: number;
+}
+
+export interface EventTables {
+  events: EventsTable;
+  event_reads: EventReadsTable;
+  event_seen: EventSeenTable;
+}
+
+export type EventStatus = "failed" | "finished" | "notification" | "scheduled" | "started";
+
+/** What an event is about (`entity`, `secondary_entity` on the wire). */
+export interface EventEntity {
+  id: number | string;
+  label: string;
+  type: string;
+  url: string;
+}
+
+/** An event; `user_id` and `username` are null for the system. */
+export type EventRecord = Omit<Selectable<EventsTable>, "status" | "entity" | "entity_type" | "entity_id" | "secondary_entity"> & {
+  status: EventStatus;
+  entity: EventEntity | null;
+  secondary_entity: EventEntity | null;
+};
+export type NewEvent = Omit<EventRecord, "id">;
+
+const entityOf = (text: string | null): EventEntity | null => (text === null ? null : (JSON.parse(text) as EventEntity));
+
+const eventRecord = ({ entity_type: _, entity_id: __, ...row }: Selectable<EventsTable>): EventRecord => ({
+  ...row,
+  status: row.status as EventStatus,
+  duration: Number(row.duration),
+  entity: entityOf(row.entity),
+  secondary_entity: entityOf(row.secondary_entity),
+});
+
+/** Every write records an event: prepared (see `../../store/prepared.ts`). */
+const insertEvent = preparedInsert<EventTables>()("events", [
+  "account_id",
+  "user_id",
+  "username",
+  "action",
+  "status",
+  "created",
+  "duration",
+  "entity",
+  "entity_type",
+  "entity_id",
+  "secondary_entity",
+  "message",
+  "percent_complete",
+  "rate",
+  "time_remaining",
+]);
+
+export class Events extends Repository<EventTables> {
+  async insert(event: NewEvent): Promise<EventRecord> {
+    const id = await insertEvent(this.db, {
+      ...event,
+      entity: event.entity === null ? null : JSON.stringify(event.entity),
+      entity_type: event.entity?.type ?? null,
+      entity_id: event.entity === null ? null : String(event.entity.id),
+      secondary_entity: event.secondary_entity === null ? null : JSON.stringify(event.secondary_entity),
+    });
+    return { id, ...event };
+  }
+
+  async get(accountId: number, id: number): Promise<EventRecord | undefined> {
+    const row = await this.db.selectFrom("events").selectAll().where("account_id", "=", accountId).where("id", "=", id).executeTakeFirst();
+    return row && eventRecord(row);
+  }
+
+  /** Every event of the account created at or after `since`, ordered by id. */
+  async listSince(accountId: number, since: string): Promise<EventRecord[]> {
+    const rows = await this.db.selectFrom("events").selectAll().where("account_id", "=", accountId).where("created", ">=", since).orderBy("id").execute();
+    return rows.map(eventRecord);
+  }
+
+  /** Which of `eventIds` the user has marked read. */
+  async readIds(userId: number, eventIds: number[]): Promise<Set<number>> {
+    if (eventIds.length === 0) return new Set();
+    const ids = new Set<number>();
+    // Chunked so a long feed stays under every driver's parameter limit.
+    for (let i = 0; i < eventIds.length; i += 500) {
+      const rows = await this.db
+        .selectFrom("event_reads")
+        .select("event_id")
+        .where("user_id", "=", userId)
+        .where("event_id", "in", eventIds.slice(i, i + 500))
+        .execute();
+      for (const r of rows) ids.add(Number(r.event_id));
+    }
+    return ids;
+  }
+
+  async markRead(userId: number, eventId: number): Promise<void> {
+    await this.db.deleteFrom("event_reads").where("user_id", "=", userId).where("event_id", "=", eventId).execute();
+    await this.db.insertInto("event_reads").values({ user_id: userId, event_id: eventId }).execute();
+  }
+
+  /** The highest event id the user has marked seen (0: none). */
+  async seenUpTo(userId: number): Promise<number> {
+    const row = await this.db.selectFrom("event_seen").select("up_to").where("user_id", "=", userId).executeTakeFirst();
+    return row === undefined ? 0 : Number(row.up_to);
+  }
+
+  /** Raises the user's seen mark to `eventId` (never lowers it). */
+  async markSeenUpTo(userId: number, eventId: number): Promise<void> {
+    const current = await this.seenUpTo(userId);
+    if (eventId <= current) return;
+    await this.db.deleteFrom("event_seen").where("user_id", "=", userId).execute();
+    await this.db.insertInto("event_seen").values({ user_id: userId, up_to: eventId }).execute();
+  }
+}
+
+export const eventRepos = (handle: Handle<EventTables>) => ({ events: new Events(handle) });
+export type EventRepos = ReturnType<typeof eventRepos>;

@@ -1,0 +1,106 @@
+/**
+ * `/account/oauth-clients`, and the thumbnails: `PUT` takes the raw image (a content-type
+ * parser for image types that only this route accepts), `GET` is public and answers the bytes.
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import {
+  API_FILTERABLE,
+  EmptyBody,
+  OAuthClient,
+  OAuthClientCreate,
+  OAuthClientUpdate,
+  REDACTED_SECRET,
+  THUMBNAIL_MAX_BYTES,
+} from "../../../contract";
+import type { OAuthService } from "./service";
+import type { OAuthClientRecord } from "./store";
+import { notFound } from "../../domain/errors";
+import { HttpError, parseInput } from "../../http/errors";
+import { answer, pageView } from "../../http/present";
+import { API_PREFIX, type Router } from "../../http/router";
+
+export const clientView = (c: OAuthClientRecord, secret?: string): OAuthClient => ({
+  id: c.public_id,
+  label: c.label,
+  public: c.public,
+  redirect_uri: c.redirect_uri,
+  secret: secret ?? REDACTED_SECRET,
+  status: c.status,
+  thumbnail_url: c.thumbnail_url,
+});
+
+const THUMBNAIL_ROUTE = `${API_PREFIX}/account/oauth-clients/:clientId/thumbnail`;
+const CLIENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+/** A public client id from the path; anything that cannot be one is simply not found. */
+function clientId(req: FastifyRequest): string {
+  const id = (req.params as Record<string, unknown>).clientId;
+  if (typeof id !== "string" || !CLIENT_ID.test(id)) throw notFound();
+  return id;
+}
+
+/** Where the thumbnail is served, on the host the client used (a host header we cannot trust: `localhost`). */
+function thumbnailUrl(req: FastifyRequest, id: string): string {
+  const host = req.headers.host !== undefined && HOST.test(req.headers.host) ? req.headers.host : "localhost";
+  return `${req.protocol}://${host}${API_PREFIX}/account/oauth-clients/${id}/thumbnail`;
+}
+
+/** Registers the image body parser; a route other than the thumbnail `PUT` still refuses images. */
+function registerThumbnailParser(app: FastifyInstance): void {
+  app.addContentTypeParser(/^image\/[A-Za-z0-9.+-]+$/i, { parseAs: "buffer" }, (req, body, done) => {
+    if (req.routeOptions.url !== THUMBNAIL_ROUTE || req.method !== "PUT") {
+      done(Object.assign(new Error("Content-Type must be application/json"), { code: "FST_ERR_CTP_INVALID_MEDIA_TYPE", statusCode: 415 }));
+      return;
+    }
+    done(null, body);
+  });
+}
+
+export function oauthClientRoutes(r: Router, domain: { oauth: OAuthService }): void {
+  registerThumbnailParser(r.app);
+  r.list("/account/oauth-clients", "account:read_only", { item: OAuthClient, filter: API_FILTERABLE["/account/oauth-clients"], summary: "List OAuth clients" }, async ({ actor }, query) =>
+    pageView(await domain.oauth.listClients(actor, query), (c) => clientView(c)),
+  );
+
+  r.post("/account/oauth-clients", "account:read_write", async ({ req, actor }) => {
+    const input = parseInput(OAuthClientCreate, req.body);
+    const { client, secret } = await domain.oauth.register(actor, input);
+    return answer(OAuthClient, clientView(client, secret));
+  });
+
+  r.get("/account/oauth-clients/:clientId", "account:read_only", async ({ req, actor }) =>
+    answer(OAuthClient, clientView(await domain.oauth.getClient(actor, clientId(req)))),
+  );
+
+  r.put("/account/oauth-clients/:clientId", "account:read_write", async ({ req, actor }) => {
+    const id = clientId(req);
+    const change = parseInput(OAuthClientUpdate, req.body);
+    return answer(OAuthClient, clientView(await domain.oauth.updateClient(actor, id, change)));
+  });
+
+  r.delete("/account/oauth-clients/:clientId", "account:read_write", async ({ req, actor }) => {
+    await domain.oauth.deleteClient(actor, clientId(req));
+    return answer(EmptyBody, {});
+  });
+
+  r.post("/account/oauth-clients/:clientId/reset-secret", "account:read_write", async ({ req, actor }) => {
+    const { client, secret } = await domain.oauth.resetSecret(actor, clientId(req));
+    return answer(OAuthClient, clientView(client, secret));
+  });
+
+  r.get("/account/oauth-clients/:clientId/thumbnail", "public", async ({ req, reply }) => {
+    const { contentType, data } = await domain.oauth.thumbnail(clientId(req));
+    reply.header("content-type", contentType).header("cache-control", "no-cache");
+    return { status: 200, body: data };
+  });
+
+  r.put("/account/oauth-clients/:clientId/thumbnail", "account:read_write", async ({ req, actor }) => {
+    const id = clientId(req);
+    const body = req.body;
+    if (!Buffer.isBuffer(body)) throw new HttpError(400, [{ reason: "The thumbnail must be sent as an image (Content-Type image/png, image/jpeg or image/gif)" }]);
+    if (body.length > THUMBNAIL_MAX_BYTES) throw new HttpError(413, [{ reason: `Thumbnail must be at most ${THUMBNAIL_MAX_BYTES} bytes` }]);
+    await domain.oauth.setThumbnail(actor, id, req.headers["content-type"] ?? "", body, thumbnailUrl(req, id));
+    return answer(EmptyBody, {});
+  });
+}

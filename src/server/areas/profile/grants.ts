@@ -1,0 +1,40 @@
+/**
+ * Grant checks shared by the Part 2 areas of OAuth clients, tags, events and entity
+ * transfers: who may do what beyond their token's scopes. An unrestricted user may do
+ * everything; a restricted user needs the grant the operation names.
+ */
+import { GrantsResponse, emptyGrants } from "../../../contract";
+import type { Actor } from "../../domain/context";
+import type { ProfileRepos, UserRecord } from "./store";
+import { forbidden, type DomainError } from "../../domain/errors";
+
+/** What reading grants takes. */
+export type GrantRepos = Pick<ProfileRepos, "users" | "grants">;
+
+/** Upstream's reason for a restricted user on an operation their grants do not cover. */
+export const NOT_AUTHORIZED_REASON = "Unauthorized";
+
+/** The answer to a restricted user on an operation their grants do not cover. */
+export const unauthorized = (): DomainError => forbidden(null, NOT_AUTHORIZED_REASON);
+
+/** The user's grants as stored now, or null for an unrestricted user (who needs none). */
+export async function grantsOf(store: GrantRepos, actor: { readonly user: UserRecord }): Promise<GrantsResponse | null> {
+  const user = await store.users.get(actor.user.id);
+  if (user === undefined || !user.restricted) return null;
+  const stored = await store.grants.get(user.id);
+  return stored === undefined ? emptyGrants() : GrantsResponse.parse(JSON.parse(stored));
+}
+
+/** For operations upstream marks "unrestricted only". */
+export async function requireUnrestricted(store: GrantRepos, actor: Actor): Promise<void> {
+  if ((await grantsOf(store, actor)) !== null) throw unauthorized();
+}
+
+/** A restricted user needs `account_access` of at least `level`. */
+export async function requireAccountAccess(store: GrantRepos, actor: Actor, level: "read_only" | "read_write"): Promise<void> {
+  const grants = await grantsOf(store, actor);
+  if (grants === null) return;
+  const held = grants.global.account_access;
+  if (held === "read_write" || (held === "read_only" && level === "read_only")) return;
+  throw unauthorized();
+}

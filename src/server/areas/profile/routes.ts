@@ -1,0 +1,55 @@
+/** `/profile`, `/profile/grants` and `/profile/preferences`. */
+import { GrantsResponse, Preferences, PreferencesBody, Profile, ProfileUpdate } from "../../../contract";
+import type { PreferencesService } from "./preferences";
+import type { ProfileService } from "./profile";
+import type { UserService } from "./users";
+import { parseInput } from "../../http/errors";
+import { answer } from "../../http/present";
+import type { Router } from "../../http/router";
+import type { UserRecord } from "./store";
+
+/** Where referral links point (the contract shows no host). */
+export const REFERRAL_URL_BASE = "https://www.example.com/?r=";
+
+export const profileView = (user: UserRecord): Profile => ({
+  authentication_type: user.authentication_type,
+  authorized_keys: user.authorized_keys,
+  email: user.email,
+  email_notifications: user.email_notifications,
+  ip_whitelist_enabled: user.ip_whitelist_enabled,
+  lish_auth_method: user.lish_auth_method,
+  referrals: { code: user.referral_code, url: REFERRAL_URL_BASE + user.referral_code, completed: 0, credit: 0, pending: 0, total: 0 },
+  restricted: user.restricted,
+  timezone: user.timezone,
+  two_factor_auth: user.two_factor_auth,
+  uid: user.id,
+  username: user.username,
+  verified_phone_number: user.verified_phone_number,
+});
+
+export function profileRoutes(r: Router, domain: { profile: ProfileService; users: UserService; preferences: PreferencesService }): void {
+  // Any valid token, whatever its scopes.
+  r.get("/profile", "token", async ({ actor }) => answer(Profile, profileView(await domain.profile.get(actor))), {
+    summary: "View the profile",
+    response: Profile,
+  });
+
+  r.put("/profile", "account:read_write", async ({ req, actor }) => {
+    const change = parseInput(ProfileUpdate, req.body);
+    return answer(Profile, profileView(await domain.profile.update(actor, change)));
+  }, { summary: "Update the profile", body: ProfileUpdate, response: Profile });
+
+  // Any valid token; an unrestricted user has no grants: 204, no body.
+  r.get("/profile/grants", "token", async ({ actor }) => {
+    const grants = await domain.users.grants(actor);
+    return grants === null ? { status: 204, body: undefined } : answer(GrantsResponse, grants);
+  }, { summary: "View the grants of a restricted user (204 for an unrestricted one)", response: GrantsResponse });
+
+  r.get("/profile/preferences", "account:read_only", async ({ actor }) => answer(Preferences, await domain.preferences.get(actor)), {
+    summary: "View preferences",
+    response: Preferences,
+  });
+  r.put("/profile/preferences", "account:read_write", async ({ req, actor }) =>
+    answer(Preferences, await domain.preferences.put(actor, parseInput(PreferencesBody, req.body))),
+  { summary: "Replace preferences", body: PreferencesBody, response: Preferences });
+}

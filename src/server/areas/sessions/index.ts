@@ -1,0 +1,17 @@
+/** Trusted devices, logins and authorized apps of the profile. */
+import type { Deps } from "../../domain/context";
+import type { OAuthService } from "../oauth/service";
+import type { ProfileRepos } from "../profile/store";
+import { defineArea } from "../area";
+import { sessionRoutes } from "./routes";
+import { DeviceService, LoginService } from "./service";
+import { sessionRepos, type SessionRepos } from "./store";
+
+export const sessions = defineArea({
+  repos: sessionRepos,
+  services: (deps: Deps<SessionRepos & ProfileRepos>, _uses: { oauth: OAuthService }) => ({
+    devices: new DeviceService(deps),
+    logins: new LoginService(deps),
+  }),
+  routes: sessionRoutes,
+});

@@ -1,0 +1,71 @@
+/** `/profile/apps`, `/profile/devices`, `/profile/logins`: read and revoke only. */
+import { API_FILTERABLE, AuthorizedApp, EmptyBody, Login, TrustedDevice } from "../../../contract";
+import type { OAuthService } from "../oauth/service";
+import type { DeviceService, LoginService } from "./service";
+import { answer, pageView } from "../../http/present";
+import { pathId, type Router } from "../../http/router";
+import type { OAuthAppView } from "../oauth/store";
+import type { DeviceRecord, LoginRecord } from "./store";
+
+
+export const appView = (app: OAuthAppView): AuthorizedApp => ({
+  id: app.id,
+  label: app.label,
+  scopes: app.scopes,
+  website: app.website,
+  thumbnail_url: app.thumbnail_url,
+  created: app.created,
+  expiry: app.expiry,
+});
+
+export const deviceView = (d: DeviceRecord): TrustedDevice => ({
+  id: d.id,
+  created: d.created,
+  expiry: d.expiry,
+  last_authenticated: d.last_authenticated,
+  last_remote_addr: d.last_remote_addr,
+  user_agent: d.user_agent,
+});
+
+export const loginView = (l: LoginRecord): Login => ({
+  id: l.id,
+  datetime: l.datetime,
+  ip: l.ip,
+  restricted: l.restricted,
+  status: l.status,
+  username: l.username,
+});
+
+export function sessionRoutes(r: Router, domain: { oauth: OAuthService; devices: DeviceService; logins: LoginService }): void {
+  r.list(
+    "/profile/apps",
+    "account:read_only",
+    { item: AuthorizedApp, filter: API_FILTERABLE["/profile/apps"], summary: "List authorized apps" },
+    async ({ actor }, query) => pageView(await domain.oauth.listApps(actor, query), appView),
+  );
+  r.get("/profile/apps/:appId", "account:read_only", async ({ req, actor }) =>
+    answer(AuthorizedApp, appView(await domain.oauth.getApp(actor, pathId(req, "appId")))),
+  { summary: "View an authorized app", response: AuthorizedApp });
+  r.delete("/profile/apps/:appId", "account:read_write", async ({ req, actor }) => {
+    await domain.oauth.revokeApp(actor, pathId(req, "appId"));
+    return answer(EmptyBody, {});
+  }, { summary: "Revoke an authorized app", response: EmptyBody });
+
+  r.list("/profile/devices", "account:read_only", { item: TrustedDevice, summary: "List trusted devices" }, async ({ actor }, query) =>
+    pageView(await domain.devices.list(actor, query), deviceView),
+  );
+  r.get("/profile/devices/:deviceId", "account:read_only", async ({ req, actor }) =>
+    answer(TrustedDevice, deviceView(await domain.devices.get(actor, pathId(req, "deviceId")))),
+  { summary: "View a trusted device", response: TrustedDevice });
+  r.delete("/profile/devices/:deviceId", "account:read_write", async ({ req, actor }) => {
+    await domain.devices.revoke(actor, pathId(req, "deviceId"));
+    return answer(EmptyBody, {});
+  }, { summary: "Revoke a trusted device", response: EmptyBody });
+
+  r.list("/profile/logins", "account:read_only", { item: Login, summary: "List logins of the last 90 days" }, async ({ actor }, query) =>
+    pageView(await domain.logins.list(actor, query), loginView),
+  );
+  r.get("/profile/logins/:loginId", "account:read_only", async ({ req, actor }) =>
+    answer(Login, loginView(await domain.logins.get(actor, pathId(req, "loginId")))),
+  { summary: "View a login", response: Login });
+}

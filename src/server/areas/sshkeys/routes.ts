@@ -1,0 +1,35 @@
+/** `/profile/sshkeys`. */
+import { EmptyBody, SshKey, SshKeyCreate, SshKeyUpdateBody } from "../../../contract";
+import type { SshKeyService } from "./service";
+import { parseInput } from "../../http/errors";
+import { answer, pageView } from "../../http/present";
+import { pathId, type Router } from "../../http/router";
+import type { SshKeyRecord } from "./store";
+
+export const sshKeyView = (key: SshKeyRecord): SshKey => ({ id: key.id, label: key.label, ssh_key: key.ssh_key, created: key.created });
+
+export function sshKeyRoutes(r: Router, domain: { sshKeys: SshKeyService }): void {
+  r.list("/profile/sshkeys", "account:read_only", { item: SshKey, summary: "List SSH keys", mark: () => domain.sshKeys.listMark() }, async ({ actor }, query) =>
+    pageView(await domain.sshKeys.list(actor, query), sshKeyView),
+  );
+
+  r.post("/profile/sshkeys", "account:read_write", async ({ req, actor }) => {
+    const input = parseInput(SshKeyCreate, req.body);
+    return answer(SshKey, sshKeyView(await domain.sshKeys.create(actor, input)));
+  }, { summary: "Add an SSH key", body: SshKeyCreate, response: SshKey });
+
+  r.get("/profile/sshkeys/:sshKeyId", "account:read_only", async ({ req, actor }) =>
+    answer(SshKey, sshKeyView(await domain.sshKeys.get(actor, pathId(req, "sshKeyId")))),
+  { summary: "View an SSH key", response: SshKey });
+
+  r.put("/profile/sshkeys/:sshKeyId", "account:read_write", async ({ req, actor }) => {
+    const id = pathId(req, "sshKeyId");
+    const change = parseInput(SshKeyUpdateBody, req.body);
+    return answer(SshKey, sshKeyView(await domain.sshKeys.update(actor, id, change)));
+  }, { summary: "Update an SSH key's label", body: SshKeyUpdateBody, response: SshKey });
+
+  r.delete("/profile/sshkeys/:sshKeyId", "account:read_write", async ({ req, actor }) => {
+    await domain.sshKeys.delete(actor, pathId(req, "sshKeyId"));
+    return answer(EmptyBody, {});
+  }, { summary: "Delete an SSH key", response: EmptyBody });
+}

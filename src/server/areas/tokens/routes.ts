@@ -1,0 +1,46 @@
+/** `/profile/tokens`. */
+import { API_FILTERABLE, EmptyBody, PersonalAccessToken, TokenCreate, TokenUpdate } from "../../../contract";
+import type { TokenService } from "./service";
+import { parseInput } from "../../http/errors";
+import { answer, pageView } from "../../http/present";
+import { pathId, type Router } from "../../http/router";
+import type { TokenRecord } from "./store";
+
+export const tokenView = (token: TokenRecord, fullValue?: string): PersonalAccessToken => ({
+  id: token.id,
+  label: token.label,
+  scopes: token.scopes,
+  created: token.created,
+  expiry: token.expiry,
+  token: fullValue ?? token.token_prefix,
+});
+
+export function tokenRoutes(r: Router, domain: { tokens: TokenService }): void {
+  r.list(
+    "/profile/tokens",
+    "account:read_only",
+    { item: PersonalAccessToken, filter: API_FILTERABLE["/profile/tokens"], summary: "List personal access tokens" },
+    async ({ actor }, query) => pageView(await domain.tokens.list(actor, query), (t) => tokenView(t)),
+  );
+
+  r.post("/profile/tokens", "account:read_write", async ({ req, actor }) => {
+    const input = parseInput(TokenCreate, req.body);
+    const { record, token } = await domain.tokens.create(actor, input);
+    return answer(PersonalAccessToken, tokenView(record, token));
+  }, { summary: "Create a personal access token", body: TokenCreate, response: PersonalAccessToken });
+
+  r.get("/profile/tokens/:tokenId", "account:read_only", async ({ req, actor }) =>
+    answer(PersonalAccessToken, tokenView(await domain.tokens.get(actor, pathId(req, "tokenId")))),
+  { summary: "View a personal access token", response: PersonalAccessToken });
+
+  r.put("/profile/tokens/:tokenId", "account:read_write", async ({ req, actor }) => {
+    const id = pathId(req, "tokenId");
+    const change = parseInput(TokenUpdate, req.body);
+    return answer(PersonalAccessToken, tokenView(await domain.tokens.update(actor, id, change)));
+  }, { summary: "Update a personal access token", body: TokenUpdate, response: PersonalAccessToken });
+
+  r.delete("/profile/tokens/:tokenId", "account:read_write", async ({ req, actor }) => {
+    await domain.tokens.revoke(actor, pathId(req, "tokenId"));
+    return answer(EmptyBody, {});
+  }, { summary: "Revoke a personal access token", response: EmptyBody });
+}

@@ -1,0 +1,100 @@
+/** Personal access tokens and OAuth tokens: the table, its record and queries. */
+import type { Generated, Kysely, Selectable } from "kysely";
+import { prepared } from "../../store/prepared";
+import { Repository, countN, counted, totalOver, type Counted, type Handle, type Slice } from "../../store/store";
+import type { OAuthTables } from "../oauth/store";
+import type { ProfileTables } from "../profile/store";
+
+export interface TokensTable {
+  id: Generated<number>;
+  user_id: number;
+  label: string;
+  scopes: string;
+  /** SHA-256 of the token, hex. The token itself is never stored. */
+  token_hash: string;
+  /** The first 16 characters, for display. */
+  token_prefix: string;
+  created: string;
+  expiry: string | null;
+  revoked: string | null;
+  /** The OAuth authorization (authorized app) an OAuth token belongs to; null for a personal access token. Added by 0002. */
+  app_id: Generated<number | null>;
+}
+
+export interface TokenTables {
+  tokens: TokensTable;
+}
+
+/** What the token queries read: their table, the users of an account and the apps that authenticate. */
+type Tables = TokenTables & Pick<ProfileTables, "users"> & Pick<OAuthTables, "oauth_apps">;
+
+export type TokenRecord = Selectable<TokensTable>;
+export type NewToken = Omit<TokenRecord, "id" | "revoked" | "app_id"> & { app_id?: number | null };
+
+/** Every authenticated request looks its token up (see `../../store/prepared.ts`). */
+const tokenByHash = prepared((db: Kysely<Tables>, hash: string) => db.selectFrom("tokens").selectAll().where("token_hash", "=", hash));
+
+export class Tokens extends Repository<Tables> {
+  insert(token: NewToken): Promise<TokenRecord> {
+    return this.db.insertInto("tokens").values(token).returningAll().executeTakeFirstOrThrow();
+  }
+
+  async findByHash(hash: string): Promise<TokenRecord | undefined> {
+    const [row] = await tokenByHash(this.db, hash);
+    return row;
+  }
+
+  /** Stays the same while no token lookup can answer differently: tokens, their users and apps unchanged. */
+  lookupMark(): string | undefined {
+    return this.handle.tablesMark(["tokens", "oauth_apps", "users"]);
+  }
+
+  /** A personal access token of the user (OAuth tokens are not looked up here). */
+  get(userId: number, id: number): Promise<TokenRecord | undefined> {
+    return this.db.selectFrom("tokens").selectAll().where("user_id", "=", userId).where("id", "=", id).where("app_id", "is", null).executeTakeFirst();
+  }
+
+  async revoke(id: number, at: string): Promise<void> {
+    await this.db.updateTable("tokens").set({ revoked: at }).where("id", "=", id).where("revoked", "is", null).execute();
+  }
+
+  private active(userId: number, now: string) {
+    return this.db
+      .selectFrom("tokens")
+      .where("user_id", "=", userId)
+      .where("app_id", "is", null)
+      .where("revoked", "is", null)
+      .where((eb) => eb.or([eb("expiry", "is", null), eb("expiry", ">", now)]));
+  }
+
+  /** Personal access tokens of the user that are neither revoked nor expired at `now`, by id. */
+  listActive(userId: number, now: string, slice: Slice): Promise<Counted<TokenRecord>> {
+    return counted(
+      slice,
+      () => this.active(userId, now).selectAll().select(totalOver()).orderBy("id").limit(slice.limit).offset(slice.offset).execute(),
+      () => this.active(userId, now).select(countN).executeTakeFirst(),
+      ({ total: _, ...token }) => token,
+    );
+  }
+
+  updateLabel(id: number, label: string): Promise<TokenRecord | undefined> {
+    return this.db.updateTable("tokens").set({ label }).where("id", "=", id).returningAll().executeTakeFirst();
+  }
+
+  async revokeByApp(appId: number, at: string): Promise<void> {
+    await this.db.updateTable("tokens").set({ revoked: at }).where("app_id", "=", appId).where("revoked", "is", null).execute();
+  }
+
+  /** Revokes every token of every user of the account. */
+  async revokeOfAccount(accountId: number, at: string): Promise<void> {
+    await this.db
+      .updateTable("tokens")
+      .set({ revoked: at })
+      .where("revoked", "is", null)
+      .where("user_id", "in", (eb) => eb.selectFrom("users").select("id").where("account_id", "=", accountId))
+      .execute();
+  }
+}
+
+export const tokenRepos = (handle: Handle<Tables>) => ({ tokens: new Tokens(handle) });
+export type TokenRepos = ReturnType<typeof tokenRepos>;

@@ -1,0 +1,53 @@
+/** `/account/entity-transfers` (deprecated). */
+import type { FastifyRequest } from "fastify";
+import { API_FILTERABLE, EmptyBody, EntityTransfer, EntityTransferCreate, TRANSFER_TOKEN } from "../../../contract";
+import type { TransferService } from "./service";
+import { notFound } from "../../domain/errors";
+import type { TransferView } from "./service";
+import { parseInput } from "../../http/errors";
+import { answer, pageView } from "../../http/present";
+import type { Router } from "../../http/router";
+
+const transferView = (t: TransferView): EntityTransfer => ({
+  created: t.created,
+  entities: { computes: t.entities.computes },
+  expiry: t.expiry,
+  is_sender: t.is_sender,
+  status: t.status,
+  token: t.token,
+  updated: t.updated,
+});
+
+function token(req: FastifyRequest): string {
+  const value = (req.params as Record<string, unknown>).token;
+  if (typeof value !== "string" || !TRANSFER_TOKEN.test(value)) throw notFound();
+  return value;
+}
+
+export function entityTransferRoutes(r: Router, domain: { transfers: TransferService }): void {
+  r.list(
+    "/account/entity-transfers",
+    "account:read_only",
+    { item: EntityTransfer, filter: API_FILTERABLE["/account/entity-transfers"], summary: "List entity transfers (deprecated)" },
+    async ({ actor }, query) => pageView(await domain.transfers.list(actor, query), transferView),
+  );
+
+  r.post("/account/entity-transfers", "account:read_write", async ({ req, actor }) => {
+    const input = parseInput(EntityTransferCreate, req.body);
+    return answer(EntityTransfer, transferView(await domain.transfers.create(actor, input)));
+  });
+
+  r.get("/account/entity-transfers/:token", "account:read_only", async ({ req, actor }) =>
+    answer(EntityTransfer, transferView(await domain.transfers.get(actor, token(req)))),
+  );
+
+  r.delete("/account/entity-transfers/:token", "account:read_write", async ({ req, actor }) => {
+    await domain.transfers.cancel(actor, token(req));
+    return answer(EmptyBody, {});
+  });
+
+  r.post("/account/entity-transfers/:token/accept", "account:read_write", async ({ req, actor }) => {
+    await domain.transfers.accept(actor, token(req));
+    return answer(EmptyBody, {});
+  });
+}
