@@ -56,10 +56,6 @@ class PostgresStore<R extends object> extends KyselyStore<R> {
     super(pgDb, repos);
   }
 
-  static openOver<R extends object>(db: AnyDb, repos: ReposOf<R>): StoreOf<R> {
-    return new PostgresStore(db, repos).asStore();
-  }
-
   override async transaction<T>(fn: (store: StoreOf<R>) => Promise<T>): Promise<T> {
     if (this.pgDb.isTransaction || inTransaction(this.pgDb)) return fn(this.asStore());
     for (let attempt = 1; ; attempt++) {
@@ -85,7 +81,7 @@ export async function openPostgresStore<R extends object>(connectionString: stri
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   try {
     await migrateLocked(pool, db);
-    return PostgresStore.openOver(db, repos);
+    return new PostgresStore(db, repos).asStore();
   } catch (err) {
     await db.destroy().catch(() => {});
     throw err;
