@@ -1,17 +1,19 @@
 /**
  * The plugin process from start to exit: check we were started by an engine, listen, print
- * the handshake line, then set up TLS and the gRPC services while the engine reads the line
- * and dials; the provider itself is loaded by the first call that needs it. The engine starts
+ * the handshake line, then set up TLS while the engine reads the line and dials, and the gRPC
+ * services while the TLS handshake waits for the engine's half (transport.ts); the provider
+ * itself is loaded by the first call that needs it. The engine starts
  * the plugin several times per command and waits for that line each time, so only what the
  * line needs comes before it: the server certificate and a listening socket. Connections that
  * arrive meanwhile wait in the socket's backlog until the transport takes them.
  */
+import type { X509Certificate } from "node:crypto";
 import { createServer } from "node:net";
 import type { ProviderServer } from "../provider/framework/server";
 import { checkEnvironment, handshakeLine, listen } from "./handshake";
 import { installProcessGuards } from "./lifecycle";
 import { type Logger, describeError, stderrLogger } from "./log";
-import type { ServicesOptions } from "./services";
+import type { Router, ServicesOptions } from "./services";
 import { type SelfSignedCertificate, createSelfSignedCertificate, parseCertificatePem } from "./tls";
 
 export interface ServeOptions {
@@ -37,14 +39,15 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   process.on("exit", () => cleanup());
   installProcessGuards({ exit, log });
 
-  let tls: { serverCert: SelfSignedCertificate; clientCertPem: string } | undefined;
+  let tls: { serverCert: SelfSignedCertificate; clientCert: X509Certificate } | undefined;
   if (check.clientCertPem) {
+    let clientCert;
     try {
-      parseCertificatePem(check.clientCertPem);
+      clientCert = parseCertificatePem(check.clientCertPem);
     } catch (e) {
       return fatal(`PLUGIN_CLIENT_CERT does not hold a PEM certificate: ${describeError(e)}`);
     }
-    tls = { serverCert: createSelfSignedCertificate(), clientCertPem: check.clientCertPem };
+    tls = { serverCert: createSelfSignedCertificate(), clientCert };
   }
   // Without PLUGIN_CLIENT_CERT (TF_DISABLE_PLUGIN_TLS, reattach-style clients) we serve plaintext h2.
 
@@ -70,12 +73,24 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
 
 function startServing(
   acceptor: ReturnType<typeof createServer>,
-  options: ServicesOptions & { tls: { serverCert: SelfSignedCertificate; clientCertPem: string } | undefined },
+  options: ServicesOptions & { tls: { serverCert: SelfSignedCertificate; clientCert: X509Certificate } | undefined },
 ): void {
-  const { startServices } = require("./services") as typeof import("./services");
   const { createTransport } = require("./transport") as typeof import("./transport");
-  const router = startServices(options);
-  const transport = createTransport({ tls: options.tls, log: options.log, onStream: (stream, headers) => router.handleStream(stream, headers) });
+  // The router is loaded, with node:http2, while the engine dials and the TLS handshake waits
+  // for it (transport.ts); no stream can arrive before it is there.
+  let router: Router | undefined;
+  const transport = createTransport({
+    tls: options.tls,
+    log: options.log,
+    prepare: () => {
+      router = (require("./services") as typeof import("./services")).startServices(options);
+    },
+    onFailure: (e) => {
+      options.log("error", "the plugin could not start serving", { error: describeError(e), stack: e instanceof Error ? e.stack : undefined });
+      options.exit(1);
+    },
+    onStream: (stream, headers) => router!.handleStream(stream, headers),
+  });
   acceptor.on("connection", (socket) => transport.accept(socket));
 }
 

@@ -197,8 +197,8 @@ export function serverTlsOptions(server: SelfSignedCertificate): SecureServerOpt
  * That is as strict as the trust store it replaces, which held this self-signed certificate alone:
  * a different certificate, even with the same subject, or none at all, is refused.
  */
-export function pinnedClientCertificate(clientCertPem: string): (peer: X509Certificate | undefined, now?: Date) => boolean {
-  const pinned = new X509Certificate(clientCertPem);
+export function pinnedClientCertificate(clientCert: string | X509Certificate): (peer: X509Certificate | undefined, now?: Date) => boolean {
+  const pinned = typeof clientCert === "string" ? new X509Certificate(clientCert) : clientCert;
   const notBefore = Date.parse(pinned.validFrom);
   const notAfter = Date.parse(pinned.validTo);
   return (peer, now = new Date()) => peer !== undefined && peer.raw.equals(pinned.raw) && notBefore <= now.getTime() && now.getTime() <= notAfter;
