@@ -8,6 +8,7 @@
  * arrive meanwhile wait in the socket's backlog until the transport takes them.
  */
 import type { X509Certificate } from "node:crypto";
+import { writeSync } from "node:fs";
 import { createServer } from "node:net";
 import type { ProviderServer } from "../provider/framework/server";
 import { checkEnvironment, handshakeLine, listen } from "./handshake";
@@ -103,12 +104,34 @@ function fatal(message: string): never {
  * The engine reads our first stdout line as the handshake; anything printed before it
  * breaks the start, and anything after is discarded. So stdout is reserved for that line and
  * every other write (console.log in provider code included) is sent to stderr.
+ *
+ * The line is written to file descriptor 1 directly, and process.stdout is redirected when it is
+ * first used rather than made here: node makes it on first use, and for a pipe (as the engines
+ * give us) that is a socket, a millisecond or more on every start that only stray writes need.
  */
 function takeStdout(): (line: string) => void {
-  const stdout = process.stdout;
-  const write = stdout.write.bind(stdout);
-  stdout.write = process.stderr.write.bind(process.stderr) as typeof stdout.write;
+  const redirect = (stdout: NodeJS.WriteStream) => {
+    stdout.write = process.stderr.write.bind(process.stderr) as typeof stdout.write;
+  };
+  const made = Object.getOwnPropertyDescriptor(process, "stdout");
+  const getter = made?.get;
+  if (getter && made.configurable) {
+    let redirected = false;
+    Object.defineProperty(process, "stdout", {
+      configurable: true,
+      enumerable: made.enumerable,
+      get: () => {
+        const stdout = getter.call(process) as NodeJS.WriteStream;
+        if (!redirected) redirect(stdout);
+        redirected = true;
+        return stdout;
+      },
+    });
+  } else {
+    redirect(process.stdout);
+  }
   return (line) => {
-    write(line);
+    const bytes = Buffer.from(line);
+    for (let written = 0; written < bytes.length; ) written += writeSync(1, bytes, written);
   };
 }

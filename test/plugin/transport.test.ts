@@ -154,6 +154,15 @@ describe("with AutoMTLS (PLUGIN_CLIENT_CERT set)", () => {
     expect(h.stdoutAfterHandshake).toBe("");
   });
 
+  test("what provider code prints goes to stderr, not to the engine's stdout", async () => {
+    const printing = await start({ env: { FIXTURE_PRINT: "printed by the provider" } });
+    await printing.getProviderSchema(); // loads the provider
+    for (let waited = 0; !printing.stderr.includes("again") && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+    expect(printing.stdoutAfterHandshake).toBe("");
+    expect(printing.stderr).toContain("printed by the provider\n");
+    expect(printing.stderr).toContain("printed by the provider again\n");
+  });
+
   test("Shutdown answers, then the process exits with 0 and removes its socket", async () => {
     const socket = h.handshake.address;
     expect(await h.shutdown()).toBe(0);
