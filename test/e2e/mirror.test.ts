@@ -90,7 +90,7 @@ describe("the provider package", () => {
     const files = readdirSync(join(platformDir, platform!)).sort();
     expect(files).toEqual(["calls.js", "plugin.js", "provider.js", "services.js", "terraform-provider-mgmt"]);
     const launcher = readFileSync(join(platformDir, platform!, "terraform-provider-mgmt"), "utf8");
-    expect(launcher).toBe('#!/bin/sh\nexec node "$(dirname "$0")/plugin.js" "$@"\n');
+    expect(launcher).toBe('#!/bin/sh\ncase $0 in */*) dir=${0%/*} ;; *) dir=. ;; esac\nexec node "$dir/plugin.js" "$@"\n');
   });
 
   it("gives the same package hash from two places, and works from either", async () => {
