@@ -31,7 +31,7 @@ export interface ListSpec<S extends z.ZodType> {
   /**
    * Opt-in, for a list whose page depends on nothing but the caller's user and the data under
    * this mark (not the clock, scopes or grants): a value that stays the same for as long as no
-   * page can change (the domain's view of `Store.tablesMark`), or undefined when unknown. While
+   * page can change (a repository's view of `Handle.tablesMark`), or undefined when unknown. While
    * it stays, a page already answered is answered again as the same JSON (see `./remembered.ts`).
    */
   mark?: () => string | undefined;

@@ -1,6 +1,6 @@
 /**
  * Answers already shaped and serialized, remembered under a key for as long as a mark from
- * the store stays the same (see `Store.tablesMark`): asked again with an unchanged mark, the
+ * the store stays the same (see `Handle.tablesMark` in `../store/store.ts`): asked again with an unchanged mark, the
  * same bytes are the right answer, without reading, checking against the contract and
  * serializing them again. An entry whose mark moved on is simply replaced; past the size
  * bound (characters of JSON kept), the oldest go first.
