@@ -25,13 +25,30 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: "readonly", console: "readonly", Buffer: "readonly", require: "readonly", module: "writable", __dirname: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", URL: "readonly" } },
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        Buffer: "readonly",
+        require: "readonly",
+        module: "writable",
+        __dirname: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+        URL: "readonly",
+      },
+    },
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-require-imports": "off",
     },
   },
-  layer(["src/contract/**"], { regex: anyBut("zod", NODE, OWN_FOLDER), message: `layers: the contract imports only zod, node: built-ins and other contract files ${SEE}` }),
+  layer(["src/contract/**"], {
+    regex: anyBut("zod", NODE, OWN_FOLDER),
+    message: `layers: the contract imports only zod, node: built-ins and other contract files ${SEE}`,
+  }),
   layer(["src/client/**"], {
     // package.json gives the User-Agent its version.
     regex: anyBut("zod", "undici", NODE, OWN_FOLDER, "\\.\\./contract(?:/[^]*)?", "\\.\\./\\.\\./package\\.json"),
@@ -62,14 +79,18 @@ export default tseslint.config(
     regex: anyBut("kysely", NODE, "\\.\\./\\.\\./store/[^]*", "\\.\\./[a-z-]+/store"),
     message: `layers: an area's store.ts imports kysely, the store kernel and other areas' store.ts, never services, routes, HTTP or the domain ${SEE}`,
   }),
-  layer(["src/server/areas/*/routes.ts"], {
-    regex: climbsTo("admin", "store"),
-    message: `layers: an area's routes never import admin or the store kernel ${SEE}`,
-  }, {
-    regex: "(?:^\\.|/[a-z-]+)/store$",
-    allowTypeImports: true,
-    message: `layers: an area's routes take records from store.ts as types only; queries run in its services ${SEE}`,
-  }),
+  layer(
+    ["src/server/areas/*/routes.ts"],
+    {
+      regex: climbsTo("admin", "store"),
+      message: `layers: an area's routes never import admin or the store kernel ${SEE}`,
+    },
+    {
+      regex: "(?:^\\.|/[a-z-]+)/store$",
+      allowTypeImports: true,
+      message: `layers: an area's routes take records from store.ts as types only; queries run in its services ${SEE}`,
+    },
+  ),
   {
     ...layer(["src/server/areas/*/*.ts"], {
       regex: `${climbsTo("http", "admin")}|(?:^\\.|/[a-z-]+)/(?:routes|index)$`,

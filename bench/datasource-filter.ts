@@ -21,7 +21,12 @@ async function main(): Promise<void> {
   const actions = ["tag_create", "compute_boot", "volume_create", "token_create"] as const;
   for (let i = 0; i < TOTAL; i++) {
     clock.advance(60_000);
-    await server.domain.events.record({ actor: null, accountId, action: actions[i % 4]!, entity: { id: i, label: `o${i}`, type: "compute", url: `/v4/objects/${i}` } });
+    await server.domain.events.record({
+      actor: null,
+      accountId,
+      action: actions[i % 4]!,
+      entity: { id: i, label: `o${i}`, type: "compute", url: `/v4/objects/${i}` },
+    });
   }
   const provider = createProvider({ env: { MGMT_URL: proxy.url, MGMT_TOKEN: server.token! } });
   await provider.configure({});
@@ -47,7 +52,7 @@ async function main(): Promise<void> {
   }
   const lines = ["| filter | matching events | API requests | time (mean of warm runs) |", "|---|---|---|---|"];
   for (const [mode, t] of Object.entries(totals)) lines.push(`| ${mode} | ${t.items} | ${t.requests} | ${t.ms.toFixed(0)} ms |`);
-  const [server_, local] = Object.values(totals) as [typeof totals[string], typeof totals[string]];
+  const [server_, local] = Object.values(totals) as [(typeof totals)[string], (typeof totals)[string]];
   lines.push(`| ratio | | ${(server_.requests / local.requests).toFixed(2)}x | ${(server_.ms / local.ms).toFixed(2)}x |`);
   process.stdout.write(lines.join("\n") + "\n");
   await proxy.close();

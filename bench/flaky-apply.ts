@@ -18,13 +18,15 @@ const N = Number(process.env.BENCH_OBJECTS ?? 100);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const tofu = availableEngines().find((e) => e.name === "tofu")!;
 
-const flaky = (random: () => number): FaultRule => () => {
-  const r = random();
-  if (r < 0.3) return { kind: "status", status: 503 };
-  if (r < 0.6) return { kind: "status", status: 429, retryAfter: 1 };
-  if (r < 0.7) return { kind: "delay", ms: 300 };
-  return undefined;
-};
+const flaky =
+  (random: () => number): FaultRule =>
+  () => {
+    const r = random();
+    if (r < 0.3) return { kind: "status", status: 503 };
+    if (r < 0.6) return { kind: "status", status: 429, retryAfter: 1 };
+    if (r < 0.7) return { kind: "delay", ms: 300 };
+    return undefined;
+  };
 
 interface Outcome {
   ok: boolean;
@@ -40,7 +42,9 @@ async function applyOnce(rule: FaultRule, run: number): Promise<Outcome> {
       JSON.stringify({
         terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } },
         provider: { mgmt: { max_retries: 20, retry_min_delay_ms: 100, retry_max_delay_ms: 2000 } },
-        resource: { mgmt_ssh_key: Object.fromEntries(Array.from({ length: N }, (_, i) => [`k${i}`, { label: `k${i}`, ssh_key: sshKeyText("ed25519", `r${run}k${i}`) }])) },
+        resource: {
+          mgmt_ssh_key: Object.fromEntries(Array.from({ length: N }, (_, i) => [`k${i}`, { label: `k${i}`, ssh_key: sshKeyText("ed25519", `r${run}k${i}`) }])),
+        },
       }),
     );
     const env = engineEnvironment({ cliConfig: writeCliConfig(dir), url: proxy.url, token: server.token });

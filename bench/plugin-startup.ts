@@ -79,7 +79,8 @@ async function main() {
     schema.push(p.schema);
   }
   const b = median(bare);
-  const row = (label: string, ms: number, ratio = true) => `${label.padEnd(48)}median ${ms.toFixed(1).padStart(6)} ms${ratio ? `  ${(ms / b).toFixed(2)}x` : ""}\n`;
+  const row = (label: string, ms: number, ratio = true) =>
+    `${label.padEnd(48)}median ${ms.toFixed(1).padStart(6)} ms${ratio ? `  ${(ms / b).toFixed(2)}x` : ""}\n`;
   process.stdout.write(`runs per side: ${RUNS} (interleaved)\n`);
   process.stdout.write(row("bare node -e 0, spawn to exit", b, false));
   process.stdout.write(row("plugin, spawn to handshake line", median(handshake)));

@@ -165,7 +165,8 @@ async function main(): Promise<void> {
         cpu: median(turns.map((r) => r[i]!.cpuMicros)),
       };
     };
-    const fmt = (s: { rps: number; ratio: number; cpu: number }) => `${s.rps.toFixed(0).padStart(7)} req/s ${s.ratio.toFixed(2).padStart(5)}× ${s.cpu.toFixed(0).padStart(6)} µs`;
+    const fmt = (s: { rps: number; ratio: number; cpu: number }) =>
+      `${s.rps.toFixed(0).padStart(7)} req/s ${s.ratio.toFixed(2).padStart(5)}× ${s.cpu.toFixed(0).padStart(6)} µs`;
     process.stdout.write(
       `server throughput: ${CONCURRENCY} in flight, GETs (a page of 100) then POSTs, ${ROUNDS} rounds of ${TURN_SECONDS} s turns; ` +
         `node ${process.version}, in-process load on the same cores\n\n`,

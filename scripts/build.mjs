@@ -20,8 +20,28 @@ step("protobuf");
 const protoDir = join(root, "src/plugin/proto");
 const genDir = join(protoDir, "gen");
 mkdirSync(genDir, { recursive: true });
-const protos = readdirSync(protoDir).filter((f) => f.endsWith(".proto")).sort().map((f) => join(protoDir, f));
-execFileSync(bin("pbjs"), ["-t", "static-module", "-w", "commonjs", "--no-verify", "--no-convert", "--no-delimited", "--no-beautify", "--force-number", "-o", join(genDir, "messages.js"), ...protos], { stdio: "inherit" });
+const protos = readdirSync(protoDir)
+  .filter((f) => f.endsWith(".proto"))
+  .sort()
+  .map((f) => join(protoDir, f));
+execFileSync(
+  bin("pbjs"),
+  [
+    "-t",
+    "static-module",
+    "-w",
+    "commonjs",
+    "--no-verify",
+    "--no-convert",
+    "--no-delimited",
+    "--no-beautify",
+    "--force-number",
+    "-o",
+    join(genDir, "messages.js"),
+    ...protos,
+  ],
+  { stdio: "inherit" },
+);
 execFileSync(bin("pbts"), ["-o", join(genDir, "messages.d.ts"), join(genDir, "messages.js")], { stdio: "inherit" });
 
 // 2. Bundles.
@@ -41,7 +61,12 @@ await Promise.all([
   esbuild.build({ ...common, entryPoints: [join(root, "src/provider/index.ts")], outfile: join(root, "dist/provider.js") }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/cli/main.ts")], outfile: join(root, "dist/cli.js") }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/harness/start.ts")], outfile: join(root, "dist/start.js") }),
-  esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/services.ts")], outfile: join(root, "dist/services.js"), external: [...common.external, "./calls"] }),
+  esbuild.build({
+    ...common,
+    entryPoints: [join(root, "src/plugin/services.ts")],
+    outfile: join(root, "dist/services.js"),
+    external: [...common.external, "./calls"],
+  }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/calls.ts")], outfile: join(root, "dist/calls.js") }),
   esbuild.build({ ...common, sourcemap: false, entryPoints: [join(root, "src/plugin/schema-snapshot.ts")], outfile: snapshotTool }),
 ]);
@@ -66,7 +91,10 @@ await esbuild.build({
 // 3. Executables.
 step("bin");
 mkdirSync(join(root, "bin"), { recursive: true });
-for (const [name, target] of [["mgmt", "cli.js"], ["terraform-provider-mgmt", "plugin.js"]]) {
+for (const [name, target] of [
+  ["mgmt", "cli.js"],
+  ["terraform-provider-mgmt", "plugin.js"],
+]) {
   const file = join(root, "bin", name);
   writeFileSync(file, `#!/usr/bin/env node\nrequire("../dist/${target}");\n`);
   chmodSync(file, 0o755);

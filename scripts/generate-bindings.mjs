@@ -23,7 +23,12 @@ const [major, minor] = version.split(".");
 
 const targets = [
   { project: root, generator: "@cdktf/provider-generator/lib/get/generator/provider-generator", commons: "@cdktf/commons", outdir: join(root, "generated") },
-  { project: join(root, "examples/cdktn"), generator: "@cdktn/provider-generator/build/get/generator/provider-generator", commons: "@cdktn/commons", outdir: join(root, "examples/cdktn/.gen") },
+  {
+    project: join(root, "examples/cdktn"),
+    generator: "@cdktn/provider-generator/build/get/generator/provider-generator",
+    commons: "@cdktn/commons",
+    outdir: join(root, "examples/cdktn/.gen"),
+  },
 ];
 for (const { project, generator: generatorPath, commons, outdir } of targets) {
   // Each generator with the codemaker and commons it was published with.

@@ -10,8 +10,30 @@ const file = new URL("../package-lock.json", import.meta.url);
 const lock = JSON.parse(readFileSync(file, "utf8"));
 const packages = lock.packages;
 
-const OS = { darwin: "darwin", linux: "linux", win32: "win32", freebsd: "freebsd", android: "android", openharmony: "openharmony", sunos: "sunos", netbsd: "netbsd", openbsd: "openbsd", aix: "aix" };
-const CPU = { x64: "x64", arm64: "arm64", arm: "arm", ia32: "ia32", ppc64: "ppc64", s390x: "s390x", riscv64: "riscv64", loong64: "loong64", mips64el: "mips64el", wasm32: "wasm32" };
+const OS = {
+  darwin: "darwin",
+  linux: "linux",
+  win32: "win32",
+  freebsd: "freebsd",
+  android: "android",
+  openharmony: "openharmony",
+  sunos: "sunos",
+  netbsd: "netbsd",
+  openbsd: "openbsd",
+  aix: "aix",
+};
+const CPU = {
+  x64: "x64",
+  arm64: "arm64",
+  arm: "arm",
+  ia32: "ia32",
+  ppc64: "ppc64",
+  s390x: "s390x",
+  riscv64: "riscv64",
+  loong64: "loong64",
+  mips64el: "mips64el",
+  wasm32: "wasm32",
+};
 
 function platformOf(name) {
   const parts = name.split("/").pop().split("-");

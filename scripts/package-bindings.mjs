@@ -18,13 +18,33 @@ export async function packageBindings(root, { source, version }) {
   const lib = join(staging, "lib");
   rmSync(staging, { recursive: true, force: true });
   // Every module but lazy-index.ts, which no entry point loads.
-  const sources = readdirSync(generated, { recursive: true }).filter((f) => f.endsWith(".ts") && f !== "lazy-index.ts").map((f) => join(generated, f));
+  const sources = readdirSync(generated, { recursive: true })
+    .filter((f) => f.endsWith(".ts") && f !== "lazy-index.ts")
+    .map((f) => join(generated, f));
 
   // JavaScript from esbuild, file by file, for what prebuilt providers target (ES2020: class fields
   // assigned, not defined); declarations from TypeScript, which only infers types here.
-  const js = esbuild.build({ entryPoints: sources, outbase: generated, outdir: lib, format: "cjs", platform: "node", target: "es2020", tsconfigRaw: { compilerOptions: { useDefineForClassFields: false } }, logLevel: "warning" });
+  const js = esbuild.build({
+    entryPoints: sources,
+    outbase: generated,
+    outdir: lib,
+    format: "cjs",
+    platform: "node",
+    target: "es2020",
+    tsconfigRaw: { compilerOptions: { useDefineForClassFields: false } },
+    logLevel: "warning",
+  });
   const ts = createRequire(join(root, "package.json"))("typescript");
-  const program = ts.createProgram(sources, { strict: true, declaration: true, emitDeclarationOnly: true, noCheck: true, skipLibCheck: true, types: [], rootDir: generated, outDir: lib });
+  const program = ts.createProgram(sources, {
+    strict: true,
+    declaration: true,
+    emitDeclarationOnly: true,
+    noCheck: true,
+    skipLibCheck: true,
+    types: [],
+    rootDir: generated,
+    outDir: lib,
+  });
   const { diagnostics, emitSkipped } = program.emit();
   if (emitSkipped || diagnostics.length > 0) {
     const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => "\n" };

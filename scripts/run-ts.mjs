@@ -16,6 +16,15 @@ if (!entry) {
 const outdir = join(dirname(fileURLToPath(import.meta.url)), "..", ".tmp");
 mkdirSync(outdir, { recursive: true });
 const outfile = join(outdir, `app-${process.pid}.cjs`);
-await esbuild.build({ entryPoints: [entry], bundle: true, platform: "node", target: "node20", format: "cjs", packages: "external", outfile, logLevel: "warning" });
+await esbuild.build({
+  entryPoints: [entry],
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "cjs",
+  packages: "external",
+  outfile,
+  logLevel: "warning",
+});
 const run = spawnSync(process.execPath, [outfile, ...args], { stdio: "inherit", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });
 process.exit(run.status ?? 1);

@@ -27,7 +27,8 @@ export class AccountStack extends TerraformStack {
     });
     new SshKey(this, "ci", {
       label: "ci-deploy",
-      sshKey: "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBMckWh/XSyKJbLKcP5vVAQQ5eJjFpXod2qKkCfwLSuIEFPUmMJMSLADV/OtGunQM14FMARHLqkyNVT9Wy9jkK3g= ci@example",
+      sshKey:
+        "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBMckWh/XSyKJbLKcP5vVAQQ5eJjFpXod2qKkCfwLSuIEFPUmMJMSLADV/OtGunQM14FMARHLqkyNVT9Wy9jkK3g= ci@example",
     });
 
     // Rotated by any apply in the last 30 days of its 90.

@@ -15,7 +15,11 @@ export const exampleReader =
 /** Generated pages in DIR (its own .md files and those one folder down, where the generator writes), by path relative to DIR. */
 export function generatedPagesIn(dir: string): string[] {
   const markdown = (sub: string) =>
-    existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)).filter((f) => f.endsWith(".md")).map((f) => (sub ? `${sub}/${f}` : f)) : [];
+    existsSync(join(dir, sub))
+      ? readdirSync(join(dir, sub))
+          .filter((f) => f.endsWith(".md"))
+          .map((f) => (sub ? `${sub}/${f}` : f))
+      : [];
   const folders = existsSync(dir) ? readdirSync(dir).filter((f) => statSync(join(dir, f)).isDirectory()) : [];
   return [...markdown(""), ...folders.flatMap(markdown)].filter((path) => isGeneratedPage(readFileSync(join(dir, path), "utf8"))).sort();
 }

@@ -116,7 +116,13 @@ export async function runDrift(args: string[]): Promise<number> {
     "drift",
     DRIFT_USAGE,
     args,
-    { dir: { type: "string", default: "." }, engine: { type: "string", default: "tofu" }, unmanaged: { type: "boolean", default: false }, "import-out": { type: "string" }, ...REPORT_OPTIONS },
+    {
+      dir: { type: "string", default: "." },
+      engine: { type: "string", default: "tofu" },
+      unmanaged: { type: "boolean", default: false },
+      "import-out": { type: "string" },
+      ...REPORT_OPTIONS,
+    },
     { usageExit: 1 },
   );
   if ("exit" in parsed) return parsed.exit;
@@ -139,7 +145,9 @@ export async function runDrift(args: string[]): Promise<number> {
     if (settings.format === "json") process.stdout.write(`${JSON.stringify(driftReportJson(report), null, 2)}\n`);
     else {
       const detailed = report.drift.length;
-      process.stdout.write(fit((budget, note) => renderDriftMarkdown(report, budget, values.title, note), detailed, driftLineCount(report), settings.maxChars).text);
+      process.stdout.write(
+        fit((budget, note) => renderDriftMarkdown(report, budget, values.title, note), detailed, driftLineCount(report), settings.maxChars).text,
+      );
     }
     return driftFound(report) ? 2 : 0;
   } catch (err) {

@@ -238,10 +238,19 @@ export async function runServe(args: string[]): Promise<number> {
       try {
         keepToken(tokenFile, server.token);
       } catch (err) {
-        process.stderr.write(`mgmt serve: cannot keep the token in ${tokenFile}, so the next start will mint another: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.stderr.write(
+          `mgmt serve: cannot keep the token in ${tokenFile}, so the next start will mint another: ${err instanceof Error ? err.message : String(err)}\n`,
+        );
       }
     }
-    const ready = { url: server.url, token: server.token, store: server.location, token_file: tokenFile, admin_url: server.adminUrl, admin_token: server.adminToken };
+    const ready = {
+      url: server.url,
+      token: server.token,
+      store: server.location,
+      token_file: tokenFile,
+      admin_url: server.adminUrl,
+      admin_token: server.adminToken,
+    };
     process.stdout.write(`${JSON.stringify(ready)}\n`);
 
     const signal = await signals.received;

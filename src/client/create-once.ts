@@ -93,7 +93,8 @@ async function collect<T>(items: AsyncIterable<T>, keep: (item: T) => boolean): 
 export function createSshKeyOnce(client: MgmtClient, body: SshKeyCreate): Promise<Created<SshKey>> {
   return createOnce(client, "sshkeys", {
     create: () => client.createSshKey(body),
-    candidates: (since) => collect(client.listSshKeys(), (k) => k.label === (body.label ?? "") && sameSshKey(k.ssh_key, body.ssh_key) && createdSince(k.created, since)),
+    candidates: (since) =>
+      collect(client.listSshKeys(), (k) => k.label === (body.label ?? "") && sameSshKey(k.ssh_key, body.ssh_key) && createdSince(k.created, since)),
     key: (k) => String(k.id),
   });
 }

@@ -308,7 +308,9 @@ export class HttpClient {
           const detail = err.kind === "timeout" ? `no complete answer within ${this.timeoutMs} ms` : undefined;
           throw failure(err.kind, attempts, err.error, detail);
         }
-        await this.#pause({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason: errorCode(err.error) ?? err.kind }, signal, () => failure("aborted", attempts, signal?.reason));
+        await this.#pause({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason: errorCode(err.error) ?? err.kind }, signal, () =>
+          failure("aborted", attempts, signal?.reason),
+        );
         continue;
       }
       report({ status: res.status });
@@ -320,9 +322,16 @@ export class HttpClient {
       }
 
       const retryAfter = res.headers["retry-after"];
-      const decision = decideRetry({ method, outcome: { status: res.status }, attempts, retryAfter, idempotent: spec.idempotent }, this.policy, this.#now(), this.#random);
+      const decision = decideRetry(
+        { method, outcome: { status: res.status }, attempts, retryAfter, idempotent: spec.idempotent },
+        this.policy,
+        this.#now(),
+        this.#random,
+      );
       if (decision.retry) {
-        await this.#pause({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason: String(res.status) }, signal, () => failure("aborted", attempts, signal?.reason));
+        await this.#pause({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason: String(res.status) }, signal, () =>
+          failure("aborted", attempts, signal?.reason),
+        );
         continue;
       }
       let note: string | undefined;
@@ -336,7 +345,16 @@ export class HttpClient {
         note = `the API root usually ends in /v4, as \`mgmt serve\` prints it; this client's is "${this.basePath || "/"}"`;
       }
       const acceptedScopes = header(res.headers, "x-accepted-oauth-scopes");
-      throw new ApiError({ status: res.status, method, path, errors: errorItems(res), attempts, retryAfterMs, note, ...(acceptedScopes ? { acceptedScopes } : {}) });
+      throw new ApiError({
+        status: res.status,
+        method,
+        path,
+        errors: errorItems(res),
+        attempts,
+        retryAfterMs,
+        note,
+        ...(acceptedScopes ? { acceptedScopes } : {}),
+      });
     }
   }
 
@@ -350,7 +368,13 @@ export class HttpClient {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
 
-  async #attempt(method: Method, fullPath: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal | undefined): Promise<RawResponse> {
+  async #attempt(
+    method: Method,
+    fullPath: string,
+    headers: Record<string, string>,
+    body: string | Uint8Array | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<RawResponse> {
     const controller = new AbortController();
     const timedOut = new Error("attempt timed out");
     const timer = setTimeout(() => controller.abort(timedOut), this.timeoutMs);
@@ -402,7 +426,11 @@ export class HttpClient {
       } catch {
         // Say what came back, not what it contained: a body may hold a secret.
         const type = header(res.headers, "content-type") ?? "no content-type";
-        throw new ResponseShapeError({ ...where, summary: "response body is not JSON", issues: [{ field: "", message: `${type}, ${Buffer.byteLength(res.text)} bytes` }] });
+        throw new ResponseShapeError({
+          ...where,
+          summary: "response body is not JSON",
+          issues: [{ field: "", message: `${type}, ${Buffer.byteLength(res.text)} bytes` }],
+        });
       }
     }
     const parsed = spec.schema.safeParse(value);

@@ -37,7 +37,6 @@ export interface ListOptions extends CallOptions {
   readonly filter?: Readonly<Record<string, unknown>>;
 }
 
-
 /** An item schema's paginated envelope, built once per schema. */
 const envelopes = new WeakMap<z.ZodType, z.ZodType>();
 function envelopeOf<T extends z.ZodType>(item: T): ReturnType<typeof paginated<T>> {
@@ -154,16 +153,35 @@ export class MgmtClient {
 
   /** A new secret, in the answer only. Retried like an idempotent call: a repeated reset leaves the latest secret, which is the one answered. */
   async resetOAuthClientSecret(id: string, o?: CallOptions): Promise<OAuthClient> {
-    return this.http.request({ operation: "resetOAuthClientSecret", method: "POST", path: route`/account/oauth-clients/${id}/reset-secret`, schema: OAuthClient, idempotent: true, signal: o?.signal });
+    return this.http.request({
+      operation: "resetOAuthClientSecret",
+      method: "POST",
+      path: route`/account/oauth-clients/${id}/reset-secret`,
+      schema: OAuthClient,
+      idempotent: true,
+      signal: o?.signal,
+    });
   }
 
   /** The public thumbnail operation: the image bytes as uploaded. */
   async getOAuthClientThumbnail(id: string, o?: CallOptions): Promise<BinaryResponse> {
-    return this.http.requestBytes({ operation: "getOAuthClientThumbnail", method: "GET", path: route`/account/oauth-clients/${id}/thumbnail`, signal: o?.signal });
+    return this.http.requestBytes({
+      operation: "getOAuthClientThumbnail",
+      method: "GET",
+      path: route`/account/oauth-clients/${id}/thumbnail`,
+      signal: o?.signal,
+    });
   }
 
   async setOAuthClientThumbnail(id: string, image: { contentType: string; data: Uint8Array }, o?: CallOptions): Promise<void> {
-    await this.http.request({ operation: "setOAuthClientThumbnail", method: "PUT", path: route`/account/oauth-clients/${id}/thumbnail`, rawBody: image, schema: EmptyBody, signal: o?.signal });
+    await this.http.request({
+      operation: "setOAuthClientThumbnail",
+      method: "PUT",
+      path: route`/account/oauth-clients/${id}/thumbnail`,
+      rawBody: image,
+      schema: EmptyBody,
+      signal: o?.signal,
+    });
   }
 
   // Tags
@@ -283,7 +301,15 @@ export class MgmtClient {
     if (!Number.isSafeInteger(page) || page < 1) throw new TypeError(`${operation}: page must be a positive integer, got ${page}`);
     if (pageSize !== undefined && !Number.isSafeInteger(pageSize)) throw new TypeError(`${operation}: pageSize must be an integer, got ${pageSize}`);
     const headers = o?.filter === undefined ? undefined : { "x-filter": JSON.stringify(o.filter) };
-    return this.http.request({ operation, method: "GET", path, query: { page, page_size: pageSize }, headers, schema: envelopeOf(item), signal: o?.signal }) as Promise<Page<z.output<S>>>;
+    return this.http.request({
+      operation,
+      method: "GET",
+      path,
+      query: { page, page_size: pageSize },
+      headers,
+      schema: envelopeOf(item),
+      signal: o?.signal,
+    }) as Promise<Page<z.output<S>>>;
   }
 
   /** Every item of a paginated list, fetched page by page as the iteration proceeds. */

@@ -66,4 +66,7 @@ export const PageQuery = z.object({
 export type PageQuery = z.output<typeof PageQuery>;
 
 /** Path ids are positive integers; anything else is simply not found. */
-export const PathId = z.string().regex(/^[1-9]\d{0,15}$/).transform(Number);
+export const PathId = z
+  .string()
+  .regex(/^[1-9]\d{0,15}$/)
+  .transform(Number);

@@ -18,7 +18,10 @@ export class Scopes {
   static readonly ALL = new Scopes(null);
 
   static parse(text: string): ScopeParse {
-    const items = text.trim().split(/\s+/).filter((s) => s !== "");
+    const items = text
+      .trim()
+      .split(/\s+/)
+      .filter((s) => s !== "");
     if (items.length === 0) return { ok: false, reason: "Scopes must not be empty" };
     if (items.includes("*")) {
       return items.length === 1 ? { ok: true, scopes: Scopes.ALL } : { ok: false, reason: "'*' cannot be combined with other scopes" };

@@ -71,7 +71,10 @@ export function parseSshPublicKey(text: string): ParseResult {
     return { ok: false, reason: `SSH key data is not a valid ${algorithm} public key` };
   }
   if (algorithm.includes("ecdsa-sha2-nistp")) {
-    const curve = algorithm.replace(/^sk-/, "").replace(/@openssh\.com$/, "").slice("ecdsa-sha2-".length);
+    const curve = algorithm
+      .replace(/^sk-/, "")
+      .replace(/@openssh\.com$/, "")
+      .slice("ecdsa-sha2-".length);
     if (strings[1]!.toString("latin1") !== curve) {
       return { ok: false, reason: `SSH key data is not a valid ${algorithm} public key` };
     }

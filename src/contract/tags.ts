@@ -29,7 +29,13 @@ export const BACKUP_WINDOWS = ["Scheduling", "W0", "W2", "W4", "W6", "W8", "W10"
 export const BACKUP_DAYS = ["Scheduling", "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
 
 export const ComputeInstance = z.object({
-  alerts: z.object({ cpu: z.number().int(), io: z.number().int(), network_in: z.number().int(), network_out: z.number().int(), transfer_quota: z.number().int() }),
+  alerts: z.object({
+    cpu: z.number().int(),
+    io: z.number().int(),
+    network_in: z.number().int(),
+    network_out: z.number().int(),
+    transfer_quota: z.number().int(),
+  }),
   backups: z.object({
     available: z.boolean(),
     enabled: z.boolean(),

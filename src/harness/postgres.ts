@@ -29,7 +29,9 @@ export function postgresBinDir(): string | undefined {
   }
   const debian = "/usr/lib/postgresql";
   if (existsSync(debian)) {
-    const versions = readdirSync(debian).filter((v) => existsSync(join(debian, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(debian)
+      .filter((v) => existsSync(join(debian, v, "bin", "initdb")))
+      .sort((a, b) => Number(b) - Number(a));
     if (versions[0]) return join(debian, versions[0], "bin");
   }
   return undefined;
@@ -66,7 +68,15 @@ export async function startPostgres(): Promise<PostgresCluster> {
 
   run("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
   const port = await freePort();
-  const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off", "-c max_connections=200"].join(" ");
+  const options = [
+    `-p ${port}`,
+    `-k ${dir}`,
+    "-c listen_addresses=127.0.0.1",
+    "-c fsync=off",
+    "-c synchronous_commit=off",
+    "-c full_page_writes=off",
+    "-c max_connections=200",
+  ].join(" ");
   run("pg_ctl", ["-D", data, "-w", "-l", join(dir, "log"), "-o", options, "start"]);
 
   let stopped = false;

@@ -57,7 +57,9 @@ async function main(): Promise<number> {
     }
     say("done: the example stack is applied and a fresh plan shows no changes");
     const show = await runEngine(engine, ["show", "-json"], stackDir, env);
-    const resources = (JSON.parse(show.stdout) as { values?: { root_module?: { resources?: { address: string; mode: string; values: { id?: string } }[] } } }).values?.root_module?.resources ?? [];
+    const resources =
+      (JSON.parse(show.stdout) as { values?: { root_module?: { resources?: { address: string; mode: string; values: { id?: string } }[] } } }).values
+        ?.root_module?.resources ?? [];
     process.stdout.write("\nWhat it created (address: id):\n");
     for (const r of resources.filter((x) => x.mode === "managed")) process.stdout.write(`  ${r.address}: ${r.values.id ?? "?"}\n`);
     process.stdout.write(
@@ -69,7 +71,7 @@ async function main(): Promise<number> {
         "Next:",
         "  bin/mgmt serve --port 8080            # a server that keeps running (prints its URL and a token)",
         "  export MGMT_URL=http://127.0.0.1:8080/v4 MGMT_TOKEN=<the printed token>",
-        "  README.md, \"Using the provider with cdktf\": deploy this stack (examples/basic) against it",
+        '  README.md, "Using the provider with cdktf": deploy this stack (examples/basic) against it',
         "  docs/index.md, docs/resources/        # the provider and every resource and data source, with examples",
         "",
       ].join("\n"),

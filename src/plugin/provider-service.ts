@@ -51,19 +51,37 @@ class Loaded {
 
   resource(typeName: string): Typed {
     const t = this.resources.get(typeName);
-    if (!t) throw new Failure(error(`Unknown resource type "${typeName}"`, `This provider has no managed resource type named "${typeName}". Known types: ${[...this.resources.keys()].join(", ") || "none"}.`));
+    if (!t)
+      throw new Failure(
+        error(
+          `Unknown resource type "${typeName}"`,
+          `This provider has no managed resource type named "${typeName}". Known types: ${[...this.resources.keys()].join(", ") || "none"}.`,
+        ),
+      );
     return t;
   }
 
   ephemeralResource(typeName: string): Typed {
     const t = this.ephemeralResources.get(typeName);
-    if (!t) throw new Failure(error(`Unknown ephemeral resource type "${typeName}"`, `This provider has no ephemeral resource type named "${typeName}". Known types: ${[...this.ephemeralResources.keys()].join(", ") || "none"}.`));
+    if (!t)
+      throw new Failure(
+        error(
+          `Unknown ephemeral resource type "${typeName}"`,
+          `This provider has no ephemeral resource type named "${typeName}". Known types: ${[...this.ephemeralResources.keys()].join(", ") || "none"}.`,
+        ),
+      );
     return t;
   }
 
   dataSource(typeName: string): Typed {
     const t = this.dataSources.get(typeName);
-    if (!t) throw new Failure(error(`Unknown data source type "${typeName}"`, `This provider has no data source type named "${typeName}". Known types: ${[...this.dataSources.keys()].join(", ") || "none"}.`));
+    if (!t)
+      throw new Failure(
+        error(
+          `Unknown data source type "${typeName}"`,
+          `This provider has no data source type named "${typeName}". Known types: ${[...this.dataSources.keys()].join(", ") || "none"}.`,
+        ),
+      );
     return t;
   }
 }
@@ -87,7 +105,9 @@ function encodeResult(value: TfValue, type: TfType, what: string): tfplugin6.IDy
     return encodeDynamic(value, type);
   } catch (e) {
     if (e instanceof CodecError) {
-      throw new Failure(error(`Provider returned an invalid ${what}`, `The value does not conform to the schema: ${e.message}`, e.path.length > 0 ? e.path : undefined));
+      throw new Failure(
+        error(`Provider returned an invalid ${what}`, `The value does not conform to the schema: ${e.message}`, e.path.length > 0 ? e.path : undefined),
+      );
     }
     throw e;
   }
@@ -115,7 +135,13 @@ function protoFunctions(schemas: ProviderSchemas): Record<string, tfplugin6.IFun
 
 async function callFunction(l: Loaded, name: string, args: readonly tfplugin6.IDynamicValue[]): Promise<tfplugin6.CallFunction.IResponse> {
   const signature = l.schemas.functions[name];
-  if (!signature) throw new Failure(error(`Unknown function "${name}"`, `This provider has no function named "${name}". Known functions: ${Object.keys(l.schemas.functions).join(", ") || "none"}.`));
+  if (!signature)
+    throw new Failure(
+      error(
+        `Unknown function "${name}"`,
+        `This provider has no function named "${name}". Known functions: ${Object.keys(l.schemas.functions).join(", ") || "none"}.`,
+      ),
+    );
   const parameters = signature.parameters ?? [];
   if (args.length !== parameters.length) return { error: { text: `${name} takes ${parameters.length} argument(s), got ${args.length}` } };
   const values: TfValue[] = [];
@@ -128,7 +154,8 @@ async function callFunction(l: Loaded, name: string, args: readonly tfplugin6.ID
     }
   }
   const result = await l.provider.callFunction(name, values);
-  if ("error" in result) return { error: { text: result.error.text, ...(result.error.argument !== undefined ? { functionArgument: result.error.argument } : {}) } };
+  if ("error" in result)
+    return { error: { text: result.error.text, ...(result.error.argument !== undefined ? { functionArgument: result.error.argument } : {}) } };
   return { result: encodeResult(result.result, signature.return_type, "function result") };
 }
 
@@ -157,7 +184,8 @@ export function providerSchemaResponse(schemas: ProviderSchemas): tfplugin6.GetP
   };
 }
 
-export const encodeProviderSchemaResponse = (schemas: ProviderSchemas): Uint8Array => P.GetProviderSchema.Response.encode(providerSchemaResponse(schemas)).finish();
+export const encodeProviderSchemaResponse = (schemas: ProviderSchemas): Uint8Array =>
+  P.GetProviderSchema.Response.encode(providerSchemaResponse(schemas)).finish();
 
 // --- service ----------------------------------------------------------------------------
 
@@ -179,7 +207,11 @@ export interface ProviderServiceOptions {
  * shared after: a start that only fetches the schema never loads it (nor the API client, zod
  * and undici behind it).
  */
-export function registerProviderService(server: GrpcServer, load: () => Promise<ProviderServer>, options: ProviderServiceOptions): { release(): Promise<void> } {
+export function registerProviderService(
+  server: GrpcServer,
+  load: () => Promise<ProviderServer>,
+  options: ProviderServiceOptions,
+): { release(): Promise<void> } {
   const { log } = options;
   let loading: Promise<Loaded> | undefined;
   let provider: ProviderServer | undefined;
@@ -278,7 +310,9 @@ export function registerProviderService(server: GrpcServer, load: () => Promise<
         throw new Failure(error("Invalid stored state", `The stored state of this ${typeName} is not valid JSON: ${describeError(e)}`));
       }
     } else if (req.rawState?.flatmap && Object.keys(req.rawState.flatmap).length > 0) {
-      throw new Failure(error("Unsupported legacy state", `The stored state of this ${typeName} is in the pre-0.12 flatmap format, which this provider never wrote.`));
+      throw new Failure(
+        error("Unsupported legacy state", `The stored state of this ${typeName} is in the pre-0.12 flatmap format, which this provider never wrote.`),
+      );
     }
     const result = await l.provider.upgradeResourceState(typeName, int64ToNumber(req.version), rawState);
     return {
@@ -406,7 +440,8 @@ export function registerProviderService(server: GrpcServer, load: () => Promise<
       res = await callFunction(await loaded(), name, req.arguments ?? []);
     } catch (e) {
       const text = e instanceof Failure ? [e.diagnostic.summary, e.diagnostic.detail].filter(Boolean).join(": ") : `${name}: ${describeError(e)}`;
-      if (!(e instanceof Failure)) log("error", `CallFunction ${name}: provider error`, { error: describeError(e), stack: e instanceof Error ? e.stack : undefined });
+      if (!(e instanceof Failure))
+        log("error", `CallFunction ${name}: provider error`, { error: describeError(e), stack: e instanceof Error ? e.stack : undefined });
       res = { error: { text } };
     }
     return P.CallFunction.Response.encode(res).finish();

@@ -132,6 +132,6 @@ function takeStdout(): (line: string) => void {
   }
   return (line) => {
     const bytes = Buffer.from(line);
-    for (let written = 0; written < bytes.length; ) written += writeSync(1, bytes, written);
+    for (let written = 0; written < bytes.length;) written += writeSync(1, bytes, written);
   };
 }

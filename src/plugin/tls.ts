@@ -77,7 +77,7 @@ function objectIdentifier(dotted: string): Buffer {
 function namedBits(bits: readonly number[]): Buffer {
   const highest = Math.max(...bits);
   const bytes = Buffer.alloc(Math.floor(highest / 8) + 1);
-  for (const b of bits) bytes[Math.floor(b / 8)] |= 0x80 >> b % 8;
+  for (const b of bits) bytes[Math.floor(b / 8)] |= 0x80 >> (b % 8);
   const unused = 7 - (highest % 8);
   return tlv(0x03, Buffer.from([unused]), bytes);
 }

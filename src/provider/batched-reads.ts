@@ -56,9 +56,24 @@ export class BatchedCollection<T> {
  */
 export function batchedReads(client: MgmtClient, enabled: boolean) {
   return {
-    sshKeys: new BatchedCollection(enabled, () => client.listSshKeys(), (k) => String(k.id), (id) => client.getSshKey(Number(id))),
-    tokens: new BatchedCollection(enabled, () => client.listTokens(), (t) => String(t.id), (id) => client.getToken(Number(id))),
-    oauthClients: new BatchedCollection(enabled, () => client.listOAuthClients(), (c) => c.id, (id) => client.getOAuthClient(id)),
+    sshKeys: new BatchedCollection(
+      enabled,
+      () => client.listSshKeys(),
+      (k) => String(k.id),
+      (id) => client.getSshKey(Number(id)),
+    ),
+    tokens: new BatchedCollection(
+      enabled,
+      () => client.listTokens(),
+      (t) => String(t.id),
+      (id) => client.getToken(Number(id)),
+    ),
+    oauthClients: new BatchedCollection(
+      enabled,
+      () => client.listOAuthClients(),
+      (c) => c.id,
+      (id) => client.getOAuthClient(id),
+    ),
   };
 }
 export type BatchedReads = ReturnType<typeof batchedReads>;

@@ -45,24 +45,36 @@ export const providerAttributes: Attributes = {
     { validate: (v) => (isHttpUrl(v) ? undefined : `must be an http or https URL such as http://127.0.0.1:8080/v4; got "${v}"`) },
   ),
   token: string("optional", "Personal access token or OAuth token. Falls back to the MGMT_TOKEN environment variable.", { sensitive: true }),
-  request_timeout: number("optional", `Seconds one request attempt may take (connecting, waiting, reading the answer) before it counts as failed. Default ${PROVIDER_DEFAULTS.requestTimeoutSeconds}.`, {
-    validate: between(0.1, 3600),
-  }),
+  request_timeout: number(
+    "optional",
+    `Seconds one request attempt may take (connecting, waiting, reading the answer) before it counts as failed. Default ${PROVIDER_DEFAULTS.requestTimeoutSeconds}.`,
+    {
+      validate: between(0.1, 3600),
+    },
+  ),
   max_retries: int(
     "optional",
     `Retries of a request after its first attempt, on rate limiting (429), server errors and lost connections of requests that are safe to repeat. Default ${PROVIDER_DEFAULTS.maxRetries}; 0 disables retries.`,
     { validate: between(0, 100) },
   ),
-  retry_min_delay_ms: int("optional", `Back-off before the first retry when the API gives no Retry-After, doubling with each retry. Default ${PROVIDER_DEFAULTS.retryMinDelayMs}.`, {
-    validate: atLeast(0),
-  }),
+  retry_min_delay_ms: int(
+    "optional",
+    `Back-off before the first retry when the API gives no Retry-After, doubling with each retry. Default ${PROVIDER_DEFAULTS.retryMinDelayMs}.`,
+    {
+      validate: atLeast(0),
+    },
+  ),
   batch_reads: bool(
     "optional",
     "Whether a refresh reads each collection (SSH keys, tokens, OAuth clients) in pages of 500 and answers the reads of its objects from that, instead of one request per object. Default true.",
   ),
-  retry_max_delay_ms: int("optional", `Cap of the computed back-off between retries (a Retry-After from the API is always honoured). Default ${PROVIDER_DEFAULTS.retryMaxDelayMs}.`, {
-    validate: atLeast(0),
-  }),
+  retry_max_delay_ms: int(
+    "optional",
+    `Cap of the computed back-off between retries (a Retry-After from the API is always honoured). Default ${PROVIDER_DEFAULTS.retryMaxDelayMs}.`,
+    {
+      validate: atLeast(0),
+    },
+  ),
   child_account: listBlock(
     "Act inside this child account as its proxy user: the provider obtains 15-minute proxy tokens with the configured (parent) token, which needs OAuth scope child_account:read_write, replaces each before it expires, and revokes the last when it ends. Falls back to the MGMT_CHILD_ACCOUNT_EUUID environment variable.",
     { euuid: childAccountEuuid },
@@ -90,7 +102,9 @@ export async function configureProvider(
   const settings: [string, unknown, AttributePath][] = Object.entries(config).map(([name, value]) => [name, value, attr(name)]);
   for (const [name, value, path] of [...settings, ["child_account.euuid", childBlock?.euuid, euuidPath] as const]) {
     if (isUnknown(value)) {
-      diagnostics.push(error(`Unknown ${name}`, `The provider's ${name} depends on a value not known until apply; it must be known when the provider is configured.`, path));
+      diagnostics.push(
+        error(`Unknown ${name}`, `The provider's ${name} depends on a value not known until apply; it must be known when the provider is configured.`, path),
+      );
     }
   }
   if (diagnostics.length > 0) return { diagnostics };
@@ -103,25 +117,32 @@ export async function configureProvider(
   if (diagnostics.length > 0 || !url || !token) return { diagnostics };
 
   const minDelay = knownNumber(config, "retry_min_delay_ms") ?? PROVIDER_DEFAULTS.retryMinDelayMs;
-  const clientWith = (credentials: string | Credentials) => new MgmtClient({
-    url,
-    token: credentials,
-    signal,
-    timeoutMs: (knownNumber(config, "request_timeout") ?? PROVIDER_DEFAULTS.requestTimeoutSeconds) * 1000,
-    maxRetries: knownNumber(config, "max_retries") ?? PROVIDER_DEFAULTS.maxRetries,
-    retry: { baseDelayMs: minDelay, maxDelayMs: knownNumber(config, "retry_max_delay_ms") ?? Math.max(minDelay, PROVIDER_DEFAULTS.retryMaxDelayMs) },
-    // Method, path, status and timing only: headers carry the token, bodies carry secrets.
-    onAttempt: (e) =>
-      log(e.status !== undefined && e.status < 400 ? "debug" : "warn", `${e.method} ${e.path} ${e.status ?? e.failure}`, {
-        operation: e.operation,
-        method: e.method,
-        path: e.path,
-        ...(e.status !== undefined ? { status: e.status } : { failure: e.failure }),
-        attempt: e.attempt,
-        duration_ms: e.durationMs,
-      }),
-    onRetry: (e) => log("info", `retrying ${e.method} ${e.path} in ${e.delayMs} ms (${e.reason})`, { operation: e.operation, attempt: e.attempt, delay_ms: e.delayMs, reason: e.reason }),
-  });
+  const clientWith = (credentials: string | Credentials) =>
+    new MgmtClient({
+      url,
+      token: credentials,
+      signal,
+      timeoutMs: (knownNumber(config, "request_timeout") ?? PROVIDER_DEFAULTS.requestTimeoutSeconds) * 1000,
+      maxRetries: knownNumber(config, "max_retries") ?? PROVIDER_DEFAULTS.maxRetries,
+      retry: { baseDelayMs: minDelay, maxDelayMs: knownNumber(config, "retry_max_delay_ms") ?? Math.max(minDelay, PROVIDER_DEFAULTS.retryMaxDelayMs) },
+      // Method, path, status and timing only: headers carry the token, bodies carry secrets.
+      onAttempt: (e) =>
+        log(e.status !== undefined && e.status < 400 ? "debug" : "warn", `${e.method} ${e.path} ${e.status ?? e.failure}`, {
+          operation: e.operation,
+          method: e.method,
+          path: e.path,
+          ...(e.status !== undefined ? { status: e.status } : { failure: e.failure }),
+          attempt: e.attempt,
+          duration_ms: e.durationMs,
+        }),
+      onRetry: (e) =>
+        log("info", `retrying ${e.method} ${e.path} in ${e.delayMs} ms (${e.reason})`, {
+          operation: e.operation,
+          attempt: e.attempt,
+          delay_ms: e.delayMs,
+          reason: e.reason,
+        }),
+    });
   const context = (client: MgmtClient, release: () => Promise<void>): { ctx: ProviderContext } => ({
     ctx: { client, reads: batchedReads(client, config.batch_reads !== false), openedTokens: new Map(), clientWith, release },
   });
@@ -166,7 +187,9 @@ function childAccountFailure(euuid: string, err: unknown, path: AttributePath | 
     return [error(summary, detail, path)];
   }
   if (err instanceof ApiError && err.status === 404) {
-    return [error(summary, `The configured token's account has no active child account with euuid "${euuid}" (see data.mgmt_child_accounts). ${err.message}`, path)];
+    return [
+      error(summary, `The configured token's account has no active child account with euuid "${euuid}" (see data.mgmt_child_accounts). ${err.message}`, path),
+    ];
   }
   return describeFailure(`act in child account ${euuid}`, err).map((d) => ({ ...d, ...(path ? { attribute: path } : {}) }));
 }

@@ -51,14 +51,31 @@ function section(title: string, entries: [string, AttributeSpec][], prefix: stri
 function renderAttributes(attributes: Attributes, prefix = ""): string[] {
   const entries = Object.entries(attributes).sort(([a], [b]) => a.localeCompare(b));
   const lines = [
-    ...section("Required", entries.filter(([, a]) => a.mode === "required"), prefix),
-    ...section("Optional", entries.filter(([, a]) => a.mode === "optional" || a.mode === "optional_computed"), prefix),
-    ...section("Read-Only", entries.filter(([, a]) => a.mode === "computed"), prefix),
+    ...section(
+      "Required",
+      entries.filter(([, a]) => a.mode === "required"),
+      prefix,
+    ),
+    ...section(
+      "Optional",
+      entries.filter(([, a]) => a.mode === "optional" || a.mode === "optional_computed"),
+      prefix,
+    ),
+    ...section(
+      "Read-Only",
+      entries.filter(([, a]) => a.mode === "computed"),
+      prefix,
+    ),
   ];
   for (const [name, spec] of entries) {
     if (!spec.nested) continue;
     const path = prefix + name;
-    lines.push(`<a id="${anchor(path)}"></a>`, `### Nested Schema for \`${path}\``, "", ...renderAttributes(spec.nested, `${path}.`).map((l) => l.replace(/^### /, "#### ")));
+    lines.push(
+      `<a id="${anchor(path)}"></a>`,
+      `### Nested Schema for \`${path}\``,
+      "",
+      ...renderAttributes(spec.nested, `${path}.`).map((l) => l.replace(/^### /, "#### ")),
+    );
   }
   return lines;
 }
@@ -93,7 +110,10 @@ interface PageKind {
 }
 
 /** A page of attributes by mode, for anything declared with attributes. */
-const schemaSubject = (d: { readonly typeName: string; readonly description: string; readonly attributes: Attributes }, extra: Subject["sections"] = () => []): Subject => ({
+const schemaSubject = (
+  d: { readonly typeName: string; readonly description: string; readonly attributes: Attributes },
+  extra: Subject["sections"] = () => [],
+): Subject => ({
   name: d.typeName,
   description: d.description,
   sections: (examples) => ["## Schema", "", ...renderAttributes(d.attributes), ...extra(examples)],
@@ -129,7 +149,13 @@ function importSection(r: ResourceDefinition<unknown>, examples: ExampleReader):
     "In Terraform v1.5.0 and later (OpenTofu v1.6.0 and later), the [`import` block](https://developer.hashicorp.com/terraform/language/import) can be used with the `id` attribute (add `-generate-config-out` to `plan` to have the configuration written), for example:",
     "",
     ...fenced("terraform", `import {\n  to = ${address}\n  id = "${r.importId.example}"\n}`),
-    ...(shell === undefined ? [] : ["The [`terraform import` command](https://developer.hashicorp.com/terraform/cli/commands/import) can be used, for example:", "", ...fenced("shell", shell)]),
+    ...(shell === undefined
+      ? []
+      : [
+          "The [`terraform import` command](https://developer.hashicorp.com/terraform/cli/commands/import) can be used, for example:",
+          "",
+          ...fenced("shell", shell),
+        ]),
   ];
 }
 
@@ -201,7 +227,17 @@ export function renderDocs(examples: ExampleReader): DocPage[] {
   return [
     render("index.md", `${PROVIDER_NAME} Provider`, `${PROVIDER_NAME} Provider`, provider, "provider/provider.tf"),
     ...PAGE_KINDS.flatMap((kind) =>
-      kind.subjects(def).map((s) => render(`${kind.dir}/${s.name.replace(/^mgmt_/, "")}.md`, `${s.name} ${kind.title} - ${PROVIDER_NAME}`, kind.heading?.(s.name) ?? `${s.name} (${kind.title})`, s, kind.example(s.name))),
+      kind
+        .subjects(def)
+        .map((s) =>
+          render(
+            `${kind.dir}/${s.name.replace(/^mgmt_/, "")}.md`,
+            `${s.name} ${kind.title} - ${PROVIDER_NAME}`,
+            kind.heading?.(s.name) ?? `${s.name} (${kind.title})`,
+            s,
+            kind.example(s.name),
+          ),
+        ),
     ),
   ];
 }

@@ -104,7 +104,8 @@ export class ProxySession implements Credentials {
   #retire(held: Held): void {
     const revocation = this.#opts.revoke(held.token, held.id).then(
       () => this.#opts.log("info", `revoked proxy token ${held.id} of child account ${this.#opts.euuid}`, { token_id: held.id }),
-      (err: unknown) => this.#opts.log("debug", `proxy token ${held.id} was not revoked: ${err instanceof Error ? err.message : String(err)}`, { token_id: held.id }),
+      (err: unknown) =>
+        this.#opts.log("debug", `proxy token ${held.id} was not revoked: ${err instanceof Error ? err.message : String(err)}`, { token_id: held.id }),
     );
     this.#revocations.add(revocation);
     void revocation.finally(() => this.#revocations.delete(revocation));

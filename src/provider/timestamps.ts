@@ -25,7 +25,9 @@ export function parseRfc3339(text: string): number | undefined {
 }
 
 export const rfc3339 = (text: string): string | undefined =>
-  parseRfc3339(text) === undefined ? `must be an RFC 3339 date-time with an offset, such as 2030-01-01T00:00:00Z or 2030-01-01T09:00:00+09:00; got "${text}"` : undefined;
+  parseRfc3339(text) === undefined
+    ? `must be an RFC 3339 date-time with an offset, such as 2030-01-01T00:00:00Z or 2030-01-01T09:00:00+09:00; got "${text}"`
+    : undefined;
 
 /**
  * One instant written two ways (2030-01-01T09:00:00+09:00 and 2030-01-01T00:00:00Z) is the same

@@ -47,7 +47,13 @@ export function renderDriftMarkdown(r: DriftReport, budget: Budget, title = "Dri
   const deleted = r.drift.filter(isDeleted);
   const section = (heading: string, entries: readonly ResourceEntry[]) => {
     if (!entries.length) return;
-    out.push(...fold(`${heading} (${count(entries.length)})`, spend.section(entries, (e) => entryLines(e, { details: spend.details() })), true));
+    out.push(
+      ...fold(
+        `${heading} (${count(entries.length)})`,
+        spend.section(entries, (e) => entryLines(e, { details: spend.details() })),
+        true,
+      ),
+    );
   };
   section("Changed outside of Terraform, state → live", changed);
   section("Deleted outside of Terraform", deleted);
@@ -69,7 +75,10 @@ export function renderDriftMarkdown(r: DriftReport, budget: Budget, title = "Dri
       body.push("");
     }
     if (hidden) body.push(leftOut(hidden), "");
-    if (u.unmanaged.length) body.push("`mgmt drift --unmanaged --import-out imports.tf` writes `import {}` blocks for these; `plan -generate-config-out=generated.tf` then writes their configuration.");
+    if (u.unmanaged.length)
+      body.push(
+        "`mgmt drift --unmanaged --import-out imports.tf` writes `import {}` blocks for these; `plan -generate-config-out=generated.tf` then writes their configuration.",
+      );
     else body.push(`None among ${u.types.map((t) => code(t)).join(", ")}.`);
     out.push(...fold(`Not managed by any state (${count(u.unmanaged.length)})`, body, true));
     if (u.known.length) {

@@ -6,7 +6,6 @@ import { code, count, entryLines, fold, plain, value } from "./md";
 import { GROUPS, type Group, type PlanSummary, type ResourceEntry } from "./summary";
 import { FULL, Spending, type Budget } from "./truncate";
 
-
 const HEADINGS: Record<Group, string> = {
   create: "Create",
   update: "Update in place",
@@ -19,10 +18,20 @@ const HEADINGS: Record<Group, string> = {
 
 export function summaryLine(s: PlanSummary): string {
   const c = s.counts;
-  const parts = [`${count(c.add)} to add`, `${count(c.change)} to change`, `${count(c.replace)} to replace`, `${count(c.destroy)} to destroy`, `${count(c.import)} to import`];
+  const parts = [
+    `${count(c.add)} to add`,
+    `${count(c.change)} to change`,
+    `${count(c.replace)} to replace`,
+    `${count(c.destroy)} to destroy`,
+    `${count(c.import)} to import`,
+  ];
   if (c.move) parts.push(`${count(c.move)} to move`);
   if (c.forget) parts.push(`${count(c.forget)} to forget`);
-  const planned = GROUPS.some((g) => s.groups[g].length > 0) ? `**${parts.join(", ")}**` : s.outputs.length > 0 ? "**No resource changes** (outputs change)" : "**No changes.**";
+  const planned = GROUPS.some((g) => s.groups[g].length > 0)
+    ? `**${parts.join(", ")}**`
+    : s.outputs.length > 0
+      ? "**No resource changes** (outputs change)"
+      : "**No changes.**";
   return c.drift ? `${planned} · ${count(c.drift)} changed outside of Terraform` : planned;
 }
 

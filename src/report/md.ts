@@ -19,7 +19,10 @@ export function value(text: string): string {
 
 /** Plain text for headings and summaries: no HTML, no markdown that could reshape the comment. */
 export function plain(text: string): string {
-  return text.replace(/[\r\n]+/g, " ").replace(/[<>&]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;" })[c]!).replace(/([\\`*_[\]#|])/g, "\\$1");
+  return text
+    .replace(/[\r\n]+/g, " ")
+    .replace(/[<>&]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;" })[c]!)
+    .replace(/([\\`*_[\]#|])/g, "\\$1");
 }
 
 /** A fold; GitHub and GitLab both need the blank line after `<summary>` to render markdown inside. */

@@ -41,7 +41,9 @@ interface StateModule {
   resources?: StateResource[];
   child_modules?: StateModule[];
 }
-const StateModule: z.ZodType<StateModule> = z.lazy(() => z.object({ resources: z.array(StateResource).optional(), child_modules: z.array(StateModule).optional() }));
+const StateModule: z.ZodType<StateModule> = z.lazy(() =>
+  z.object({ resources: z.array(StateResource).optional(), child_modules: z.array(StateModule).optional() }),
+);
 
 export const Plan = z.object({
   format_version: z.string(),
@@ -78,7 +80,8 @@ export function parsePlan(data: unknown): Plan {
   if (typeof data !== "object" || data === null || Array.isArray(data)) throw new PlanFormatError("the plan JSON must be an object with a format_version");
   const version = (data as { format_version?: unknown }).format_version;
   if (typeof version !== "string") throw new PlanFormatError("the JSON has no format_version; expected the output of 'show -json PLANFILE'");
-  if (version.split(".")[0] !== SUPPORTED_MAJOR) throw new PlanFormatError(`unsupported plan format_version "${version}": this reads format ${SUPPORTED_MAJOR}.x`);
+  if (version.split(".")[0] !== SUPPORTED_MAJOR)
+    throw new PlanFormatError(`unsupported plan format_version "${version}": this reads format ${SUPPORTED_MAJOR}.x`);
   const record = data as Record<string, unknown>;
   // `show -json` without a plan file prints the state, which has the same format_version.
   if (!("resource_changes" in record) && !("planned_values" in record) && !("resource_drift" in record) && "values" in record) {

@@ -65,12 +65,21 @@ export function resourceName(label: string, fallback: string): string {
   return /^[a-z]/.test(slug) ? slug : `${fallback}_${slug}`;
 }
 
-export function findUnmanaged(types: readonly UnmanagedKind[], state: readonly StateObject[], live: ReadonlyMap<string, readonly LiveObject[]>): UnmanagedResult {
+export function findUnmanaged(
+  types: readonly UnmanagedKind[],
+  state: readonly StateObject[],
+  live: ReadonlyMap<string, readonly LiveObject[]>,
+): UnmanagedResult {
   const taken = new Set(state.map((r) => r.address));
   const unmanaged: UnmanagedObject[] = [];
   const known: KnownObject[] = [];
   for (const t of types) {
-    const held = new Set(state.filter((r) => r.type === t.type).map((r) => t.stateId(r.values)).filter((id): id is string => id !== undefined));
+    const held = new Set(
+      state
+        .filter((r) => r.type === t.type)
+        .map((r) => t.stateId(r.values))
+        .filter((id): id is string => id !== undefined),
+    );
     const objects = [...(live.get(t.type) ?? [])].sort((a, b) => a.importId.localeCompare(b.importId, "en", { numeric: true }));
     for (const o of objects) {
       if (held.has(o.importId)) continue;
@@ -100,7 +109,8 @@ const hclString = (text: string) =>
  * `plan -generate-config-out=generated.tf` to have the engine write the resource blocks.
  */
 export function importBlocks(objects: readonly UnmanagedObject[]): string {
-  const head = "# Written by `mgmt drift --unmanaged --import-out`: live objects no state manages.\n# Review, then run `plan -generate-config-out=generated.tf` to have the engine write their configuration.\n";
+  const head =
+    "# Written by `mgmt drift --unmanaged --import-out`: live objects no state manages.\n# Review, then run `plan -generate-config-out=generated.tf` to have the engine write their configuration.\n";
   return (
     head +
     objects

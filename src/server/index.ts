@@ -125,7 +125,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     app = buildApp({
       authenticate: (bearer) => domain.tokens.authenticate(bearer),
       routes: (router) => registerRoutes(router, domain),
-      logger, bodyLimit: options.bodyLimit, install: (fastify) => installAdmin(fastify, admin), timeouts: options.timeouts });
+      logger,
+      bodyLimit: options.bodyLimit,
+      install: (fastify) => installAdmin(fastify, admin),
+      timeouts: options.timeouts,
+    });
     await app.ready();
     const server = app.server;
     handedOver = true;

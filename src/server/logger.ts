@@ -10,8 +10,7 @@ export interface Logger {
 }
 
 export function lineLogger(write: (line: string) => void, clock: () => Date = () => new Date()): Logger {
-  const log = (level: string) => (msg: string, fields?: LogFields) =>
-    write(`${JSON.stringify({ time: clock().toISOString(), level, msg, ...fields })}\n`);
+  const log = (level: string) => (msg: string, fields?: LogFields) => write(`${JSON.stringify({ time: clock().toISOString(), level, msg, ...fields })}\n`);
   return { info: log("info"), error: log("error") };
 }
 

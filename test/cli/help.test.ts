@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoPath } from "../../src/harness/paths";
 
-const mgmt = (args: string[], cwd = process.cwd()) => spawnSync(process.execPath, [repoPath("dist/cli.js"), ...args], { cwd, encoding: "utf8", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });
+const mgmt = (args: string[], cwd = process.cwd()) =>
+  spawnSync(process.execPath, [repoPath("dist/cli.js"), ...args], { cwd, encoding: "utf8", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });
 
 describe("mgmt subcommands", () => {
   it.each(["serve", "schema", "docs", "install-provider", "plan-report", "drift"])("%s --help and -h print usage and exit 0", (command) => {

@@ -23,7 +23,10 @@ describe("mgmt install-provider", () => {
     expect(r.stdout).not.toContain("provider_installation");
     for (const engine of availableEngines()) {
       const project = mkdtempSync(join(home, `project-${engine.name}-`));
-      writeFileSync(join(project, "main.tf.json"), JSON.stringify({ terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE, version: PROVIDER_VERSION } } } }));
+      writeFileSync(
+        join(project, "main.tf.json"),
+        JSON.stringify({ terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE, version: PROVIDER_VERSION } } } }),
+      );
       const init = await runEngine(engine, ["init", "-no-color"], project, env);
       expect({ engine: engine.name, code: init.code, stderr: init.stderr }).toEqual({ engine: engine.name, code: 0, stderr: "" });
     }

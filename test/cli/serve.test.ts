@@ -170,8 +170,12 @@ test("--new-token revokes the kept token and keeps a new one; a revoked kept tok
   expect(await status(rotated.url, rotated.token)).toBe(200);
   expect(readFileSync(`${db}.token`, "utf8").trim()).toBe(rotated.token);
   // Revoked through the API: the next start does not print a token the store refuses.
-  const self = (await (await fetch(`${rotated.url}/profile/tokens`, { headers: { authorization: `Bearer ${rotated.token}` } })).json()) as { data: { id: number }[] };
-  expect((await fetch(`${rotated.url}/profile/tokens/${self.data[0]!.id}`, { method: "DELETE", headers: { authorization: `Bearer ${rotated.token}` } })).status).toBe(200);
+  const self = (await (await fetch(`${rotated.url}/profile/tokens`, { headers: { authorization: `Bearer ${rotated.token}` } })).json()) as {
+    data: { id: number }[];
+  };
+  expect(
+    (await fetch(`${rotated.url}/profile/tokens/${self.data[0]!.id}`, { method: "DELETE", headers: { authorization: `Bearer ${rotated.token}` } })).status,
+  ).toBe(200);
   expect(await rotating.stop()).toBe(0);
 
   const next = serve(["--port", "0", "--db", db]);

@@ -16,7 +16,6 @@ import { PROFILE } from "./fixtures";
 
 const TOKEN = "tok-3f9a1c0d5e7b42a8b6c4d2e0f1a3b5c7";
 
-
 const ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJ9w0vL3ePqBvIoGgQ1d0Ck4i2H3mVdQv2zJk0eY4kOs ops@laptop";
 
 function key(id: number, label = `key-${id}`) {
@@ -219,7 +218,10 @@ describe("API errors", () => {
   });
 
   test("several errors, with and without a field", async () => {
-    server.reply({ status: 400, json: { errors: [{ field: "ssh_key", reason: "Invalid key" }, { field: null, reason: "Check your input" }, { reason: "Again" }] } });
+    server.reply({
+      status: 400,
+      json: { errors: [{ field: "ssh_key", reason: "Invalid key" }, { field: null, reason: "Check your input" }, { reason: "Again" }] },
+    });
     const err = (await client.createSshKey({ ssh_key: "nope" }).catch((e: unknown) => e)) as ApiError;
     expect(err.message).toBe("POST /profile/sshkeys: [400] ssh_key: Invalid key; Check your input; Again");
     expect(err.errors).toHaveLength(3);
@@ -257,11 +259,7 @@ describe("API errors", () => {
 
 describe("the token stays secret", () => {
   test("not in messages, stacks, inspected errors or the inspected client", async () => {
-    server.reply(
-      { status: 400, json: { errors: [{ field: "label", reason: "bad" }] } },
-      { status: 200, json: { id: "x" } },
-      { status: 200, text: "nope" },
-    );
+    server.reply({ status: 400, json: { errors: [{ field: "label", reason: "bad" }] } }, { status: 200, json: { id: "x" } }, { status: 200, text: "nope" });
     const errors: unknown[] = [];
     errors.push(await client.updateSshKey(1, { label: "l" }).catch((e: unknown) => e));
     errors.push(await client.getSshKey(1).catch((e: unknown) => e));
@@ -363,7 +361,9 @@ describe("pagination", () => {
       { status: 200, json: { data: [key(1)], page: 1, pages: 2, results: 2 } },
       { status: 400, json: { errors: [{ field: "page_size", reason: "page_size must be between 25 and 500" }] } },
     );
-    await expect(listAll(client.listSshKeys({ pageSize: 1 }))).rejects.toThrow("GET /profile/sshkeys?page=2&page_size=1: [400] page_size: page_size must be between 25 and 500");
+    await expect(listAll(client.listSshKeys({ pageSize: 1 }))).rejects.toThrow(
+      "GET /profile/sshkeys?page=2&page_size=1: [400] page_size: page_size must be between 25 and 500",
+    );
     expect(delays).toEqual([]);
   });
 });

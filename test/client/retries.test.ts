@@ -152,11 +152,10 @@ describe("status retries", () => {
 
   test("each page of a list is retried on its own", async () => {
     const client = makeClient();
-    server.reply(
-      { status: 200, json: { data: [KEY], page: 1, pages: 2, results: 2 } },
-      busy(503),
-      { status: 200, json: { data: [{ ...KEY, id: 4 }], page: 2, pages: 2, results: 2 } },
-    );
+    server.reply({ status: 200, json: { data: [KEY], page: 1, pages: 2, results: 2 } }, busy(503), {
+      status: 200,
+      json: { data: [{ ...KEY, id: 4 }], page: 2, pages: 2, results: 2 },
+    });
     const ids: number[] = [];
     for await (const k of client.listSshKeys({ pageSize: 25 })) ids.push(k.id);
     expect(ids).toEqual([3, 4]);

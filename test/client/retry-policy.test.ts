@@ -135,7 +135,10 @@ describe("decideRetry", () => {
   });
 
   test("maxRetries 0 never retries", () => {
-    expect(decideRetry({ method: "GET", outcome: { status: 503 }, attempts: 1 }, { ...policy, maxRetries: 0 }, now, random)).toEqual({ retry: false, why: "exhausted" });
+    expect(decideRetry({ method: "GET", outcome: { status: 503 }, attempts: 1 }, { ...policy, maxRetries: 0 }, now, random)).toEqual({
+      retry: false,
+      why: "exhausted",
+    });
   });
 });
 

@@ -81,7 +81,9 @@ export class ScriptedServer {
     const index = this.requests.length;
     this.requests.push(req);
     const queued = this.queue.shift();
-    const reply: Reply = queued ?? (this.handler ? await this.handler(req, index) : { status: 599, json: { errors: [{ reason: `unscripted request ${req.method} ${req.url}` }] } });
+    const reply: Reply =
+      queued ??
+      (this.handler ? await this.handler(req, index) : { status: 599, json: { errors: [{ reason: `unscripted request ${req.method} ${req.url}` }] } });
     if (reply === "hang") return;
     if (reply === "destroy") {
       res.socket?.destroy();

@@ -36,7 +36,9 @@ async function synth(args: string[], dir: string, stack: string): Promise<string
 
 /** The synthesized configuration without construct metadata and the machine's state path. */
 function configuration(stackDir: string): Record<string, unknown> {
-  const json = JSON.parse(readFileSync(join(stackDir, "cdk.tf.json"), "utf8"), (key, value: unknown) => (key === "//" ? undefined : value)) as { terraform: { backend?: unknown } };
+  const json = JSON.parse(readFileSync(join(stackDir, "cdk.tf.json"), "utf8"), (key, value: unknown) => (key === "//" ? undefined : value)) as {
+    terraform: { backend?: unknown };
+  };
   delete json.terraform.backend;
   return json;
 }
@@ -128,9 +130,19 @@ describe("the CDK routes to the provider", () => {
     }
 
     it("deploys with cdktf deploy and OpenTofu", async () => {
-      const cdktfEnv = { ...env, PATH: `${dirname(tofu.binary)}${delimiter}${process.env.PATH ?? ""}`, TERRAFORM_BINARY_NAME: "tofu", CI: "1", FORCE_COLOR: "0" };
+      const cdktfEnv = {
+        ...env,
+        PATH: `${dirname(tofu.binary)}${delimiter}${process.env.PATH ?? ""}`,
+        TERRAFORM_BINARY_NAME: "tofu",
+        CI: "1",
+        FORCE_COLOR: "0",
+      };
       const cdktf = async (...args: string[]) => {
-        const r = await runProcess(process.execPath, [repoPath("node_modules/cdktf-cli/bundle/bin/cdktf"), ...args, "--skip-provider-lock", "--auto-approve", "--no-color"], { cwd: work, env: cdktfEnv });
+        const r = await runProcess(
+          process.execPath,
+          [repoPath("node_modules/cdktf-cli/bundle/bin/cdktf"), ...args, "--skip-provider-lock", "--auto-approve", "--no-color"],
+          { cwd: work, env: cdktfEnv },
+        );
         expect({ code: r.code, output: r.code === 0 ? "" : r.stdout + r.stderr }).toEqual({ code: 0, output: "" });
       };
       // A project folder of its own, as a user has: cdktf.json there, state written there.
@@ -150,7 +162,14 @@ describe("the CDK routes to the provider", () => {
     // test/e2e/engines.test.ts and the test above already cover, at the cost of another deploy.
     it("synthesizes on CDK Terrain (examples/cdktn) what cdktf does, and deploys it with OpenTofu", async () => {
       // The app bundled whole, with cdktn and constructs from the example's own workspace, runs anywhere.
-      await build({ entryPoints: [repoPath("examples/cdktn/main.ts")], bundle: true, platform: "node", target: "node20", outfile: join(work, "app.js"), logLevel: "warning" });
+      await build({
+        entryPoints: [repoPath("examples/cdktn/main.ts")],
+        bundle: true,
+        platform: "node",
+        target: "node20",
+        outfile: join(work, "app.js"),
+        logLevel: "warning",
+      });
       const stack = new StackDir(tofu, await synth([join(work, "app.js")], work, "basic"), env);
       const cdktf = await synth([repoPath("scripts/run-ts.mjs"), repoPath("examples/basic/main.ts")], mkdtempSync(join(work, "cdktf-")), "basic");
       expect(configuration(stack.dir)).toEqual(configuration(cdktf));
@@ -164,7 +183,8 @@ describe("the CDK routes to the provider", () => {
 
   it("the bindings package installs offline into a project outside the repository, and deploys", async () => {
     // A fresh project, as a user makes one; npm only ever reads local files here.
-    const npm = (...args: string[]) => run("npm", [...args, "--offline", "--no-audit", "--no-fund"], work, { ...process.env, npm_config_update_notifier: "false" });
+    const npm = (...args: string[]) =>
+      run("npm", [...args, "--offline", "--no-audit", "--no-fund"], work, { ...process.env, npm_config_update_notifier: "false" });
     const name = (JSON.parse(readFileSync(repoPath("dist/cdktf-bindings/package.json"), "utf8")) as { name: string }).name;
     const [{ filename }] = JSON.parse(await npm("pack", repoPath("dist/cdktf-bindings"), "--pack-destination", work, "--json")) as [{ filename: string }];
     writeFileSync(join(work, "package.json"), JSON.stringify({ name: "outside", version: "1.0.0", private: true }));
@@ -192,7 +212,10 @@ app.synth();
 `,
     );
     // The settings of cdktf's own project template, type-checked against the package's declarations.
-    writeFileSync(join(work, "tsconfig.json"), JSON.stringify({ compilerOptions: { target: "ES2020", module: "CommonJS", strict: true, noUnusedLocals: true, skipLibCheck: true }, files: ["main.ts"] }));
+    writeFileSync(
+      join(work, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: { target: "ES2020", module: "CommonJS", strict: true, noUnusedLocals: true, skipLibCheck: true }, files: ["main.ts"] }),
+    );
     await run(process.execPath, [repoPath("node_modules/typescript/bin/tsc"), "-p", work], work);
 
     const stack = new StackDir(tofu, await synth([join(work, "main.js")], work, "outside"), env);

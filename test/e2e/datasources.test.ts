@@ -93,7 +93,9 @@ describe.each(availableEngines())("$name reads every data source", (engine: Engi
     // No init: dev_overrides point the engine at bin/, and init would look the provider up in a registry.
     await ok("apply", "-no-color", "-auto-approve");
     const show = JSON.parse((await ok("show", "-json")).stdout) as StateJson;
-    data = Object.fromEntries((show.values?.root_module?.resources ?? []).filter((r) => r.mode === "data").map((r) => [r.address.replace(/^data\./, ""), r.values]));
+    data = Object.fromEntries(
+      (show.values?.root_module?.resources ?? []).filter((r) => r.mode === "data").map((r) => [r.address.replace(/^data\./, ""), r.values]),
+    );
   });
 
   afterAll(async () => {
@@ -102,7 +104,11 @@ describe.each(availableEngines())("$name reads every data source", (engine: Engi
   });
 
   it("reads all of them", () => {
-    expect(Object.keys(data).map((a) => a.split(".")[0]).sort()).toEqual(dataSources.map((d) => d.typeName).sort());
+    expect(
+      Object.keys(data)
+        .map((a) => a.split(".")[0])
+        .sort(),
+    ).toEqual(dataSources.map((d) => d.typeName).sort());
   });
 
   it("shows lists exactly as the API lists them, filters applied", async () => {
@@ -131,7 +137,12 @@ describe.each(availableEngines())("$name reads every data source", (engine: Engi
     expect(clients).toHaveLength(1);
     expect(differences(clients, data["mgmt_oauth_clients.e2e"]!.oauth_clients, ["secret"])).toEqual([]);
     const invoices = data["mgmt_invoices.all"]!.invoices as ObjectValue[];
-    expect(differences(await all("/account/invoices"), invoices.map(({ items: _items, ...rest }) => rest))).toEqual([]);
+    expect(
+      differences(
+        await all("/account/invoices"),
+        invoices.map(({ items: _items, ...rest }) => rest),
+      ),
+    ).toEqual([]);
     for (const invoice of invoices) expect(differences(await all(`/account/invoices/${String(invoice.id)}/items`), invoice.items)).toEqual([]);
   });
 
@@ -150,7 +161,12 @@ describe.each(availableEngines())("$name reads every data source", (engine: Engi
     const key = data["mgmt_ssh_key.by_label"]!;
     expect(differences(await api("GET", `/profile/sshkeys/${String(key.id)}`), key)).toEqual([]);
     const tagged = (await all("/tags/production")) as { type: string; data: Record<string, unknown> }[];
-    for (const [type, group] of [["compute", "computes"], ["domain", "domains"], ["volume", "volumes"], ["nodebalancer", "nodebalancers"]]) {
+    for (const [type, group] of [
+      ["compute", "computes"],
+      ["domain", "domains"],
+      ["volume", "volumes"],
+      ["nodebalancer", "nodebalancers"],
+    ]) {
       const expected = tagged.filter((o) => o.type === type).map((o) => o.data);
       expect(expected.length).toBeGreaterThan(0);
       expect({ group, diff: differences(expected, data["mgmt_tag.production"]![group!]) }).toEqual({ group, diff: [] });

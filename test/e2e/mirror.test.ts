@@ -34,7 +34,11 @@ const lockHashes = (lock: string): string[] => [...lock.matchAll(/"(h1:[^"]+)"/g
 
 async function run(binary: string, args: string[], cwd?: string): Promise<string> {
   const r = await runProcess(binary, args, { cwd });
-  expect({ command: [binary, ...args].join(" "), code: r.code, stderr: r.code === 0 ? "" : r.stderr }).toEqual({ command: [binary, ...args].join(" "), code: 0, stderr: "" });
+  expect({ command: [binary, ...args].join(" "), code: r.code, stderr: r.code === 0 ? "" : r.stderr }).toEqual({
+    command: [binary, ...args].join(" "),
+    code: 0,
+    stderr: "",
+  });
   return r.stdout;
 }
 
@@ -55,8 +59,15 @@ async function buildCheckout(commit: string): Promise<string> {
 /** The hashes `tofu providers lock` records for the provider from a filesystem mirror. */
 async function hashesFromMirror(mirror: string): Promise<string[]> {
   const project = tempDir("mgmt-mirror-lock-");
-  writeFileSync(join(project, "versions.tf.json"), JSON.stringify({ terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE, version: PROVIDER_VERSION } } } }));
-  const lock = await runEngine(tofu, ["providers", "lock", `-fs-mirror=${mirror}`, PROVIDER_SOURCE], project, { ...process.env, ...AUTOMATION_ENV, TF_CLI_CONFIG_FILE: "/dev/null" });
+  writeFileSync(
+    join(project, "versions.tf.json"),
+    JSON.stringify({ terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE, version: PROVIDER_VERSION } } } }),
+  );
+  const lock = await runEngine(tofu, ["providers", "lock", `-fs-mirror=${mirror}`, PROVIDER_SOURCE], project, {
+    ...process.env,
+    ...AUTOMATION_ENV,
+    TF_CLI_CONFIG_FILE: "/dev/null",
+  });
   expect({ code: lock.code, stderr: lock.stderr }).toEqual({ code: 0, stderr: "" });
   return lockHashes(readFileSync(join(project, ".terraform.lock.hcl"), "utf8"));
 }
@@ -67,13 +78,22 @@ async function initFromCopy(): Promise<{ hashes: string[]; plan: string }> {
   cpSync(repoPath("dist", "mirror"), join(place, "mirror"), { recursive: true });
   const project = join(place, "project");
   cpSync(repoPath("examples", "provider"), project, { recursive: true });
-  writeFileSync(join(project, "versions.tf.json"), JSON.stringify({ terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE, version: PROVIDER_VERSION } } } }));
-  writeFileSync(join(project, "profile.tf.json"), JSON.stringify({ data: { mgmt_profile: { me: {} } }, output: { user: { value: "${data.mgmt_profile.me.username}" } } }));
+  writeFileSync(
+    join(project, "versions.tf.json"),
+    JSON.stringify({ terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE, version: PROVIDER_VERSION } } } }),
+  );
+  writeFileSync(
+    join(project, "profile.tf.json"),
+    JSON.stringify({ data: { mgmt_profile: { me: {} } }, output: { user: { value: "${data.mgmt_profile.me.username}" } } }),
+  );
   // provider.tf from the examples declares required_providers too; the JSON file carries the version.
   writeFileSync(join(project, "provider.tf"), readFileSync(join(project, "provider.tf"), "utf8").replace(/terraform \{[\s\S]*?\n\}\n/, ""));
   const [host] = PROVIDER_SOURCE.split("/");
   const cliConfig = join(place, "tfrc");
-  writeFileSync(cliConfig, `provider_installation {\n  filesystem_mirror {\n    path = "${join(place, "mirror")}"\n    include = ["${host}/*/*"]\n  }\n  direct { exclude = ["${host}/*/*"] }\n}\n`);
+  writeFileSync(
+    cliConfig,
+    `provider_installation {\n  filesystem_mirror {\n    path = "${join(place, "mirror")}"\n    include = ["${host}/*/*"]\n  }\n  direct { exclude = ["${host}/*/*"] }\n}\n`,
+  );
   const env = engineEnvironment({ cliConfig, url: server.url, token: server.token });
   const init = await runEngine(tofu, ["init", "-no-color"], project, env);
   expect({ code: init.code, stderr: init.stderr }).toEqual({ code: 0, stderr: "" });

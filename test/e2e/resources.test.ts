@@ -36,10 +36,14 @@ describe.each(availableEngines())("$name drives every managed resource end to en
   let computes: number[];
   const secrets = new Set<string>();
 
-  const resources = (o: { tokenLabel?: string; scopes?: string; clientLabel?: string; secretVersion?: number; computes?: number[]; city?: string; timezone?: string } = {}) => ({
+  const resources = (
+    o: { tokenLabel?: string; scopes?: string; clientLabel?: string; secretVersion?: number; computes?: number[]; city?: string; timezone?: string } = {},
+  ) => ({
     resource: {
       mgmt_token: { ci: { label: o.tokenLabel ?? "ci", scopes: o.scopes ?? "account:read_only events:read_only", expires_in: "2160h", renew_before: "720h" } },
-      mgmt_oauth_client: { app: { label: o.clientLabel ?? "dashboard", redirect_uri: "https://example.com/callback", thumbnail: PNG_1X1, secret_version: o.secretVersion ?? 1 } },
+      mgmt_oauth_client: {
+        app: { label: o.clientLabel ?? "dashboard", redirect_uri: "https://example.com/callback", thumbnail: PNG_1X1, secret_version: o.secretVersion ?? 1 },
+      },
       mgmt_tag: { team: { label: "e2e-team", computes: o.computes ?? computes.slice(0, 1) } },
       mgmt_account_contact: { me: { city: o.city ?? "Philadelphia", country: "US", state: "PA", zip: "19106" } },
       mgmt_profile_settings: { me: { timezone: o.timezone ?? "Europe/Berlin" } },

@@ -20,18 +20,22 @@ beforeAll(async () => {
   ours = (JSON.parse(printed.stdout) as SchemaJson).provider_schemas[PROVIDER_SOURCE]!;
 });
 
-test.each(availableEngines())("$name prints the schema mgmt schema prints", async (engine: Engine) => {
-  const dir = mkdtempSync(join(tmpdir(), `mgmt-schema-${engine.name}-`));
-  try {
-    writeFileSync(join(dir, "main.tf.json"), JSON.stringify({ terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } } }));
-    const env = engineEnvironment({ cliConfig: writeCliConfig(dir), url: "http://127.0.0.1:9/v4", token: "unused" });
-    const r = await runEngine(engine, ["providers", "schema", "-json"], dir, env);
-    expect(r.code).toBe(0);
-    const theirs = (JSON.parse(r.stdout) as SchemaJson).provider_schemas[PROVIDER_SOURCE]!;
-    expect(Object.keys(theirs)).toEqual(expect.arrayContaining(["provider", "resource_schemas", "data_source_schemas"]));
-    if (engine.name === "terraform") expect(Object.keys(theirs)).toEqual(expect.arrayContaining(["ephemeral_resource_schemas", "functions"]));
-    for (const [part, value] of Object.entries(theirs)) expect([part, value]).toEqual([part, ours[part]]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}, 60_000);
+test.each(availableEngines())(
+  "$name prints the schema mgmt schema prints",
+  async (engine: Engine) => {
+    const dir = mkdtempSync(join(tmpdir(), `mgmt-schema-${engine.name}-`));
+    try {
+      writeFileSync(join(dir, "main.tf.json"), JSON.stringify({ terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } } }));
+      const env = engineEnvironment({ cliConfig: writeCliConfig(dir), url: "http://127.0.0.1:9/v4", token: "unused" });
+      const r = await runEngine(engine, ["providers", "schema", "-json"], dir, env);
+      expect(r.code).toBe(0);
+      const theirs = (JSON.parse(r.stdout) as SchemaJson).provider_schemas[PROVIDER_SOURCE]!;
+      expect(Object.keys(theirs)).toEqual(expect.arrayContaining(["provider", "resource_schemas", "data_source_schemas"]));
+      if (engine.name === "terraform") expect(Object.keys(theirs)).toEqual(expect.arrayContaining(["ephemeral_resource_schemas", "functions"]));
+      for (const [part, value] of Object.entries(theirs)) expect([part, value]).toEqual([part, ours[part]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  60_000,
+);

@@ -11,7 +11,10 @@ import { startServe, type RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE } from "../../src/provider/identity";
 
 export interface PlanJson {
-  resource_changes?: { address: string; change: { actions: string[]; after?: unknown; after_sensitive?: unknown; before?: unknown; before_sensitive?: unknown } }[];
+  resource_changes?: {
+    address: string;
+    change: { actions: string[]; after?: unknown; after_sensitive?: unknown; before?: unknown; before_sensitive?: unknown };
+  }[];
 }
 interface StateJson {
   values?: { root_module?: { resources?: { address: string; values: Record<string, unknown>; sensitive_values?: unknown }[] } };
@@ -53,7 +56,8 @@ export class EngineStack {
 
   /** main.tf.json: the provider, then the given top-level blocks (resource, data, output, import...). */
   write(blocks: Record<string, unknown>, file = "main.tf.json"): void {
-    const withProvider = file === "main.tf.json" ? { terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } }, provider: { mgmt: {} }, ...blocks } : blocks;
+    const withProvider =
+      file === "main.tf.json" ? { terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } }, provider: { mgmt: {} }, ...blocks } : blocks;
     writeFileSync(join(this.dir, file), JSON.stringify(withProvider, null, 1));
   }
 
@@ -81,7 +85,9 @@ export class EngineStack {
   async plan(): Promise<{ actions: Record<string, string[]>; json: PlanJson; output: string }> {
     const r = await this.ok("plan", "-out=plan.out");
     const json = await this.json<PlanJson>("plan.out");
-    const actions = Object.fromEntries((json.resource_changes ?? []).filter((c) => c.change.actions.join() !== "no-op").map((c) => [c.address, c.change.actions]));
+    const actions = Object.fromEntries(
+      (json.resource_changes ?? []).filter((c) => c.change.actions.join() !== "no-op").map((c) => [c.address, c.change.actions]),
+    );
     return { actions, json, output: r.stdout + r.stderr };
   }
 

@@ -92,56 +92,62 @@ test("the OpenAPI document lists the operations the fuzzer covers", () => {
   expect(Object.keys(knowns.values).length).toBeGreaterThan(10);
 });
 
-test(`${RUNS} malformed requests over every operation: no 5xx, JSON errors, refused requests change nothing`, async () => {
-  const dump = () => server.store.dump!();
-  const mark = () => server.store.changeMark!();
-  let before = await dump();
-  let lastMark = await mark();
-  let dumps = 0;
-  const started = Date.now();
-  const statuses = new Map<number, number>();
-  const covered = new Set<string>();
-  let run = 0;
+test(
+  `${RUNS} malformed requests over every operation: no 5xx, JSON errors, refused requests change nothing`,
+  async () => {
+    const dump = () => server.store.dump!();
+    const mark = () => server.store.changeMark!();
+    let before = await dump();
+    let lastMark = await mark();
+    let dumps = 0;
+    const started = Date.now();
+    const statuses = new Map<number, number>();
+    const covered = new Set<string>();
+    let run = 0;
 
-  await fc.assert(
-    fc.asyncProperty(
-      requestArbitrary(ops, () => knowns),
-      async (r) => {
-        run++;
-        const res = await send(r);
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        covered.add(r.op);
-        const where = `run ${run} (seed ${SEED}): ${r.method} ${r.path} headers=${JSON.stringify(r.headers)} body=${JSON.stringify(String(r.body ?? "")).slice(0, 300)}\n→ ${res.status} ${res.text.slice(0, 300)}`;
-        if (res.status >= 500) throw new Error(`5xx at ${where}`);
-        if (res.status >= 400 && r.method !== "HEAD") {
-          if (!res.type.startsWith("application/json")) throw new Error(`non-JSON error at ${where}`);
-          const parsed = ErrorBody.safeParse(JSON.parse(res.text));
-          if (!parsed.success) throw new Error(`error body not the contract's at ${where}`);
-        } else if (res.status !== 204 && r.method !== "HEAD" && !r.op.endsWith("/thumbnail")) {
-          // Success answers are JSON too (a thumbnail's are its image; 204 has no body).
-          if (!res.type.startsWith("application/json")) throw new Error(`non-JSON answer at ${where}`);
-          JSON.parse(res.text);
-        }
-        // An unmoved mark proves nothing was written; otherwise compare every row.
-        const now = await mark();
-        if (now === lastMark) return;
-        dumps++;
-        const after = await dump();
-        if (res.status >= 400) {
-          expect({ where, tables: after }).toEqual({ where, tables: before });
-        } else {
-          before = after;
-          if (r.method !== "GET" && r.method !== "HEAD" && (await recoverIfLockedOut())) before = await dump();
-        }
-        lastMark = await mark();
-      },
-    ),
-    { numRuns: RUNS, seed: SEED, endOnFailure: true },
-  );
+    await fc.assert(
+      fc.asyncProperty(
+        requestArbitrary(ops, () => knowns),
+        async (r) => {
+          run++;
+          const res = await send(r);
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          covered.add(r.op);
+          const where = `run ${run} (seed ${SEED}): ${r.method} ${r.path} headers=${JSON.stringify(r.headers)} body=${JSON.stringify(String(r.body ?? "")).slice(0, 300)}\n→ ${res.status} ${res.text.slice(0, 300)}`;
+          if (res.status >= 500) throw new Error(`5xx at ${where}`);
+          if (res.status >= 400 && r.method !== "HEAD") {
+            if (!res.type.startsWith("application/json")) throw new Error(`non-JSON error at ${where}`);
+            const parsed = ErrorBody.safeParse(JSON.parse(res.text));
+            if (!parsed.success) throw new Error(`error body not the contract's at ${where}`);
+          } else if (res.status !== 204 && r.method !== "HEAD" && !r.op.endsWith("/thumbnail")) {
+            // Success answers are JSON too (a thumbnail's are its image; 204 has no body).
+            if (!res.type.startsWith("application/json")) throw new Error(`non-JSON answer at ${where}`);
+            JSON.parse(res.text);
+          }
+          // An unmoved mark proves nothing was written; otherwise compare every row.
+          const now = await mark();
+          if (now === lastMark) return;
+          dumps++;
+          const after = await dump();
+          if (res.status >= 400) {
+            expect({ where, tables: after }).toEqual({ where, tables: before });
+          } else {
+            before = after;
+            if (r.method !== "GET" && r.method !== "HEAD" && (await recoverIfLockedOut())) before = await dump();
+          }
+          lastMark = await mark();
+        },
+      ),
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+    );
 
-  // Every operation was tried, and the answers were mostly refusals of many kinds.
-  expect([...covered].sort()).toEqual(ops.map((o) => `${o.method} ${o.path}`).sort());
-  expect([400, 401, 403, 404, 405].every((s) => (statuses.get(s) ?? 0) > 0)).toBe(true);
-  console.log(`fuzz (${process.env.MGMT_TEST_STORE ?? "sqlite"}): ${run} requests in ${((Date.now() - started) / 1000).toFixed(1)} s, ${dumps} full comparisons, seed ${SEED}, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
-  // A generous bound that grows with MGMT_FUZZ_RUNS (a request and a dump take a few ms).
-}, Math.max(60_000, RUNS * 60));
+    // Every operation was tried, and the answers were mostly refusals of many kinds.
+    expect([...covered].sort()).toEqual(ops.map((o) => `${o.method} ${o.path}`).sort());
+    expect([400, 401, 403, 404, 405].every((s) => (statuses.get(s) ?? 0) > 0)).toBe(true);
+    console.log(
+      `fuzz (${process.env.MGMT_TEST_STORE ?? "sqlite"}): ${run} requests in ${((Date.now() - started) / 1000).toFixed(1)} s, ${dumps} full comparisons, seed ${SEED}, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
+    );
+    // A generous bound that grows with MGMT_FUZZ_RUNS (a request and a dump take a few ms).
+  },
+  Math.max(60_000, RUNS * 60),
+);

@@ -52,15 +52,77 @@ export function operationsOf(doc: Json): Operation[] {
 
 /** Values no store, dialect or parser should stumble on, already percent-encoded for a path. */
 const HOSTILE_SEGMENTS = [
-  "0", "-1", "1.5", "1e3", "0x10", "01", "2147483647", "2147483648", "4294967296", "9007199254740993",
-  "99999999999999999999", "abc", "%00", "a%00b", "%ff", "%C0%AF", "%E2%80%AE", "%F0%9F%92%A5", "%2e%2e", "%2F", "%20",
-  "%25", "%", "%zz", "null", "undefined", "true", "[]", "{}", "'%20OR%201=1--", "x".repeat(300), "%ED%A0%80",
+  "0",
+  "-1",
+  "1.5",
+  "1e3",
+  "0x10",
+  "01",
+  "2147483647",
+  "2147483648",
+  "4294967296",
+  "9007199254740993",
+  "99999999999999999999",
+  "abc",
+  "%00",
+  "a%00b",
+  "%ff",
+  "%C0%AF",
+  "%E2%80%AE",
+  "%F0%9F%92%A5",
+  "%2e%2e",
+  "%2F",
+  "%20",
+  "%25",
+  "%",
+  "%zz",
+  "null",
+  "undefined",
+  "true",
+  "[]",
+  "{}",
+  "'%20OR%201=1--",
+  "x".repeat(300),
+  "%ED%A0%80",
 ];
 
 const HOSTILE_VALUES: unknown[] = [
-  null, -1, 0, 1.5, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 53 + 2, -(2 ** 63), 1e308, -1e308, 5e-324, "", " ", "\u0000", "a\u0000b",
-  "\ud800", "\udfff", "💥", "\u202e", "x".repeat(70_000), "1", "true", "null", "1970-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
-  "2025-02-30T00:00:00", "*", "account:read_write", "' OR 1=1 --", [], [null], {}, { "": null }, true, false,
+  null,
+  -1,
+  0,
+  1.5,
+  2 ** 31 - 1,
+  2 ** 31,
+  2 ** 32,
+  2 ** 53 + 2,
+  -(2 ** 63),
+  1e308,
+  -1e308,
+  5e-324,
+  "",
+  " ",
+  "\u0000",
+  "a\u0000b",
+  "\ud800",
+  "\udfff",
+  "💥",
+  "\u202e",
+  "x".repeat(70_000),
+  "1",
+  "true",
+  "null",
+  "1970-01-01T00:00:00Z",
+  "9999-12-31T23:59:59Z",
+  "2025-02-30T00:00:00",
+  "*",
+  "account:read_write",
+  "' OR 1=1 --",
+  [],
+  [null],
+  {},
+  { "": null },
+  true,
+  false,
   { constructor: { prototype: { x: 1 } } },
 ];
 
@@ -95,7 +157,10 @@ export function fromSchema(schema: Json | undefined, sshKeys: readonly string[],
     }
     case "array": {
       const min = Math.min(Number(schema.minItems ?? 0), 5);
-      return fc.array(fromSchema(schema.items as Json | undefined, sshKeys, name, depth + 1), { minLength: min, maxLength: Math.max(min, Math.min(Number(schema.maxItems ?? 4), 5)) });
+      return fc.array(fromSchema(schema.items as Json | undefined, sshKeys, name, depth + 1), {
+        minLength: min,
+        maxLength: Math.max(min, Math.min(Number(schema.maxItems ?? 4), 5)),
+      });
     }
     case "string": {
       const min = Number(schema.minLength ?? 0);
@@ -141,14 +206,34 @@ const spoiled = (valid: fc.Arbitrary<unknown>) =>
 
 const nested = (depth: number, open: string, close: string) => open.repeat(depth) + "1" + close.repeat(depth);
 
-const MALFORMED_TEXT = ["{", "}", "[", "{\"a\":}", "{'a':1}", "nul", "tru", "\"\\u12\"", "{\"a\":1,}", "[1,]", "\u0000", "{\"a\":\"\\ud800\"}",
-  "{\"__proto__\":{\"x\":1}}", "{\"constructor\":{\"prototype\":{}}}", "1e999999", "-", "{\"a\":1}{\"b\":2}", " ", "\n", "\ufeff{}"];
+const MALFORMED_TEXT = [
+  "{",
+  "}",
+  "[",
+  '{"a":}',
+  "{'a':1}",
+  "nul",
+  "tru",
+  '"\\u12"',
+  '{"a":1,}',
+  "[1,]",
+  "\u0000",
+  '{"a":"\\ud800"}',
+  '{"__proto__":{"x":1}}',
+  '{"constructor":{"prototype":{}}}',
+  "1e999999",
+  "-",
+  '{"a":1}{"b":2}',
+  " ",
+  "\n",
+  "\ufeff{}",
+];
 
 export function bodyArbitrary(op: Operation, sshKeys: readonly string[]): fc.Arbitrary<string | undefined> {
   const valid = fromSchema(op.body ?? { type: "object" }, sshKeys);
   return fc.oneof(
     { weight: 2, arbitrary: fc.constant(undefined) },
-    { weight: 1, arbitrary: fc.constantFrom("", "{}", "[]", "null", "0", "\"\"") },
+    { weight: 1, arbitrary: fc.constantFrom("", "{}", "[]", "null", "0", '""') },
     { weight: 5, arbitrary: valid.map((v) => JSON.stringify(v)) },
     { weight: 8, arbitrary: spoiled(valid).map((v) => JSON.stringify(v) ?? "null") },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)) },
@@ -156,22 +241,46 @@ export function bodyArbitrary(op: Operation, sshKeys: readonly string[]): fc.Arb
     { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
     {
       weight: 1,
-      arbitrary: fc.tuple(fc.integer({ min: 20, max: 6000 }), fc.boolean()).map(([d, arrays]) => (arrays ? nested(d, "[", "]") : `{"a":${nested(d, "{\"a\":", "}")}}`)),
+      arbitrary: fc
+        .tuple(fc.integer({ min: 20, max: 6000 }), fc.boolean())
+        .map(([d, arrays]) => (arrays ? nested(d, "[", "]") : `{"a":${nested(d, '{"a":', "}")}}`)),
     },
   );
 }
 
 const CONTENT_TYPES = [
-  "application/json", "application/json; charset=utf-8", "application/JSON", "application/x-www-form-urlencoded", "text/plain",
-  "multipart/form-data; boundary=x", "image/png", "application/octet-stream", ";;;", "application/json; charset=latin1", "*/*",
+  "application/json",
+  "application/json; charset=utf-8",
+  "application/JSON",
+  "application/x-www-form-urlencoded",
+  "text/plain",
+  "multipart/form-data; boundary=x",
+  "image/png",
+  "application/octet-stream",
+  ";;;",
+  "application/json; charset=latin1",
+  "*/*",
 ];
 
 const QUERY_VALUES = ["1", "0", "-1", "2", "25", "24", "500", "501", "abc", "1.5", "99999999999999999999", "%00", "", "1e2", "%20"];
 
 const FILTERS = [
-  "{}", "{\"label\":\"x\"}", "{\"+order_by\":\"id\",\"+order\":\"desc\"}", "{\"id\":{\"+gt\":2147483648}}", "{\"+or\":[]}", "{\"+and\":[{\"+and\":[{\"+and\":[{}]}]}]}",
-  "{\"label\":{\"+contains\":\"\\u0000\"}}", "{\"nope\":1}", "[]", "null", "{", "\"x\"", "{\"created\":{\"+gte\":\"yesterday\"}}", "{\"+order_by\":\"nope\"}",
-  "{\"id\":{\"+eq\":1e308}}", "{\"id\":{\"+lt\":-1}}",
+  "{}",
+  '{"label":"x"}',
+  '{"+order_by":"id","+order":"desc"}',
+  '{"id":{"+gt":2147483648}}',
+  '{"+or":[]}',
+  '{"+and":[{"+and":[{"+and":[{}]}]}]}',
+  '{"label":{"+contains":"\\u0000"}}',
+  '{"nope":1}',
+  "[]",
+  "null",
+  "{",
+  '"x"',
+  '{"created":{"+gte":"yesterday"}}',
+  '{"+order_by":"nope"}',
+  '{"id":{"+eq":1e308}}',
+  '{"id":{"+lt":-1}}',
 ];
 
 export interface Knowns {
@@ -209,37 +318,52 @@ function operationArbitrary(op: Operation, k: Knowns): fc.Arbitrary<FuzzRequest>
       );
     };
     const params = fc.tuple(...op.params.map(param));
-    const query = fc.dictionary(
-      fc.constantFrom(...op.query, "page", "page_size", "x", "page[]"),
-      fc.constantFrom(...QUERY_VALUES),
-      { maxKeys: 3 },
-    );
+    const query = fc.dictionary(fc.constantFrom(...op.query, "page", "page_size", "x", "page[]"), fc.constantFrom(...QUERY_VALUES), { maxKeys: 3 });
     const auth = fc.oneof(
       { weight: 12, arbitrary: fc.constant(`Bearer ${k.token}`) },
       { weight: 2, arbitrary: fc.constant(`Bearer ${k.readOnlyToken}`) },
-      { weight: 1, arbitrary: fc.constantFrom("", "Bearer", "Bearer x", "Basic dXNlcjpwYXNz", `bearer ${k.token}`, `Bearer ${k.token}x`, `Bearer ${"a".repeat(300)}`) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom("", "Bearer", "Bearer x", "Basic dXNlcjpwYXNz", `bearer ${k.token}`, `Bearer ${k.token}x`, `Bearer ${"a".repeat(300)}`),
+      },
       { weight: 1, arbitrary: fc.constant(undefined) },
     );
     const method = fc.oneof({ weight: 12, arbitrary: fc.constant(op.method) }, { weight: 1, arbitrary: fc.constantFrom(...METHODS) });
-    const contentType = fc.oneof({ weight: 6, arbitrary: fc.constant("application/json") }, { weight: 3, arbitrary: fc.constantFrom(...CONTENT_TYPES) }, { weight: 1, arbitrary: fc.constant(undefined) });
-    const filter = op.filter ? fc.option(fc.oneof(fc.constantFrom(...FILTERS), fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v))), { freq: 2 }) : fc.constant(null);
+    const contentType = fc.oneof(
+      { weight: 6, arbitrary: fc.constant("application/json") },
+      { weight: 3, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+      { weight: 1, arbitrary: fc.constant(undefined) },
+    );
+    const filter = op.filter
+      ? fc.option(
+          fc.oneof(
+            fc.constantFrom(...FILTERS),
+            fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+          ),
+          { freq: 2 },
+        )
+      : fc.constant(null);
     const declared = fc.constantFrom("none", "none", "none", "none", "zero", "chunked");
-    return fc.record({ method, params, query, auth, contentType, filter, body: bodyArbitrary(op, k.sshKeys), declared, beta: fc.boolean() }).map((r): FuzzRequest => {
-      let i = 0;
-      const path = op.path.replace(/\{[^}]+\}/g, () => r.params[i++]!);
-      const qs = Object.entries(r.query).map(([key, v]) => `${encodeURIComponent(key)}=${v}`).join("&");
-      const headers: Record<string, string> = {};
-      if (r.auth !== undefined) headers.authorization = r.auth;
-      if (r.contentType !== undefined && (r.body !== undefined || r.declared !== "none")) headers["content-type"] = r.contentType;
-      if (r.filter !== null && r.filter !== undefined) headers["x-filter"] = r.filter;
-      if (r.body === undefined && r.declared === "zero") headers["content-length"] = "0";
-      return {
-        method: r.method,
-        path: `/${r.beta ? "v4beta" : "v4"}${path}${qs === "" ? "" : `?${qs}`}`,
-        headers,
-        body: r.body === undefined && r.declared === "chunked" ? Buffer.alloc(0) : r.body,
-        op: `${op.method} ${op.path}`,
-      };
-    });
+    return fc
+      .record({ method, params, query, auth, contentType, filter, body: bodyArbitrary(op, k.sshKeys), declared, beta: fc.boolean() })
+      .map((r): FuzzRequest => {
+        let i = 0;
+        const path = op.path.replace(/\{[^}]+\}/g, () => r.params[i++]!);
+        const qs = Object.entries(r.query)
+          .map(([key, v]) => `${encodeURIComponent(key)}=${v}`)
+          .join("&");
+        const headers: Record<string, string> = {};
+        if (r.auth !== undefined) headers.authorization = r.auth;
+        if (r.contentType !== undefined && (r.body !== undefined || r.declared !== "none")) headers["content-type"] = r.contentType;
+        if (r.filter !== null && r.filter !== undefined) headers["x-filter"] = r.filter;
+        if (r.body === undefined && r.declared === "zero") headers["content-length"] = "0";
+        return {
+          method: r.method,
+          path: `/${r.beta ? "v4beta" : "v4"}${path}${qs === "" ? "" : `?${qs}`}`,
+          headers,
+          body: r.body === undefined && r.declared === "chunked" ? Buffer.alloc(0) : r.body,
+          op: `${op.method} ${op.path}`,
+        };
+      });
   }
 }

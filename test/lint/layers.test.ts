@@ -113,7 +113,11 @@ const CYCLE: Case = { filePath: join(ROOT, "test/lint/fixtures/cycle/a.ts") };
 let results: Message[][];
 
 beforeAll(() => {
-  const cases = [...REFUSED.map(([, file, specifier, type]) => importing(file, specifier, type)), ...ALLOWED.map(([file, specifier]) => importing(file, specifier)), CYCLE];
+  const cases = [
+    ...REFUSED.map(([, file, specifier, type]) => importing(file, specifier, type)),
+    ...ALLOWED.map(([file, specifier]) => importing(file, specifier)),
+    CYCLE,
+  ];
   results = JSON.parse(execFileSync(process.execPath, [join(__dirname, "lint.mjs")], { input: JSON.stringify(cases), encoding: "utf8", timeout: 120_000 }));
 }, 130_000);
 

@@ -71,5 +71,7 @@ test("src/ has no import cycle, type imports included", () => {
 });
 
 test("a cycle through type imports alone is found", () => {
-  expect(cycles(importGraph(filesUnder(join(__dirname, "fixtures/type-cycle"))))).toEqual([["test/lint/fixtures/type-cycle/a.ts", "test/lint/fixtures/type-cycle/b.ts"]]);
+  expect(cycles(importGraph(filesUnder(join(__dirname, "fixtures/type-cycle"))))).toEqual([
+    ["test/lint/fixtures/type-cycle/a.ts", "test/lint/fixtures/type-cycle/b.ts"],
+  ]);
 });

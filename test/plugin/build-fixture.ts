@@ -51,7 +51,12 @@ export async function buildPlugin(entry = join(__dirname, "fixtures", "main.ts")
   const external = ["better-sqlite3", "pg", "pg-native"];
   await Promise.all([
     esbuild.build({ ...common, entryPoints: [entry], outfile: join(dir, "plugin.js"), external: [...external, "./services"] }),
-    esbuild.build({ ...common, entryPoints: [join(ROOT, "src", "plugin", "services.ts")], outfile: join(dir, "services.js"), external: [...external, "./calls"] }),
+    esbuild.build({
+      ...common,
+      entryPoints: [join(ROOT, "src", "plugin", "services.ts")],
+      outfile: join(dir, "services.js"),
+      external: [...external, "./calls"],
+    }),
     esbuild.build({ ...common, entryPoints: [join(ROOT, "src", "plugin", "calls.ts")], outfile: join(dir, "calls.js"), external }),
   ]);
   const executable = join(dir, "terraform-provider-mgmt");

@@ -143,12 +143,12 @@ describe("unknowns", () => {
     "ext8, not null + prefix": "c7070c8201c202a26162",
     "ext8, number bounds": "c70b0c8301c2039201c3049264c2",
     "ext8, collection length bounds": "c7050c8205010603",
-    "ext16": "c800030c8101c2",
-    "ext32": "c9000000030c8101c2",
-    "fixext2": "d50c8101",
-    "fixext4": "d60c81050a00",
-    "fixext8": "d70c0102030405060708",
-    "fixext16": "d80c" + "00".repeat(16),
+    ext16: "c800030c8101c2",
+    ext32: "c9000000030c8101c2",
+    fixext2: "d50c8101",
+    fixext4: "d60c81050a00",
+    fixext8: "d70c0102030405060708",
+    fixext16: "d80c" + "00".repeat(16),
     "fixext1 with another type code": "d40701",
     "empty ext8": "c70000",
   };
@@ -267,7 +267,17 @@ describe("numbers", () => {
 
   test("every encoded integer decodes back to the same value", () => {
     const samples: (number | bigint)[] = [0, 1, -1, 31, 32, -33, 200, -200, 70000, -70000, 2 ** 31, -(2 ** 31) - 1, 2 ** 40, -(2 ** 40)];
-    samples.push(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2n ** 53n, -(2n ** 53n), 2n ** 63n - 1n, -(2n ** 63n), 2n ** 64n - 1n, 2n ** 64n, 10n ** 30n + 1n);
+    samples.push(
+      Number.MAX_SAFE_INTEGER,
+      -Number.MAX_SAFE_INTEGER,
+      2n ** 53n,
+      -(2n ** 53n),
+      2n ** 63n - 1n,
+      -(2n ** 63n),
+      2n ** 64n - 1n,
+      2n ** 64n,
+      10n ** 30n + 1n,
+    );
     for (const n of samples) expect(decodeValue(encodeValue(n, "number"), "number")).toEqual(n);
   });
 });
@@ -441,7 +451,9 @@ describe("dynamic values", () => {
   });
 
   test("a plain value in a dynamic position is refused rather than guessed", () => {
-    expect(() => encodeValue("hello", "dynamic")).toThrow('(root): expected a DynamicValue {kind: "dynamic", type, value} for a dynamic-typed value, got string');
+    expect(() => encodeValue("hello", "dynamic")).toThrow(
+      '(root): expected a DynamicValue {kind: "dynamic", type, value} for a dynamic-typed value, got string',
+    );
   });
 });
 
@@ -519,14 +531,18 @@ describe("errors name the path", () => {
     expect(() => decodeValue(bytes("91a161"), ab)).toThrow("(root): expected object, got msgpack array");
     expect(() => decodeValue(bytes("81a161c0"), ["list", "string"])).toThrow("(root): expected list, got msgpack map");
     expect(() => decodeValue(bytes("a161"), "dynamic")).toThrow("(root): expected a [type, value] array for a dynamic value, got msgpack string");
-    expect(() => decodeValue(bytes("93c40822737472696e6722a161c0"), "dynamic")).toThrow("(root): a dynamic value must be a [type, value] array, got 3 elements");
+    expect(() => decodeValue(bytes("93c40822737472696e6722a161c0"), "dynamic")).toThrow(
+      "(root): a dynamic value must be a [type, value] array, got 3 elements",
+    );
     expect(() => decodeValue(bytes("92c403666f6fc0"), "dynamic")).toThrow("(root): type is not valid JSON");
     expect(() => decodeValue(bytes("92c40522666f6f22c0"), "dynamic")).toThrow('(root): invalid type JSON "foo"');
     expect(() => decodeValue(bytes("8101c0"), ["map", "string"])).toThrow("(root): map keys must be strings, got msgpack integer");
   });
 
   test("extra object attribute", () => {
-    expect(() => encodeValue({ nested: { a: "x", extra: "y" } }, type)).toThrow('.nested: unsupported attribute "extra": the object type has no such attribute');
+    expect(() => encodeValue({ nested: { a: "x", extra: "y" } }, type)).toThrow(
+      '.nested: unsupported attribute "extra": the object type has no such attribute',
+    );
     const err = thrown(() => decodeValue(bytes(`81a6${str("nested")}82a161a178a5${str("extra")}a179`), type));
     expect(err.message).toBe('.nested: unsupported attribute "extra": the object type has no such attribute');
     expect(err.path).toEqual([{ attribute: "nested" }]);
@@ -598,7 +614,7 @@ describe("decodeJsonValue", () => {
     expect(decodeJsonValue(true, "string")).toBe("true");
     expect(decodeJsonValue("true", "bool")).toBe(true);
     expect(decodeJsonValue("0", "bool")).toBe(false);
-    expect(() => decodeJsonValue("yes", "bool")).toThrow('(root): expected bool, got string');
+    expect(() => decodeJsonValue("yes", "bool")).toThrow("(root): expected bool, got string");
   });
 
   test("null is null at every type, including dynamic", () => {
@@ -622,7 +638,16 @@ describe("decodeJsonValue", () => {
   });
 
   test("JSON and msgpack decode the same value to the same JS value", () => {
-    const json = { id: "x", size: "9007199254740993", enabled: false, tags: [], labels: {}, pair: ["a", 0.25], nested: [], anything: { value: true, type: "bool" } };
+    const json = {
+      id: "x",
+      size: "9007199254740993",
+      enabled: false,
+      tags: [],
+      labels: {},
+      pair: ["a", 0.25],
+      nested: [],
+      anything: { value: true, type: "bool" },
+    };
     const fromJson = decodeJsonValue(json, type);
     expect(decodeValue(encodeValue(fromJson, type), type)).toEqual(fromJson);
   });

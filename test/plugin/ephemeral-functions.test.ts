@@ -43,7 +43,9 @@ describe("schemas", () => {
     const shout = s.functions.shout!;
     expect(shout.summary).toBe("Upper-cases a string");
     expect(Buffer.from(shout.return!.type!).toString()).toBe('"string"');
-    expect(shout.parameters!.map((p) => [p.name, Buffer.from(p.type!).toString(), p.allowNullValue, p.allowUnknownValues])).toEqual([["text", '"string"', false, false]]);
+    expect(shout.parameters!.map((p) => [p.name, Buffer.from(p.type!).toString(), p.allowNullValue, p.allowUnknownValues])).toEqual([
+      ["text", '"string"', false, false],
+    ]);
   });
 
   test("GetFunctions and GetMetadata list the same", async () => {
@@ -57,12 +59,20 @@ describe("schemas", () => {
 
 describe("ephemeral resources", () => {
   test("validate reports the provider's diagnostics with their path", async () => {
-    const res = await call("ValidateEphemeralResourceConfig", P.ValidateEphemeralResourceConfig.Request.encode({ typeName: "mgmt_lease", config: lease("") }).finish(), P.ValidateEphemeralResourceConfig.Response);
+    const res = await call(
+      "ValidateEphemeralResourceConfig",
+      P.ValidateEphemeralResourceConfig.Request.encode({ typeName: "mgmt_lease", config: lease("") }).finish(),
+      P.ValidateEphemeralResourceConfig.Response,
+    );
     expect(res.diagnostics.map((d) => [d.summary, d.attribute?.steps?.[0]?.attributeName])).toEqual([["Empty holder", "holder"]]);
   });
 
   test("open answers the value, a renewal time and private data that renew and close get back", async () => {
-    const opened = await call("OpenEphemeralResource", P.OpenEphemeralResource.Request.encode({ typeName: "mgmt_lease", config: lease("ann") }).finish(), P.OpenEphemeralResource.Response);
+    const opened = await call(
+      "OpenEphemeralResource",
+      P.OpenEphemeralResource.Request.encode({ typeName: "mgmt_lease", config: lease("ann") }).finish(),
+      P.OpenEphemeralResource.Response,
+    );
     expect(opened.diagnostics).toEqual([]);
     const value = decodeValue(opened.result!.msgpack!, leaseType) as ObjectValue;
     expect(value.holder).toBe("ann");
@@ -71,24 +81,37 @@ describe("ephemeral resources", () => {
     const priv = Buffer.from(opened.private!);
     expect(`lease-${priv}`).toBe(value.secret);
 
-    const renewed = await call("RenewEphemeralResource", P.RenewEphemeralResource.Request.encode({ typeName: "mgmt_lease", private: priv }).finish(), P.RenewEphemeralResource.Response);
+    const renewed = await call(
+      "RenewEphemeralResource",
+      P.RenewEphemeralResource.Request.encode({ typeName: "mgmt_lease", private: priv }).finish(),
+      P.RenewEphemeralResource.Response,
+    );
     expect(renewed.diagnostics).toEqual([]);
     // Nothing new from the provider: the same private data goes back, or the next renew would get none.
     expect(Buffer.from(renewed.private!).toString()).toBe(priv.toString());
 
-    const closed = await call("CloseEphemeralResource", P.CloseEphemeralResource.Request.encode({ typeName: "mgmt_lease", private: priv }).finish(), P.CloseEphemeralResource.Response);
+    const closed = await call(
+      "CloseEphemeralResource",
+      P.CloseEphemeralResource.Request.encode({ typeName: "mgmt_lease", private: priv }).finish(),
+      P.CloseEphemeralResource.Response,
+    );
     expect(closed.diagnostics).toEqual([]);
   });
 
   test("an unknown type is a diagnostic naming the known ones", async () => {
-    const res = await call("OpenEphemeralResource", P.OpenEphemeralResource.Request.encode({ typeName: "mgmt_nope", config: lease("x") }).finish(), P.OpenEphemeralResource.Response);
+    const res = await call(
+      "OpenEphemeralResource",
+      P.OpenEphemeralResource.Request.encode({ typeName: "mgmt_nope", config: lease("x") }).finish(),
+      P.OpenEphemeralResource.Response,
+    );
     expect(res.diagnostics[0]).toMatchObject({ summary: 'Unknown ephemeral resource type "mgmt_nope"' });
     expect(res.diagnostics[0]!.detail).toContain("mgmt_lease");
   });
 });
 
 describe("functions", () => {
-  const shout = (args: tfplugin6.IDynamicValue[], name = "shout") => call("CallFunction", P.CallFunction.Request.encode({ name, arguments: args }).finish(), P.CallFunction.Response);
+  const shout = (args: tfplugin6.IDynamicValue[], name = "shout") =>
+    call("CallFunction", P.CallFunction.Request.encode({ name, arguments: args }).finish(), P.CallFunction.Response);
   const text = (s: string): tfplugin6.IDynamicValue => ({ msgpack: encodeValue(s, "string") });
 
   test("a call answers the result", async () => {

@@ -201,8 +201,13 @@ export function parseHandshake(line: string, expectCert: boolean, now = new Date
  * h2 when the handshake has no certificate, or a TLS client without a certificate).
  * TLS-level errors go to `onTlsError`; the session reports them too, less precisely.
  */
-export function connectH2(handshake: Handshake, clientCert: { certPem: string; keyPem: string } | undefined, onTlsError?: (e: Error) => void): http2.ClientHttp2Session {
-  const where = handshake.network === "unix" ? { path: handshake.address } : { host: handshake.address.split(":")[0], port: Number(handshake.address.split(":")[1]) };
+export function connectH2(
+  handshake: Handshake,
+  clientCert: { certPem: string; keyPem: string } | undefined,
+  onTlsError?: (e: Error) => void,
+): http2.ClientHttp2Session {
+  const where =
+    handshake.network === "unix" ? { path: handshake.address } : { host: handshake.address.split(":")[0], port: Number(handshake.address.split(":")[1]) };
   if (!handshake.serverCertDer) return http2.connect("http://localhost", { createConnection: () => net.connect(where) });
   return http2.connect("https://localhost", {
     createConnection: () => {
@@ -254,7 +259,8 @@ export interface Output {
 // --- starting a plugin as go-plugin does ----------------------------------------------------
 
 /** go-plugin's AutoMTLS client certificate: ECDSA P-521, SHA-512, O=HashiCorp, CN=localhost. */
-export const goPluginClientCertificate = (): SelfSignedCertificate => createSelfSignedCertificate({ curve: "P-521", hash: "sha512", organization: "HashiCorp" });
+export const goPluginClientCertificate = (): SelfSignedCertificate =>
+  createSelfSignedCertificate({ curve: "P-521", hash: "sha512", organization: "HashiCorp" });
 
 /** Environment a go-plugin client gives its plugin (on top of the parent's, like exec.Cmd). */
 export function engineEnv(clientCertPem: string | undefined, extra: Readonly<Record<string, string | undefined>> = {}): NodeJS.ProcessEnv {
@@ -512,8 +518,17 @@ export class PluginHarness {
   }
 
   async getMetadata(): Promise<{ resources: string[]; dataSources: string[]; diagnostics: Diagnostic[]; raw: unknown }> {
-    const raw = await this.unary<{ resources: { type_name: string }[]; data_sources: { type_name: string }[]; diagnostics: DiagnosticMsg[] }>("provider", "GetMetadata", {});
-    return { resources: raw.resources.map((r) => r.type_name), dataSources: raw.data_sources.map((r) => r.type_name), diagnostics: diagnosticsFromProto(raw.diagnostics), raw };
+    const raw = await this.unary<{ resources: { type_name: string }[]; data_sources: { type_name: string }[]; diagnostics: DiagnosticMsg[] }>(
+      "provider",
+      "GetMetadata",
+      {},
+    );
+    return {
+      resources: raw.resources.map((r) => r.type_name),
+      dataSources: raw.data_sources.map((r) => r.type_name),
+      diagnostics: diagnosticsFromProto(raw.diagnostics),
+      raw,
+    };
   }
 
   async getProviderSchema(): Promise<{
@@ -548,19 +563,28 @@ export class PluginHarness {
 
   async configureProvider(config: ObjectValue, terraformVersion = "1.11.4"): Promise<{ diagnostics: Diagnostic[] }> {
     const { provider } = await this.loadTypes();
-    const raw = await this.unary<{ diagnostics: DiagnosticMsg[] }>("provider", "ConfigureProvider", { terraform_version: terraformVersion, config: this.encode(config, provider) });
+    const raw = await this.unary<{ diagnostics: DiagnosticMsg[] }>("provider", "ConfigureProvider", {
+      terraform_version: terraformVersion,
+      config: this.encode(config, provider),
+    });
     return { diagnostics: diagnosticsFromProto(raw.diagnostics) };
   }
 
   async validateResourceConfig(typeName: string, config: ObjectValue): Promise<{ diagnostics: Diagnostic[] }> {
     const type = await this.typeOf("resource", typeName);
-    const raw = await this.unary<{ diagnostics: DiagnosticMsg[] }>("provider", "ValidateResourceConfig", { type_name: typeName, config: this.encode(config, type) });
+    const raw = await this.unary<{ diagnostics: DiagnosticMsg[] }>("provider", "ValidateResourceConfig", {
+      type_name: typeName,
+      config: this.encode(config, type),
+    });
     return { diagnostics: diagnosticsFromProto(raw.diagnostics) };
   }
 
   async validateDataResourceConfig(typeName: string, config: ObjectValue): Promise<{ diagnostics: Diagnostic[] }> {
     const type = await this.typeOf("data", typeName);
-    const raw = await this.unary<{ diagnostics: DiagnosticMsg[] }>("provider", "ValidateDataResourceConfig", { type_name: typeName, config: this.encode(config, type) });
+    const raw = await this.unary<{ diagnostics: DiagnosticMsg[] }>("provider", "ValidateDataResourceConfig", {
+      type_name: typeName,
+      config: this.encode(config, type),
+    });
     return { diagnostics: diagnosticsFromProto(raw.diagnostics) };
   }
 
@@ -575,7 +599,11 @@ export class PluginHarness {
     return { upgradedState: this.decodeObject(raw.upgraded_state, type), diagnostics: diagnosticsFromProto(raw.diagnostics) };
   }
 
-  async readResource(typeName: string, currentState: ObjectValue, priv?: Uint8Array): Promise<{ newState: ObjectValue | null; private: Buffer; diagnostics: Diagnostic[] }> {
+  async readResource(
+    typeName: string,
+    currentState: ObjectValue,
+    priv?: Uint8Array,
+  ): Promise<{ newState: ObjectValue | null; private: Buffer; diagnostics: Diagnostic[] }> {
     const type = await this.typeOf("resource", typeName);
     const raw = await this.unary<{ new_state: DynamicValueMsg | null; private: Buffer; diagnostics: DiagnosticMsg[] }>("provider", "ReadResource", {
       type_name: typeName,
@@ -590,17 +618,18 @@ export class PluginHarness {
     req: { priorState: ObjectValue | null; proposedNewState: ObjectValue | null; config: ObjectValue | null; priorPrivate?: Uint8Array },
   ): Promise<{ plannedState: ObjectValue | null; requiresReplace: AttributePath[]; plannedPrivate: Buffer; diagnostics: Diagnostic[] }> {
     const type = await this.typeOf("resource", typeName);
-    const raw = await this.unary<{ planned_state: DynamicValueMsg | null; requires_replace: AttributePathMsg[]; planned_private: Buffer; diagnostics: DiagnosticMsg[] }>(
-      "provider",
-      "PlanResourceChange",
-      {
-        type_name: typeName,
-        prior_state: this.encode(req.priorState, type),
-        proposed_new_state: this.encode(req.proposedNewState, type),
-        config: this.encode(req.config, type),
-        prior_private: req.priorPrivate ? Buffer.from(req.priorPrivate) : Buffer.alloc(0),
-      },
-    );
+    const raw = await this.unary<{
+      planned_state: DynamicValueMsg | null;
+      requires_replace: AttributePathMsg[];
+      planned_private: Buffer;
+      diagnostics: DiagnosticMsg[];
+    }>("provider", "PlanResourceChange", {
+      type_name: typeName,
+      prior_state: this.encode(req.priorState, type),
+      proposed_new_state: this.encode(req.proposedNewState, type),
+      config: this.encode(req.config, type),
+      prior_private: req.priorPrivate ? Buffer.from(req.priorPrivate) : Buffer.alloc(0),
+    });
     return {
       plannedState: this.decodeObject(raw.planned_state, type),
       requiresReplace: raw.requires_replace.map((p) => pathFromProto(p) ?? []),
@@ -624,7 +653,10 @@ export class PluginHarness {
     return { newState: this.decodeObject(raw.new_state, type), private: raw.private, diagnostics: diagnosticsFromProto(raw.diagnostics) };
   }
 
-  async importResourceState(typeName: string, id: string): Promise<{ imported: { typeName: string; state: ObjectValue | null; private: Buffer }[]; diagnostics: Diagnostic[] }> {
+  async importResourceState(
+    typeName: string,
+    id: string,
+  ): Promise<{ imported: { typeName: string; state: ObjectValue | null; private: Buffer }[]; diagnostics: Diagnostic[] }> {
     await this.loadTypes();
     const raw = await this.unary<{ imported_resources: { type_name: string; state: DynamicValueMsg | null; private: Buffer }[]; diagnostics: DiagnosticMsg[] }>(
       "provider",
@@ -640,7 +672,10 @@ export class PluginHarness {
 
   async readDataSource(typeName: string, config: ObjectValue): Promise<{ state: ObjectValue | null; diagnostics: Diagnostic[] }> {
     const type = await this.typeOf("data", typeName);
-    const raw = await this.unary<{ state: DynamicValueMsg | null; diagnostics: DiagnosticMsg[] }>("provider", "ReadDataSource", { type_name: typeName, config: this.encode(config, type) });
+    const raw = await this.unary<{ state: DynamicValueMsg | null; diagnostics: DiagnosticMsg[] }>("provider", "ReadDataSource", {
+      type_name: typeName,
+      config: this.encode(config, type),
+    });
     return { state: this.decodeObject(raw.state, type), diagnostics: diagnosticsFromProto(raw.diagnostics) };
   }
 

@@ -68,18 +68,36 @@ describe("provider configuration", () => {
   });
 
   test("ConfigureProvider", async () => {
-    expect((await h.configureProvider({ endpoint: null, fail_configure: true })).diagnostics).toMatchObject([{ severity: "error", summary: "Configuration failed" }]);
+    expect((await h.configureProvider({ endpoint: null, fail_configure: true })).diagnostics).toMatchObject([
+      { severity: "error", summary: "Configuration failed" },
+    ]);
     expect((await h.configureProvider({ endpoint: "http://x", fail_configure: null })).diagnostics).toEqual([]);
   });
 });
 
 describe("managed resource lifecycle", () => {
   test("ValidateResourceConfig: errors and warnings with attribute, index and key steps", async () => {
-    const r = await h.validateResourceConfig("mgmt_widget", widget({ name: "Bad", size: 500, labels: { k: "" }, rule: [{ port: 80, proto: null }, { port: 0, proto: null }] }));
+    const r = await h.validateResourceConfig(
+      "mgmt_widget",
+      widget({
+        name: "Bad",
+        size: 500,
+        labels: { k: "" },
+        rule: [
+          { port: 80, proto: null },
+          { port: 0, proto: null },
+        ],
+      }),
+    );
     expect(r.diagnostics).toEqual([
       { severity: "error", summary: "Invalid name", detail: "Names are lower case.", attribute: [{ attribute: "name" }] },
       { severity: "warning", summary: "Large widget", detail: "Sizes above 100 are slow.", attribute: [{ attribute: "size" }] },
-      { severity: "error", summary: "Invalid port", detail: "Port 0 is out of range.", attribute: [{ attribute: "rule" }, { index: 1 }, { attribute: "port" }] },
+      {
+        severity: "error",
+        summary: "Invalid port",
+        detail: "Port 0 is out of range.",
+        attribute: [{ attribute: "rule" }, { index: 1 }, { attribute: "port" }],
+      },
       { severity: "warning", summary: "Empty label", attribute: [{ attribute: "labels" }, { key: "k" }] },
     ]);
   });
@@ -93,7 +111,12 @@ describe("managed resource lifecycle", () => {
     expect(plan.requiresReplace).toEqual([]);
     expect(plan.plannedPrivate.toString()).toBe("planned");
 
-    const created = await h.applyResourceChange("mgmt_widget", { priorState: null, plannedState: plan.plannedState, config, plannedPrivate: plan.plannedPrivate });
+    const created = await h.applyResourceChange("mgmt_widget", {
+      priorState: null,
+      plannedState: plan.plannedState,
+      config,
+      plannedPrivate: plan.plannedPrivate,
+    });
     expect(created.diagnostics).toEqual([]);
     expect(created.newState).toEqual({ ...config, id: expect.stringMatching(/^w-\d+$/), created: "2024-01-01T00:00:00Z" });
     expect(created.private.toString()).toBe("applied:planned");
@@ -105,7 +128,12 @@ describe("managed resource lifecycle", () => {
 
     // In-place update: no replacement, computed attributes kept; prior private passes through.
     const bigger = { ...state, size: 4 };
-    const update = await h.planResourceChange("mgmt_widget", { priorState: state, proposedNewState: bigger, config: { ...bigger, id: null, created: null }, priorPrivate: created.private });
+    const update = await h.planResourceChange("mgmt_widget", {
+      priorState: state,
+      proposedNewState: bigger,
+      config: { ...bigger, id: null, created: null },
+      priorPrivate: created.private,
+    });
     expect(update.plannedState).toEqual(bigger);
     expect(update.requiresReplace).toEqual([]);
     expect(update.plannedPrivate).toEqual(created.private);
@@ -128,7 +156,9 @@ describe("managed resource lifecycle", () => {
 
     // Gone: read returns null, import reports it.
     expect((await h.readResource("mgmt_widget", bigger)).newState).toBeNull();
-    expect((await h.importResourceState("mgmt_widget", state.id as string)).diagnostics).toMatchObject([{ severity: "error", summary: "Cannot import non-existent remote object" }]);
+    expect((await h.importResourceState("mgmt_widget", state.id as string)).diagnostics).toMatchObject([
+      { severity: "error", summary: "Cannot import non-existent remote object" },
+    ]);
   });
 
   test("UpgradeResourceState passes raw JSON and the stored version through", async () => {
@@ -160,7 +190,9 @@ describe("failures become diagnostics, never crashes", () => {
     const config = widget({ name: "explode" });
     const r = await h.planResourceChange("mgmt_widget", { priorState: null, proposedNewState: config, config });
     expect(r.plannedState).toBeNull();
-    expect(r.diagnostics).toEqual([{ severity: "error", summary: "Unexpected provider error", detail: "PlanResourceChange: the widget exploded while planning" }]);
+    expect(r.diagnostics).toEqual([
+      { severity: "error", summary: "Unexpected provider error", detail: "PlanResourceChange: the widget exploded while planning" },
+    ]);
   });
 
   test("a provider method that returns a rejected promise", async () => {

@@ -31,16 +31,36 @@ describe("terraform-provider-mgmt over the plugin protocol", () => {
     const { provider, resources, dataSources, diagnostics } = await plugin.getProviderSchema();
     expect(diagnostics).toEqual([]);
     expect(provider.block.attributes?.token).toMatchObject({ type: "string", optional: true, sensitive: true });
-    expect(Object.keys(resources).sort()).toEqual(["mgmt_account_contact", "mgmt_oauth_client", "mgmt_profile_settings", "mgmt_ssh_key", "mgmt_tag", "mgmt_token"]);
+    expect(Object.keys(resources).sort()).toEqual([
+      "mgmt_account_contact",
+      "mgmt_oauth_client",
+      "mgmt_profile_settings",
+      "mgmt_ssh_key",
+      "mgmt_tag",
+      "mgmt_token",
+    ]);
     expect(Object.keys(dataSources).sort()).toEqual(Object.keys(createProvider().schemas().dataSources).sort());
     expect(dataSources.mgmt_ssh_keys!.block.block_types?.filter).toMatchObject({ nesting_mode: "list" });
-    expect(resources.mgmt_ssh_key!.block.attributes).toMatchObject({ label: { required: true }, ssh_key: { required: true }, id: { computed: true }, created: { computed: true } });
+    expect(resources.mgmt_ssh_key!.block.attributes).toMatchObject({
+      label: { required: true },
+      ssh_key: { required: true },
+      id: { computed: true },
+      created: { computed: true },
+    });
   });
 
   it("validates config, naming the attribute at fault", async () => {
-    expect((await plugin.validateProviderConfig({ url: "not a url", token: null })).diagnostics[0]).toMatchObject({ severity: "error", attribute: [{ attribute: "url" }] });
-    expect((await plugin.validateResourceConfig("mgmt_ssh_key", config("x".repeat(65)))).diagnostics[0]).toMatchObject({ severity: "error", attribute: [{ attribute: "label" }] });
-    expect((await plugin.validateResourceConfig("mgmt_ssh_key", config("ok", "ssh-ed25519 nope"))).diagnostics[0]).toMatchObject({ attribute: [{ attribute: "ssh_key" }] });
+    expect((await plugin.validateProviderConfig({ url: "not a url", token: null })).diagnostics[0]).toMatchObject({
+      severity: "error",
+      attribute: [{ attribute: "url" }],
+    });
+    expect((await plugin.validateResourceConfig("mgmt_ssh_key", config("x".repeat(65)))).diagnostics[0]).toMatchObject({
+      severity: "error",
+      attribute: [{ attribute: "label" }],
+    });
+    expect((await plugin.validateResourceConfig("mgmt_ssh_key", config("ok", "ssh-ed25519 nope"))).diagnostics[0]).toMatchObject({
+      attribute: [{ attribute: "ssh_key" }],
+    });
     expect((await plugin.validateResourceConfig("mgmt_ssh_key", { ...config("ok"), label: Unknown })).diagnostics).toEqual([]);
   });
 
@@ -60,10 +80,18 @@ describe("terraform-provider-mgmt over the plugin protocol", () => {
     const upgraded = await plugin.upgradeResourceState("mgmt_ssh_key", 0, state);
     expect(upgraded).toEqual({ upgradedState: state, diagnostics: [] });
 
-    const replace = await plugin.planResourceChange("mgmt_ssh_key", { priorState: state, proposedNewState: { ...state, ssh_key: OTHER_KEY }, config: config("bastion", OTHER_KEY) });
+    const replace = await plugin.planResourceChange("mgmt_ssh_key", {
+      priorState: state,
+      proposedNewState: { ...state, ssh_key: OTHER_KEY },
+      config: config("bastion", OTHER_KEY),
+    });
     expect(replace.requiresReplace).toEqual([[{ attribute: "ssh_key" }]]);
 
-    const relabel = await plugin.planResourceChange("mgmt_ssh_key", { priorState: state, proposedNewState: { ...state, label: "jump host" }, config: config("jump host") });
+    const relabel = await plugin.planResourceChange("mgmt_ssh_key", {
+      priorState: state,
+      proposedNewState: { ...state, label: "jump host" },
+      config: config("jump host"),
+    });
     expect(relabel).toMatchObject({ plannedState: { ...state, label: "jump host" }, requiresReplace: [] });
     const updated = await plugin.applyResourceChange("mgmt_ssh_key", { priorState: state, plannedState: relabel.plannedState, config: config("jump host") });
     expect(updated.newState).toEqual({ ...state, label: "jump host" });

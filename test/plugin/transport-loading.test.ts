@@ -29,7 +29,15 @@ async function serve(transport: ReturnType<typeof createTransport>): Promise<{ s
   const { port } = acceptor.address() as net.AddressInfo;
   const session = http2.connect(`https://localhost:${port}`, {
     createConnection: () =>
-      tls.connect({ host: "127.0.0.1", port, servername: "localhost", ALPNProtocols: ["h2"], ca: [serverCert.certPem], cert: clientCert.certPem, key: clientCert.keyPem }),
+      tls.connect({
+        host: "127.0.0.1",
+        port,
+        servername: "localhost",
+        ALPNProtocols: ["h2"],
+        ca: [serverCert.certPem],
+        cert: clientCert.certPem,
+        key: clientCert.keyPem,
+      }),
   });
   session.on("error", silent);
   return { session, close: () => (session.destroy(), acceptor.close()) };

@@ -111,7 +111,9 @@ describe("with AutoMTLS (PLUGIN_CLIENT_CERT set)", () => {
     });
     socket.on("error", () => {}); // the server's reset is the expected end
     // The client preface and an empty SETTINGS frame, which a server that processed them would answer.
-    socket.once("secureConnect", () => socket.write(Buffer.concat([Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])])));
+    socket.once("secureConnect", () =>
+      socket.write(Buffer.concat([Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])])),
+    );
     await new Promise((resolve) => socket.once("close", resolve));
     expect(socket.alpnProtocol).toBe("h2");
     expect(received).toBe(0);
@@ -196,7 +198,13 @@ function connectAndRequest(h: { readonly handshake: Handshake }, clientCert: { c
 
 describe("with a PLUGIN_CLIENT_CERT that has expired", () => {
   test("the engine's own certificate is refused, as verifying against it as the only CA refused it", async () => {
-    const expired = createSelfSignedCertificate({ curve: "P-521", hash: "sha512", organization: "HashiCorp", now: new Date(Date.now() - 3_600_000), validForSeconds: 60 });
+    const expired = createSelfSignedCertificate({
+      curve: "P-521",
+      hash: "sha512",
+      organization: "HashiCorp",
+      now: new Date(Date.now() - 3_600_000),
+      validForSeconds: 60,
+    });
     const launched = await launchPlugin({ executable: plugin.executable, clientCert: expired });
     try {
       await expect(connectAndRequest(launched, expired)).rejects.toThrow(/refused/);

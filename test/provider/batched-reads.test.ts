@@ -61,7 +61,13 @@ describe("batched reads", () => {
     await client.updateSshKey(Number(states[0]!.id), { label: "renamed" });
     expect((await p.readResource("mgmt_ssh_key", states[0]!)).newState).toMatchObject({ label: "renamed" });
     await client.updateSshKey(Number(states[0]!.id), { label: "k0" });
-    expect(proxy.counters.seen).toEqual(["GET /profile/sshkeys", "GET /profile/sshkeys", `GET /profile/sshkeys/${fresh.id}`, "GET /profile/sshkeys/99999999", `GET /profile/sshkeys/${String(states[0]!.id)}`]);
+    expect(proxy.counters.seen).toEqual([
+      "GET /profile/sshkeys",
+      "GET /profile/sshkeys",
+      `GET /profile/sshkeys/${fresh.id}`,
+      "GET /profile/sshkeys/99999999",
+      `GET /profile/sshkeys/${String(states[0]!.id)}`,
+    ]);
     await client.deleteSshKey(fresh.id);
   });
 

@@ -84,7 +84,9 @@ describe("ephemeral mgmt_child_account_token", () => {
     expect(Buffer.from(opened.private!).toString()).not.toContain(token);
 
     const renewed = await provider.renewEphemeralResource("mgmt_child_account_token", opened.private);
-    expect(renewed.diagnostics.map((d) => [d.severity, d.summary])).toEqual([["warning", expect.stringContaining(`The proxy token of child account ${EUUID} runs out at`)]]);
+    expect(renewed.diagnostics.map((d) => [d.severity, d.summary])).toEqual([
+      ["warning", expect.stringContaining(`The proxy token of child account ${EUUID} runs out at`)],
+    ]);
 
     expect((await provider.closeEphemeralResource("mgmt_child_account_token", opened.private)).diagnostics).toEqual([]);
     expect(await acceptedAs(token)).toBe(401);

@@ -14,11 +14,15 @@ afterEach(() => api.close());
 
 function provider() {
   const lines: { level: LogLevel; message: string; fields?: Record<string, unknown> }[] = [];
-  const p = createProvider({ env: { MGMT_URL: api.url, MGMT_TOKEN: TOKEN }, log: (level, message, fields) => lines.push({ level, message, ...(fields ? { fields } : {}) }) });
+  const p = createProvider({
+    env: { MGMT_URL: api.url, MGMT_TOKEN: TOKEN },
+    log: (level, message, fields) => lines.push({ level, message, ...(fields ? { fields } : {}) }),
+  });
   return { p, lines };
 }
 
-const readKey = (p: ReturnType<typeof provider>["p"]) => p.readResource("mgmt_ssh_key", { id: "7", label: "laptop", ssh_key: "ssh-ed25519 AAAA", created: "2026-01-01T00:00:00Z" });
+const readKey = (p: ReturnType<typeof provider>["p"]) =>
+  p.readResource("mgmt_ssh_key", { id: "7", label: "laptop", ssh_key: "ssh-ed25519 AAAA", created: "2026-01-01T00:00:00Z" });
 
 describe("provider configuration", () => {
   it("logs every attempt and each retry with method, path, status, attempt and duration, never a header or a body", async () => {
@@ -27,7 +31,11 @@ describe("provider configuration", () => {
     expect((await p.configure({ batch_reads: false, retry_min_delay_ms: 1, retry_max_delay_ms: 1 })).diagnostics).toEqual([]);
     expect((await readKey(p)).diagnostics).toEqual([]);
     expect(lines).toEqual([
-      { level: "warn", message: "GET /profile/sshkeys/7 503", fields: expect.objectContaining({ method: "GET", path: "/profile/sshkeys/7", status: 503, attempt: 1, duration_ms: expect.any(Number) }) },
+      {
+        level: "warn",
+        message: "GET /profile/sshkeys/7 503",
+        fields: expect.objectContaining({ method: "GET", path: "/profile/sshkeys/7", status: 503, attempt: 1, duration_ms: expect.any(Number) }),
+      },
       { level: "info", message: "retrying GET /profile/sshkeys/7 in 0 ms (503)", fields: expect.objectContaining({ attempt: 1, reason: "503" }) },
       { level: "debug", message: "GET /profile/sshkeys/7 200", fields: expect.objectContaining({ status: 200, attempt: 2 }) },
     ]);
@@ -67,7 +75,11 @@ describe("provider configuration", () => {
   });
 
   it("names the scope a refused operation accepts, as the API says it", async () => {
-    api.reply({ status: 403, headers: { "x-accepted-oauth-scopes": "account:read_only" }, json: { errors: [{ reason: "Your OAuth token is not authorized to use this endpoint." }] } });
+    api.reply({
+      status: 403,
+      headers: { "x-accepted-oauth-scopes": "account:read_only" },
+      json: { errors: [{ reason: "Your OAuth token is not authorized to use this endpoint." }] },
+    });
     const { p } = provider();
     await p.configure({ batch_reads: false });
     const r = await readKey(p);
@@ -79,7 +91,9 @@ describe("provider configuration", () => {
     const diags = async (config: Record<string, unknown>) => (await p.validateProviderConfig(config as never)).diagnostics;
     expect(await diags({ request_timeout: 0 })).toEqual([expect.objectContaining({ attribute: [{ attribute: "request_timeout" }] })]);
     expect(await diags({ max_retries: 1.5 })).toEqual([expect.objectContaining({ attribute: [{ attribute: "max_retries" }] })]);
-    expect(await diags({ retry_min_delay_ms: 500, retry_max_delay_ms: 100 })).toEqual([expect.objectContaining({ attribute: [{ attribute: "retry_max_delay_ms" }] })]);
+    expect(await diags({ retry_min_delay_ms: 500, retry_max_delay_ms: 100 })).toEqual([
+      expect.objectContaining({ attribute: [{ attribute: "retry_max_delay_ms" }] }),
+    ]);
     expect(await diags({ url: "ftp://x" })).toEqual([expect.objectContaining({ attribute: [{ attribute: "url" }] })]);
   });
 });

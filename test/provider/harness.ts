@@ -71,7 +71,11 @@ export async function plan(h: Harness, typeName: string, prior: ObjectValue | nu
   if (errorsOf(v.diagnostics).length > 0) throw new Error(`validation failed: ${JSON.stringify(v.diagnostics)}`);
   const p = await h.provider.planResourceChange(typeName, { priorState: prior, proposedNewState: proposed(h, typeName, prior, config), config });
   if (errorsOf(p.diagnostics).length > 0) throw new Error(`plan failed: ${JSON.stringify(p.diagnostics)}`);
-  return { plannedState: p.plannedState!, requiresReplace: p.requiresReplace.map((path) => path.map((s) => ("attribute" in s ? s.attribute : "?")).join(".")), diagnostics: p.diagnostics };
+  return {
+    plannedState: p.plannedState!,
+    requiresReplace: p.requiresReplace.map((path) => path.map((s) => ("attribute" in s ? s.attribute : "?")).join(".")),
+    diagnostics: p.diagnostics,
+  };
 }
 
 /** The attributes a plan changes, compared by type as the engine does (sets as sets): what it shows as a diff. */
@@ -103,7 +107,8 @@ async function applyPlanned(h: Harness, typeName: string, prior: ObjectValue | n
   if (r.newState !== null && errorsOf(r.diagnostics).length === 0) {
     // The engine's consistency check: every value known in the plan comes back unchanged.
     for (const [k, v] of Object.entries(planned)) {
-      if (isWhollyKnown(v) && JSON.stringify(v) !== JSON.stringify(r.newState[k])) throw new Error(`inconsistent result after apply: ${k} planned ${JSON.stringify(v)}, got ${JSON.stringify(r.newState[k])}`);
+      if (isWhollyKnown(v) && JSON.stringify(v) !== JSON.stringify(r.newState[k]))
+        throw new Error(`inconsistent result after apply: ${k} planned ${JSON.stringify(v)}, got ${JSON.stringify(r.newState[k])}`);
     }
     if (!isWhollyKnown(r.newState)) throw new Error("apply left a value unknown");
   }

@@ -14,7 +14,8 @@ const NOW = new Date("2026-11-23T12:00:00Z");
 
 const def = sshKeyResource as ResourceDefinition<unknown>;
 const prior = { id: "7", label: "laptop", ssh_key: KEY, created: "2026-11-21T06:00:00Z" };
-const plan = (d: ResourceDefinition<unknown>, p: ObjectValue | null, config: ObjectValue, proposed: ObjectValue = config) => planChange(d, p, proposed, config, NOW);
+const plan = (d: ResourceDefinition<unknown>, p: ObjectValue | null, config: ObjectValue, proposed: ObjectValue = config) =>
+  planChange(d, p, proposed, config, NOW);
 
 /** A resource declaring one of each kind of rule, with CRUD that is never called here. */
 const widget = defineResource<unknown>({
@@ -68,7 +69,10 @@ describe("validation from declarations", () => {
       { severity: "error", summary: "Invalid name", detail: "name: must be at most 3 characters", attribute: [{ attribute: "name" }] },
     ]);
     expect(validateAttributes(widget.attributes, { ...blank, name: Unknown })).toEqual([]);
-    expect(validateAttributes(widget.attributes, { ...blank, size: 2.5 })[0]).toMatchObject({ attribute: [{ attribute: "size" }], detail: "size: must be a whole number; got 2.5" });
+    expect(validateAttributes(widget.attributes, { ...blank, size: 2.5 })[0]).toMatchObject({
+      attribute: [{ attribute: "size" }],
+      detail: "size: must be a whole number; got 2.5",
+    });
   });
 
   it("reports a conflict once, whichever side declares it", () => {
@@ -78,9 +82,17 @@ describe("validation from declarations", () => {
   });
 
   it("validates the attributes of nested input objects", () => {
-    const attributes = { rule: object("optional", "A rule.", { port: int("required", "Port.") }), ids: list("optional", "Ids.", object("optional", "", { n: int("required", "n") })) };
-    expect(validateAttributes(attributes, { rule: { port: 1.5 }, ids: null })[0]).toMatchObject({ attribute: [{ attribute: "rule" }, { attribute: "port" }], summary: "Invalid rule.port" });
-    expect(validateAttributes(attributes, { rule: null, ids: [{ n: 1 }, { n: 0.5 }] })[0]).toMatchObject({ attribute: [{ attribute: "ids" }, { index: 1 }, { attribute: "n" }] });
+    const attributes = {
+      rule: object("optional", "A rule.", { port: int("required", "Port.") }),
+      ids: list("optional", "Ids.", object("optional", "", { n: int("required", "n") })),
+    };
+    expect(validateAttributes(attributes, { rule: { port: 1.5 }, ids: null })[0]).toMatchObject({
+      attribute: [{ attribute: "rule" }, { attribute: "port" }],
+      summary: "Invalid rule.port",
+    });
+    expect(validateAttributes(attributes, { rule: null, ids: [{ n: 1 }, { n: 0.5 }] })[0]).toMatchObject({
+      attribute: [{ attribute: "ids" }, { index: 1 }, { attribute: "n" }],
+    });
   });
 });
 
@@ -198,7 +210,14 @@ describe("schemas from declarations", () => {
       attributes: {},
       block_types: { rule: { nesting_mode: "list", max_items: 3, block: { attributes: { port: { required: true }, note: { optional: true } } } } },
     });
-    expect(validateAttributes(attributes, { rule: [{ port: 80, note: null }, { port: 1.5, note: null }] })[0]).toMatchObject({ attribute: [{ attribute: "rule" }, { index: 1 }, { attribute: "port" }] });
+    expect(
+      validateAttributes(attributes, {
+        rule: [
+          { port: 80, note: null },
+          { port: 1.5, note: null },
+        ],
+      })[0],
+    ).toMatchObject({ attribute: [{ attribute: "rule" }, { index: 1 }, { attribute: "port" }] });
     expect(validateAttributes(attributes, { rule: [] })).toEqual([]);
   });
 
@@ -209,7 +228,8 @@ describe("schemas from declarations", () => {
 });
 
 describe("mgmt_ssh_key validation", () => {
-  const validate = (config: Record<string, unknown>) => validateAttributes(def.attributes, { id: null, created: null, label: "k", ssh_key: KEY, ...config } as ObjectValue);
+  const validate = (config: Record<string, unknown>) =>
+    validateAttributes(def.attributes, { id: null, created: null, label: "k", ssh_key: KEY, ...config } as ObjectValue);
 
   it("accepts a valid config and skips unknown values", () => {
     expect(validate({})).toEqual([]);

@@ -40,8 +40,12 @@ describe("mgmt_account_contact", () => {
   });
 
   it("checks the contract's address rules at plan when the country is configured", async () => {
-    expect(await validate(h, T, { country: "US", zip: "ABC" })).toEqual([expect.objectContaining({ summary: "Invalid zip", attribute: [{ attribute: "zip" }] })]);
-    expect(await validate(h, T, { country: "CA", state: "XX" })).toEqual([expect.objectContaining({ summary: "Invalid state", attribute: [{ attribute: "state" }] })]);
+    expect(await validate(h, T, { country: "US", zip: "ABC" })).toEqual([
+      expect.objectContaining({ summary: "Invalid zip", attribute: [{ attribute: "zip" }] }),
+    ]);
+    expect(await validate(h, T, { country: "CA", state: "XX" })).toEqual([
+      expect.objectContaining({ summary: "Invalid state", attribute: [{ attribute: "state" }] }),
+    ]);
     expect(await validate(h, T, { country: "DE", zip: "ABC", state: "Bayern" })).toEqual([]);
     expect(await validate(h, T, { city: "x".repeat(25) })).toEqual([expect.objectContaining({ summary: "Invalid city" })]);
     expect(await validate(h, T, { country: "USA" })).toEqual([expect.objectContaining({ summary: "Invalid country" })]);

@@ -62,14 +62,23 @@ describe("mgmt_ssh_key against mgmt serve", () => {
 
   it("reports API refusals as diagnostics on the attribute", async () => {
     const badKey = KEY.replace("ssh-ed25519", "ssh-rsa");
-    const applied = await provider.applyResourceChange("mgmt_ssh_key", { priorState: null, plannedState: { ...config("x", badKey), id: Unknown, created: Unknown }, config: config("x", badKey) });
+    const applied = await provider.applyResourceChange("mgmt_ssh_key", {
+      priorState: null,
+      plannedState: { ...config("x", badKey), id: Unknown, created: Unknown },
+      config: config("x", badKey),
+    });
     expect(applied.diagnostics[0]).toMatchObject({ severity: "error", attribute: [{ attribute: "ssh_key" }] });
   });
 
   it("reads the profile data source", async () => {
     const { state, diagnostics } = await provider.readDataSource("mgmt_profile", {});
     expect(diagnostics).toEqual([]);
-    expect(state).toMatchObject({ id: expect.any(String), username: expect.any(String), restricted: false, referrals: expect.objectContaining({ code: expect.any(String) }) });
+    expect(state).toMatchObject({
+      id: expect.any(String),
+      username: expect.any(String),
+      restricted: false,
+      referrals: expect.objectContaining({ code: expect.any(String) }),
+    });
   });
 
   it("names an unknown type", async () => {

@@ -51,7 +51,9 @@ describe("mgmt_tag", () => {
   it("fails at apply on an id that is not the account's, naming the list and the id", async () => {
     const r = await apply(h, T, null, { label: "bad-ids", computes: [web, 999999] });
     expect(r.state).toBeNull();
-    expect(r.diagnostics).toEqual([expect.objectContaining({ severity: "error", attribute: [{ attribute: "computes" }], detail: expect.stringMatching(/computes\.\d: .*999999/) })]);
+    expect(r.diagnostics).toEqual([
+      expect.objectContaining({ severity: "error", attribute: [{ attribute: "computes" }], detail: expect.stringMatching(/computes\.\d: .*999999/) }),
+    ]);
   });
 
   it("refuses invalid values at validation, naming the attribute", async () => {

@@ -22,21 +22,28 @@ function manyObjects(prefix: string) {
   return {
     provider: { mgmt: { max_retries: 30, retry_min_delay_ms: 5, retry_max_delay_ms: 50 } },
     resource: {
-      mgmt_ssh_key: Object.fromEntries(range(KEYS).map((i) => [`k${i}`, { label: `${prefix}-key-${i}`, ssh_key: sshKeyText("ed25519", `${prefix}${i}@faults`) }])),
+      mgmt_ssh_key: Object.fromEntries(
+        range(KEYS).map((i) => [`k${i}`, { label: `${prefix}-key-${i}`, ssh_key: sshKeyText("ed25519", `${prefix}${i}@faults`) }]),
+      ),
       mgmt_token: Object.fromEntries(range(TOKENS).map((i) => [`t${i}`, { label: `${prefix}-token-${i}`, scopes: "events:read_only" }])),
       mgmt_oauth_client: Object.fromEntries(range(CLIENTS).map((i) => [`c${i}`, { label: `${prefix}-client-${i}`, redirect_uri: `https://example.com/${i}` }])),
     },
   };
 }
 
-const dropCreates = (random: () => number): FaultRule => (method) => (method === "POST" && random() < 0.3 ? { kind: "drop-after" } : undefined);
-const overloaded = (random: () => number): FaultRule => () => {
-  const r = random();
-  if (r < 0.3) return { kind: "status", status: 503 };
-  if (r < 0.6) return { kind: "status", status: 429, retryAfter: 0 };
-  if (r < 0.7) return { kind: "delay", ms: 150 };
-  return undefined;
-};
+const dropCreates =
+  (random: () => number): FaultRule =>
+  (method) =>
+    method === "POST" && random() < 0.3 ? { kind: "drop-after" } : undefined;
+const overloaded =
+  (random: () => number): FaultRule =>
+  () => {
+    const r = random();
+    if (r < 0.3) return { kind: "status", status: 503 };
+    if (r < 0.6) return { kind: "status", status: 429, retryAfter: 0 };
+    if (r < 0.7) return { kind: "delay", ms: 150 };
+    return undefined;
+  };
 
 describe.each(availableEngines())("$name applies through a flaky API without duplicates", (engine: Engine) => {
   let stack: EngineStack;

@@ -42,7 +42,11 @@ describe("mgmt plan-report", () => {
 
   it("reads unknown format versions as an error even with --detailed-exitcode", async () => {
     const r = await runMgmt(["plan-report", "--detailed-exitcode"], { input: '{"format_version":"2.0","resource_changes":[]}' });
-    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 1, stdout: "", stderr: 'mgmt plan-report: unsupported plan format_version "2.0": this reads format 1.x\n' });
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: 'mgmt plan-report: unsupported plan format_version "2.0": this reads format 1.x\n',
+    });
   });
 });
 
@@ -61,7 +65,10 @@ describe("mgmt drift", () => {
   it("gets on without init where dev_overrides make init fail (the engine needs none then)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mgmt-drift-dev-"));
     try {
-      writeFileSync(join(dir, "main.tf.json"), JSON.stringify({ terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } }, provider: { mgmt: {} } }));
+      writeFileSync(
+        join(dir, "main.tf.json"),
+        JSON.stringify({ terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } }, provider: { mgmt: {} } }),
+      );
       const env = engineEnvironment({ cliConfig: writeCliConfig(dir, "dev"), url: "http://127.0.0.1:9/v4", token: "unused" });
       const r = await runMgmt(["drift", "--dir", dir, "--format", "json"], { env });
       expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });

@@ -52,7 +52,9 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
   const mgmt = (...args: string[]): Promise<MgmtResult> => runMgmt(args, { env, cwd: dir });
   const drift = (...args: string[]) => runMgmt(["drift", "--dir", dir, "--engine", engine.name, ...args], { env: driftEnv, cwd: dir });
   const idOf = async (address: string): Promise<number> => {
-    const state = JSON.parse((await runEngine(engine, ["show", "-json"], dir, env)).stdout) as { values: { root_module: { resources: { address: string; values: { id: string } }[] } } };
+    const state = JSON.parse((await runEngine(engine, ["show", "-json"], dir, env)).stdout) as {
+      values: { root_module: { resources: { address: string; values: { id: string } }[] } };
+    };
     return Number(state.values.root_module.resources.find((r) => r.address === address)!.values.id);
   };
   const config = (body: Record<string, unknown>) =>
@@ -101,7 +103,9 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
     });
     await ok(dir, "init");
     await ok(dir, "apply", "-auto-approve");
-    const state = JSON.parse((await runEngine(engine, ["show", "-json"], dir, env)).stdout) as { values: { root_module: { resources: { address: string; values: { token?: string } }[] } } };
+    const state = JSON.parse((await runEngine(engine, ["show", "-json"], dir, env)).stdout) as {
+      values: { root_module: { resources: { address: string; values: { token?: string } }[] } };
+    };
     tokenValue = state.values.root_module.resources.find((r) => r.address === "mgmt_token.doomed")!.values.token!;
     expect(tokenValue.length).toBeGreaterThan(TOKEN_PREFIX_LENGTH);
   });
@@ -232,7 +236,10 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
   });
 
   it("drift --unmanaged finds keys made outside the stack; its import blocks import exactly those", async () => {
-    const strays = [await client.createSshKey({ label: "forgotten laptop", ssh_key: sshKeyText("ecdsa", "x@test") }), await client.createSshKey({ label: "9 lives", ssh_key: sshKeyText("ed25519", "y@test") })];
+    const strays = [
+      await client.createSshKey({ label: "forgotten laptop", ssh_key: sshKeyText("ecdsa", "x@test") }),
+      await client.createSshKey({ label: "9 lives", ssh_key: sshKeyText("ed25519", "y@test") }),
+    ];
     const r = await drift("--unmanaged", "--import-out", join(dir, "imports.tf"), "--format", "json");
     expect(r.code).toBe(2);
     const report = JSON.parse(r.stdout) as { unmanaged: { type: string; id: string; to: string }[]; known: { type: string; role: string; label: string }[] };

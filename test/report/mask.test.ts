@@ -68,14 +68,26 @@ describe("leaves", () => {
 
 describe("attributeDiffs", () => {
   it("tells that a sensitive value changed without showing either side", () => {
-    const diffs = attributeDiffs({ actions: ["update"], before: { t: S, n: 1 }, after: { t: `${S}-2`, n: 1 }, before_sensitive: { t: true }, after_sensitive: { t: true }, after_unknown: {} });
+    const diffs = attributeDiffs({
+      actions: ["update"],
+      before: { t: S, n: 1 },
+      after: { t: `${S}-2`, n: 1 },
+      before_sensitive: { t: true },
+      after_sensitive: { t: true },
+      after_unknown: {},
+    });
     expect(diffs).toEqual([{ path: ["t"], name: "t", before: SENSITIVE, after: SENSITIVE, forcesReplacement: false }]);
     const same = attributeDiffs({ actions: ["update"], before: { t: S }, after: { t: S }, before_sensitive: { t: true }, after_sensitive: { t: true } });
     expect(same).toEqual([]);
   });
 
   it("marks the attributes replace_paths name, nested ones included", () => {
-    const diffs = attributeDiffs({ actions: ["delete", "create"], before: { k: "a", l: "x", s: { v: 1 } }, after: { k: "b", l: "y", s: { v: 2 } }, replace_paths: [["k"], ["s"]] });
+    const diffs = attributeDiffs({
+      actions: ["delete", "create"],
+      before: { k: "a", l: "x", s: { v: 1 } },
+      after: { k: "b", l: "y", s: { v: 2 } },
+      replace_paths: [["k"], ["s"]],
+    });
     expect(diffs.map((d) => [d.name, d.forcesReplacement])).toEqual([
       ["k", true],
       ["l", false],
@@ -84,11 +96,15 @@ describe("attributeDiffs", () => {
   });
 
   it("lists a create's set values, skipping nulls, and a delete's old values", () => {
-    expect(attributeDiffs({ actions: ["create"], before: null, after: { a: "x", b: null }, after_unknown: { id: true } }).map((d) => [d.name, d.before, d.after])).toEqual([
+    expect(
+      attributeDiffs({ actions: ["create"], before: null, after: { a: "x", b: null }, after_unknown: { id: true } }).map((d) => [d.name, d.before, d.after]),
+    ).toEqual([
       ["a", undefined, '"x"'],
       ["id", undefined, UNKNOWN],
     ]);
-    expect(attributeDiffs({ actions: ["delete"], before: { a: "x", b: null }, after: null }).map((d) => [d.name, d.before, d.after])).toEqual([["a", '"x"', undefined]]);
+    expect(attributeDiffs({ actions: ["delete"], before: { a: "x", b: null }, after: null }).map((d) => [d.name, d.before, d.after])).toEqual([
+      ["a", '"x"', undefined],
+    ]);
   });
 });
 
@@ -98,12 +114,35 @@ describe("no secret reaches any report", () => {
       variables: { token: { value: S } },
       planned_values: { root_module: { resources: [{ values: { secret: S } }] } },
       resource_changes: [
-        rc("mgmt_token.ci", ["create"], { after: { label: "ci", token: null, meta: { list: ["a", S], map: { k: S } } }, afterSensitive: { token: true, meta: { list: [false, true], map: { k: true } } }, afterUnknown: { token: true, id: true } }),
-        rc("mgmt_oauth_client.app", ["update"], { before: { label: "a", secret: S, extra: [{ v: S }] }, after: { label: "b", secret: S, extra: [{ v: `${S}!` }] }, beforeSensitive: { secret: true, extra: [{ v: true }] }, afterSensitive: { secret: true, extra: true } }),
-        rc("mgmt_token.old", ["delete", "create"], { before: { label: S, token: S }, after: { label: "new", token: null }, beforeSensitive: { label: true, token: true }, afterSensitive: { token: true }, afterUnknown: { token: true }, replacePaths: [["label"]] }),
+        rc("mgmt_token.ci", ["create"], {
+          after: { label: "ci", token: null, meta: { list: ["a", S], map: { k: S } } },
+          afterSensitive: { token: true, meta: { list: [false, true], map: { k: true } } },
+          afterUnknown: { token: true, id: true },
+        }),
+        rc("mgmt_oauth_client.app", ["update"], {
+          before: { label: "a", secret: S, extra: [{ v: S }] },
+          after: { label: "b", secret: S, extra: [{ v: `${S}!` }] },
+          beforeSensitive: { secret: true, extra: [{ v: true }] },
+          afterSensitive: { secret: true, extra: true },
+        }),
+        rc("mgmt_token.old", ["delete", "create"], {
+          before: { label: S, token: S },
+          after: { label: "new", token: null },
+          beforeSensitive: { label: true, token: true },
+          afterSensitive: { token: true },
+          afterUnknown: { token: true },
+          replacePaths: [["label"]],
+        }),
         rc("mgmt_token.gone", ["delete"], { before: { label: "gone", token: S }, beforeSensitive: { token: true } }),
       ],
-      resource_drift: [rc("mgmt_oauth_client.app", ["update"], { before: { label: "a", secret: S }, after: { label: "z", secret: `${S}?` }, beforeSensitive: { secret: true }, afterSensitive: { secret: true } })],
+      resource_drift: [
+        rc("mgmt_oauth_client.app", ["update"], {
+          before: { label: "a", secret: S },
+          after: { label: "z", secret: `${S}?` },
+          beforeSensitive: { secret: true },
+          afterSensitive: { secret: true },
+        }),
+      ],
       relevant_attributes: [{ resource: "mgmt_oauth_client.app", attribute: ["secret"] }],
       output_changes: {
         whole: { actions: ["create"], before: null, after: { deep: [S] }, after_unknown: false, before_sensitive: false, after_sensitive: true },

@@ -37,7 +37,10 @@ describe("parsePlanJson", () => {
         prior_state: {
           values: {
             root_module: {
-              resources: [{ address: "mgmt_ssh_key.a", mode: "managed", type: "mgmt_ssh_key", values: { id: "1" } }, { address: "data.mgmt_profile.me", mode: "data", type: "mgmt_profile", values: {} }],
+              resources: [
+                { address: "mgmt_ssh_key.a", mode: "managed", type: "mgmt_ssh_key", values: { id: "1" } },
+                { address: "data.mgmt_profile.me", mode: "data", type: "mgmt_profile", values: {} },
+              ],
               child_modules: [{ resources: [{ address: "module.m.mgmt_tag.t", mode: "managed", type: "mgmt_tag", values: { id: "web" } }] }],
             },
           },
@@ -53,7 +56,13 @@ describe("summarize and render", () => {
     resource_changes: [
       rc("mgmt_ssh_key.new", ["create"], { after: { label: "n" }, afterUnknown: { id: true } }),
       rc("mgmt_ssh_key.upd", ["update"], { before: key(1, "a"), after: key(1, "b") }),
-      rc("mgmt_ssh_key.rep", ["delete", "create"], { before: key(2, "r"), after: { label: "r", ssh_key: "other" }, afterUnknown: { id: true, created: true }, replacePaths: [["ssh_key"]], actionReason: "replace_because_cannot_update" }),
+      rc("mgmt_ssh_key.rep", ["delete", "create"], {
+        before: key(2, "r"),
+        after: { label: "r", ssh_key: "other" },
+        afterUnknown: { id: true, created: true },
+        replacePaths: [["ssh_key"]],
+        actionReason: "replace_because_cannot_update",
+      }),
       rc("mgmt_ssh_key.rep2", ["create", "delete"], { before: key(3, "r2"), after: { label: "r2" } }),
       rc("mgmt_ssh_key.del", ["delete"], { before: key(4, "d"), actionReason: "delete_because_no_resource_config" }),
       rc("mgmt_ssh_key.old", ["delete"], { before: key(5, "o"), deposed: "abcd1234" }),
@@ -83,7 +92,9 @@ describe("summarize and render", () => {
     expect(s.counts).toEqual({ add: 1, change: 2, replace: 2, destroy: 2, import: 2, move: 1, forget: 1, drift: 2 });
     expect(s.hasDestroy).toBe(true);
     const md = renderMarkdown(s);
-    expect(md.split("\n")[2]).toBe("**1 to add, 2 to change, 2 to replace, 2 to destroy, 2 to import, 1 to move, 1 to forget** · 2 changed outside of Terraform");
+    expect(md.split("\n")[2]).toBe(
+      "**1 to add, 2 to change, 2 to replace, 2 to destroy, 2 to import, 1 to move, 1 to forget** · 2 changed outside of Terraform",
+    );
     expect(addresses(md, "Create")).toEqual(["mgmt_ssh_key.new"]);
     expect(addresses(md, "Update in place")).toEqual(["mgmt_ssh_key.upd", "mgmt_ssh_key.impupd"]);
     expect(addresses(md, "Replace")).toEqual(["mgmt_ssh_key.rep", "mgmt_ssh_key.rep2"]);
@@ -97,7 +108,9 @@ describe("summarize and render", () => {
     expect(md).toContain("- `mgmt_ssh_key.imp` (imported from id `6`)");
     expect(md).not.toContain("mgmt_ssh_key.same");
     expect(md).not.toContain("data.mgmt_profile.me");
-    expect(md).toContain("> [!WARNING]\n> **Destructive changes:** 2 to destroy, 2 to replace.\n> `mgmt_ssh_key.del`, `mgmt_ssh_key.old`, `mgmt_ssh_key.rep`, `mgmt_ssh_key.rep2`");
+    expect(md).toContain(
+      "> [!WARNING]\n> **Destructive changes:** 2 to destroy, 2 to replace.\n> `mgmt_ssh_key.del`, `mgmt_ssh_key.old`, `mgmt_ssh_key.rep`, `mgmt_ssh_key.rep2`",
+    );
   });
 
   it("keeps drift apart and, in a normal plan, only what relevant_attributes names (deletions always)", () => {
@@ -118,7 +131,7 @@ describe("summarize and render", () => {
 
   it("renders output changes, new and removed ones included", () => {
     const outputs = folds(renderMarkdown(summarize(parsePlan(mixed))))["Outputs"]!;
-    expect(outputs.split("\n")).toEqual(["", "- `fresh`: `(known after apply)` (new)", "- `gone`: ~~`\"x\"`~~ (removed)", "- `n`: `1` → `2`", ""]);
+    expect(outputs.split("\n")).toEqual(["", "- `fresh`: `(known after apply)` (new)", '- `gone`: ~~`"x"`~~ (removed)', "- `n`: `1` → `2`", ""]);
   });
 
   it("says No changes when there are none, and has no destroy warning", () => {
@@ -144,7 +157,12 @@ describe("summarize and render", () => {
       "mgmt_ssh_key.moved",
       "mgmt_ssh_key.forgot",
     ]);
-    expect(j.changes.find((c) => c.address === "mgmt_ssh_key.rep")).toEqual({ address: "mgmt_ssh_key.rep", type: "mgmt_ssh_key", actions: ["delete", "create"], attributes: ["created", "id", "ssh_key"] });
+    expect(j.changes.find((c) => c.address === "mgmt_ssh_key.rep")).toEqual({
+      address: "mgmt_ssh_key.rep",
+      type: "mgmt_ssh_key",
+      actions: ["delete", "create"],
+      attributes: ["created", "id", "ssh_key"],
+    });
     expect(j.changes.find((c) => c.address === "mgmt_ssh_key.impupd")).toMatchObject({ import_id: "7", attributes: ["label"] });
     expect(j.changes.find((c) => c.address === "mgmt_ssh_key.moved")).toMatchObject({ previous_address: "mgmt_ssh_key.was" });
     expect(j.drift).toEqual([
@@ -159,7 +177,11 @@ describe("markdown safety", () => {
   it("keeps any value inside one inline code span on one line", () => {
     expect(code("a`b")).toBe("``a`b``");
     expect(code("`x`")).toBe("`` `x` ``");
-    const md = renderMarkdown(summarize(parsePlan(plan({ resource_changes: [rc("mgmt_ssh_key.k", ["update"], { before: { label: "a" }, after: { label: "x\n</details>\n# `boom`" } })] }))));
+    const md = renderMarkdown(
+      summarize(
+        parsePlan(plan({ resource_changes: [rc("mgmt_ssh_key.k", ["update"], { before: { label: "a" }, after: { label: "x\n</details>\n# `boom`" } })] })),
+      ),
+    );
     expect(md).toContain('- `label`: `"a"` → ``"x\\n</details>\\n# `boom`"``');
   });
 
@@ -174,7 +196,12 @@ describe("truncation", () => {
     summarize(
       parsePlan(
         plan({
-          resource_changes: Array.from({ length: n }, (_, i) => rc(`mgmt_ssh_key.k[${i}]`, ["create"], { after: { label: `key ${i}`, ssh_key: `ssh-ed25519 AAAA${"x".repeat(60)}${i}` }, afterUnknown: { id: true, created: true } })),
+          resource_changes: Array.from({ length: n }, (_, i) =>
+            rc(`mgmt_ssh_key.k[${i}]`, ["create"], {
+              after: { label: `key ${i}`, ssh_key: `ssh-ed25519 AAAA${"x".repeat(60)}${i}` },
+              afterUnknown: { id: true, created: true },
+            }),
+          ),
         }),
       ),
     );
@@ -195,7 +222,9 @@ describe("truncation", () => {
     expect(f.text.length).toBeLessThanOrEqual(65_000);
     expect(f.linesDropped).toBe(0);
     expect(f.detailsDropped).toBeGreaterThan(1000);
-    expect(f.text).toContain(`**Shortened:** the attribute details of the last ${f.detailsDropped.toLocaleString("en-US")} of 2,000 resources were left out to keep this under 65,000 characters.`);
+    expect(f.text).toContain(
+      `**Shortened:** the attribute details of the last ${f.detailsDropped.toLocaleString("en-US")} of 2,000 resources were left out to keep this under 65,000 characters.`,
+    );
     // Details survive at the start, all 2,000 addresses are listed, the last ones bare.
     expect(f.text).toContain("- `mgmt_ssh_key.k[0]`\n  - `created`: `(known after apply)`");
     expect(f.text).toContain("- `mgmt_ssh_key.k[1999]`\n\n</details>");

@@ -17,9 +17,31 @@ const types = (...names: string[]) => UNMANAGED_TYPES.filter((t) => names.includ
 
 describe("findUnmanaged", () => {
   const live = new Map<string, LiveObject[]>([
-    ["mgmt_ssh_key", [{ importId: "10", label: "managed" }, { importId: "11", label: "Build Runner" }, { importId: "12", label: "build runner" }, { importId: "2", label: "" }]],
-    ["mgmt_token", [{ importId: "1", label: "mgmt serve 2026-01-01T00:00:00", role: "bootstrap" }, { importId: "5", label: "ci", role: "acting" }, { importId: "6", label: "old laptop" }, { importId: "7", label: "kept" }]],
-    ["mgmt_tag", [{ importId: "web", label: "web" }, { importId: "prod", label: "prod" }]],
+    [
+      "mgmt_ssh_key",
+      [
+        { importId: "10", label: "managed" },
+        { importId: "11", label: "Build Runner" },
+        { importId: "12", label: "build runner" },
+        { importId: "2", label: "" },
+      ],
+    ],
+    [
+      "mgmt_token",
+      [
+        { importId: "1", label: "mgmt serve 2026-01-01T00:00:00", role: "bootstrap" },
+        { importId: "5", label: "ci", role: "acting" },
+        { importId: "6", label: "old laptop" },
+        { importId: "7", label: "kept" },
+      ],
+    ],
+    [
+      "mgmt_tag",
+      [
+        { importId: "web", label: "web" },
+        { importId: "prod", label: "prod" },
+      ],
+    ],
   ]);
   const state = [
     { address: "mgmt_ssh_key.build_runner", type: "mgmt_ssh_key", values: { id: "10" } },
@@ -55,7 +77,7 @@ describe("findUnmanaged", () => {
   });
 
   it("writes import blocks whose ids cannot be read as templates", () => {
-    const hcl = importBlocks([{ type: "mgmt_tag", importId: "a${b}%{c}\"d", label: "odd\nlabel", to: "mgmt_tag.odd" }]);
+    const hcl = importBlocks([{ type: "mgmt_tag", importId: 'a${b}%{c}"d', label: "odd\nlabel", to: "mgmt_tag.odd" }]);
     expect(hcl).toContain('# mgmt_tag "odd\\nlabel"\nimport {\n  to = mgmt_tag.odd\n  id = "a$${b}%%{c}\\"d"\n}\n');
     expect(hcl.split("\n").filter((l) => l.startsWith("#"))).toHaveLength(3);
   });
@@ -76,24 +98,33 @@ describe("drift report", () => {
   const refreshOnly = parsePlan({
     format_version: "1.2",
     resource_drift: [
-      rc("mgmt_ssh_key.a", ["update"], { before: { ...key(1, "a"), label: "SECRET-label" }, after: key(1, "by hand"), beforeSensitive: { label: true }, afterSensitive: {} }),
+      rc("mgmt_ssh_key.a", ["update"], {
+        before: { ...key(1, "a"), label: "SECRET-label" },
+        after: key(1, "by hand"),
+        beforeSensitive: { label: true },
+        afterSensitive: {},
+      }),
       rc("mgmt_ssh_key.b", ["delete"], { before: key(2, "b") }),
     ],
   });
-  const unmanaged = findUnmanaged(types("mgmt_ssh_key", "mgmt_token"), [], new Map([
-    ["mgmt_ssh_key", [{ importId: "3", label: "stray" }]],
-    ["mgmt_token", [{ importId: "1", label: "mgmt serve 2026-01-01T00:00:00", role: "bootstrap" as const }]],
-  ]));
+  const unmanaged = findUnmanaged(
+    types("mgmt_ssh_key", "mgmt_token"),
+    [],
+    new Map([
+      ["mgmt_ssh_key", [{ importId: "3", label: "stray" }]],
+      ["mgmt_token", [{ importId: "1", label: "mgmt serve 2026-01-01T00:00:00", role: "bootstrap" as const }]],
+    ]),
+  );
 
   it("lists changed, deleted and unmanaged objects and the tokens it did not count", () => {
     const r = { drift: driftEntries(refreshOnly, "all"), unmanaged };
     const md = renderDriftMarkdown(r, FULL);
     expect(md).toContain("**1 changed outside of Terraform, 1 deleted outside of Terraform, 1 unmanaged**");
     const f = folds(md);
-    expect(f["Changed outside of Terraform, state → live"]).toContain("- `mgmt_ssh_key.a`\n  - `label`: `(sensitive)` → `\"by hand\"`");
+    expect(f["Changed outside of Terraform, state → live"]).toContain('- `mgmt_ssh_key.a`\n  - `label`: `(sensitive)` → `"by hand"`');
     expect(f["Deleted outside of Terraform"]).toContain("- `mgmt_ssh_key.b`");
     expect(f["Not managed by any state"]).toContain('- id `3` `"stray"` → import as `mgmt_ssh_key.stray`');
-    expect(md).toContain("- `mgmt_token` id `1` `\"mgmt serve 2026-01-01T00:00:00\"`: the token `mgmt serve` minted at start");
+    expect(md).toContain('- `mgmt_token` id `1` `"mgmt serve 2026-01-01T00:00:00"`: the token `mgmt serve` minted at start');
     expect(md).not.toContain("SECRET-label");
     expect(driftReportJson(r)).toEqual({
       format_version: 1,
@@ -136,7 +167,10 @@ describe("the per-type table against mgmt serve", () => {
   const list = async (type: string) => UNMANAGED_TYPES.find((t) => t.type === type)!.list({ client, actingToken: acting });
 
   it("lists the acting user's SSH keys with their ids", async () => {
-    const made = await client.createSshKey({ label: "made here", ssh_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0T5m1xJ0lB6T8y2oZ0qgqzq0P3dzP7iV9rPz0wB8f1 t@test" });
+    const made = await client.createSshKey({
+      label: "made here",
+      ssh_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0T5m1xJ0lB6T8y2oZ0qgqzq0P3dzP7iV9rPz0wB8f1 t@test",
+    });
     const keys = await list("mgmt_ssh_key");
     expect(keys).toContainEqual({ importId: String(made.id), label: "made here" });
     // The default fixtures give the bootstrap user one key; other users' keys are not listed.

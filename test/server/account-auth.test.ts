@@ -41,7 +41,13 @@ const OPS: Op[] = [
   { method: "GET", path: "/account/maintenance", scope: null, restricted: 200 },
   { method: "GET", path: "/account/notifications", scope: "account:read_only", restricted: 403 },
   { method: "GET", path: "/account/payment-methods", scope: "account:read_only", restricted: 403 },
-  { method: "POST", path: "/account/payment-methods", scope: "account:read_write", json: { type: "credit_card", is_default: false, data: CARD }, restricted: 403 },
+  {
+    method: "POST",
+    path: "/account/payment-methods",
+    scope: "account:read_write",
+    json: { type: "credit_card", is_default: false, data: CARD },
+    restricted: 403,
+  },
   { method: "GET", path: "/account/payment-methods/{method}", scope: "account:read_only", restricted: 403 },
   { method: "POST", path: "/account/payment-methods/{method}/make-default", scope: "account:read_write", restricted: 403 },
   { method: "DELETE", path: "/account/payment-methods/{spare}", scope: "account:read_write", restricted: 403 },
@@ -57,7 +63,13 @@ beforeAll(async () => {
   const accountId = (await server.domain.tokens.authenticate(server.token!)).user.account_id;
   await server.domain.childAccounts.seedChild({ euuid: EUUID });
   const invoice = await server.domain.billing.seedInvoice(accountId, {
-    date: "2025-02-01T00:00:00", label: "Invoice", subtotal: 1, tax: 0, tax_summary: [], total: 1, billing_source: "compute",
+    date: "2025-02-01T00:00:00",
+    label: "Invoice",
+    subtotal: 1,
+    tax: 0,
+    tax_summary: [],
+    total: 1,
+    billing_source: "compute",
   });
   const login = await server.domain.logins.record({ userId: await bootstrapUserId(server), ip: "192.0.2.1" });
   await call(server, "POST", "/account/payment-methods", { json: { type: "credit_card", is_default: true, data: CARD } });
@@ -119,13 +131,32 @@ describe.each(OPS)("$method $path", (op) => {
 });
 
 describe("no input produces a 5xx", () => {
-  const BODIES: unknown[] = [null, [], "x", 1, true, { card_number: null }, { data: "x" }, { data: { card_number: [] } }, { company: { a: 1 } }, { comments: ["x"] }];
+  const BODIES: unknown[] = [
+    null,
+    [],
+    "x",
+    1,
+    true,
+    { card_number: null },
+    { data: "x" },
+    { data: { card_number: [] } },
+    { company: { a: 1 } },
+    { comments: ["x"] },
+  ];
   test.each(OPS.filter((op) => op.method !== "GET" && op.path !== "/account/cancel"))("$method $path", async (op) => {
     for (const json of BODIES) {
       const res = await call(server, op.method, fill(op.path), { json });
       expect({ json, status: res.status < 500 }).toEqual({ json, status: true });
     }
-    for (const path of ["/account/payment-methods/0", "/account/payment-methods/99999999999999999999", "/account/invoices/-1", "/account/invoices/x/items", "/account/logins/1e3", "/account/availability/%20", "/account/child-accounts/%00"]) {
+    for (const path of [
+      "/account/payment-methods/0",
+      "/account/payment-methods/99999999999999999999",
+      "/account/invoices/-1",
+      "/account/invoices/x/items",
+      "/account/logins/1e3",
+      "/account/availability/%20",
+      "/account/child-accounts/%00",
+    ]) {
       const res = await call(server, "GET", path);
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
     }

@@ -107,7 +107,13 @@ describe("users, grants, tokens", () => {
   };
 
   test("a restricted user with grants and a token", async () => {
-    const res = await admin("POST", "/users", { username: "carol", email: "carol@example.com", restricted: true, grants, token: { scopes: "account:read_only" } });
+    const res = await admin("POST", "/users", {
+      username: "carol",
+      email: "carol@example.com",
+      restricted: true,
+      grants,
+      token: { scopes: "account:read_only" },
+    });
     expect(res.status).toBe(200);
     const { user, token } = res.body as { user: { id: number; username: string; restricted: boolean }; token: { token: string; scopes: string } };
     expect(user).toMatchObject({ username: "carol", restricted: true });
@@ -208,7 +214,13 @@ describe("faults", () => {
   });
 
   test("bad fault bodies are 400", async () => {
-    for (const body of [{}, { route: "/v4/x" }, { route: "/v4/x", status: 200 }, { route: "/v4/x", status: 500, probability: 2 }, { route: "/v4/x", drop: true, status: 500 }]) {
+    for (const body of [
+      {},
+      { route: "/v4/x" },
+      { route: "/v4/x", status: 200 },
+      { route: "/v4/x", status: 500, probability: 2 },
+      { route: "/v4/x", drop: true, status: 500 },
+    ]) {
       expect((await admin("POST", "/faults", body)).status).toBe(400);
     }
   });
@@ -220,7 +232,9 @@ describe("counters", () => {
     await call(server, "GET", "/profile");
     await call(server, "GET", "/profile", { token: null });
     await call(server, "GET", "/profile/sshkeys/5");
-    const counts = (await admin("GET", "/counters")).body as { data: Array<{ method: string; route: string; count: number; statuses: Record<string, number> }> };
+    const counts = (await admin("GET", "/counters")).body as {
+      data: Array<{ method: string; route: string; count: number; statuses: Record<string, number> }>;
+    };
     expect(counts.data).toEqual(
       expect.arrayContaining([
         { method: "GET", route: "/v4/profile", count: 3, statuses: { "200": 2, "401": 1 } },

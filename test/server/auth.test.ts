@@ -48,8 +48,7 @@ describe("authentication", () => {
     ["two tokens", "TWO"],
     ["an overlong token", { authorization: `Bearer ${"a".repeat(300)}` }],
   ])("%s → 401 Invalid Token", async (_what, headers) => {
-    const h =
-      headers === "RAW" ? { authorization: server.token! } : headers === "TWO" ? { authorization: `Bearer ${server.token} ${server.token}` } : headers;
+    const h = headers === "RAW" ? { authorization: server.token! } : headers === "TWO" ? { authorization: `Bearer ${server.token} ${server.token}` } : headers;
     for (const [method, path] of [
       ["GET", "/profile"],
       ["GET", "/profile/sshkeys"],

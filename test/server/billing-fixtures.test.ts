@@ -6,7 +6,11 @@ const data = (res: Reply) => (res.body as { data: Array<Record<string, unknown>>
 test("the default fixtures give a lived-in billing account", async () => {
   const server = await startTestServer({ defaultFixtures: true });
   try {
-    expect((await call(server, "GET", "/account")).body).toMatchObject({ company: "Example Widgets LLC", country: "US", credit_card: { last_four: 1111, expiry: "12/2030" } });
+    expect((await call(server, "GET", "/account")).body).toMatchObject({
+      company: "Example Widgets LLC",
+      country: "US",
+      credit_card: { last_four: 1111, expiry: "12/2030" },
+    });
     expect(data(await call(server, "GET", "/account/invoices"))).toHaveLength(2);
     expect((await call(server, "GET", "/account/invoices/1/items")).body).toMatchObject({ results: 2 });
     expect(data(await call(server, "GET", "/account/availability")).map((r) => r.region)).toEqual(["eu-west", "us-east"]);
@@ -28,14 +32,20 @@ test("a fixtures document with the billing sections; errors name the path", asyn
     fixtures: {
       version: 1,
       account: { company: "Fixture Co", balance: 42, card_declines: true },
-      payment_methods: [{ type: "paypal", email: "pay@example.com", paypal_id: "PP-1" }, { type: "credit_card", last_four: "4242", expiry: "01/2031", is_default: true }],
+      payment_methods: [
+        { type: "paypal", email: "pay@example.com", paypal_id: "PP-1" },
+        { type: "credit_card", last_four: "4242", expiry: "01/2031", is_default: true },
+      ],
       notifications: [{ label: "Promo", message: "Hi", severity: "minor", type: "promotion", until: "+1d" }],
     },
   });
   try {
     expect((await call(server, "GET", "/account")).body).toMatchObject({ company: "Fixture Co", balance: 42, credit_card: { last_four: 4242 } });
     const methods = data(await call(server, "GET", "/account/payment-methods"));
-    expect(methods.map((m) => [m.type, m.is_default])).toEqual([["paypal", false], ["credit_card", true]]);
+    expect(methods.map((m) => [m.type, m.is_default])).toEqual([
+      ["paypal", false],
+      ["credit_card", true],
+    ]);
     const cancel = await call(server, "POST", "/account/cancel", { json: {} });
     expect(cancel.status).toBe(409);
     server.clock.advance(2 * 86_400_000);
@@ -52,7 +62,8 @@ describe("admin endpoints", () => {
     server = await startTestServer();
   });
   afterEach(() => server.close());
-  const admin = (method: string, path: string, json?: unknown) => call(server, method, `//__admin${path}`, { token: server.adminToken, ...(json === undefined ? {} : { json }) });
+  const admin = (method: string, path: string, json?: unknown) =>
+    call(server, method, `//__admin${path}`, { token: server.adminToken, ...(json === undefined ? {} : { json }) });
 
   test("card switch, seeds, child accounts; the admin credential only", async () => {
     expect((await call(server, "PUT", "//__admin/account/card", { json: { declines: true } })).status).toBe(401);
@@ -72,7 +83,13 @@ describe("admin endpoints", () => {
     expect((await call(server, "GET", `/account/invoices/${(inv.body as { id: number }).id}`)).body).toMatchObject({ date: "2025-02-28T12:00:00" });
     expect((await admin("PUT", "/availability", [{ region: "x-1", available: [], unavailable: ["Computes"] }])).status).toBe(200);
     expect(data(await call(server, "GET", "/account/availability"))).toEqual([{ region: "x-1", available: [], unavailable: ["Computes"] }]);
-    await admin("POST", "/maintenance", { entity: { id: 1, label: "a", type: "compute", url: "/v4/compute/instances/1" }, reason: "r", status: "pending", type: "reboot", when: "+1d" });
+    await admin("POST", "/maintenance", {
+      entity: { id: 1, label: "a", type: "compute", url: "/v4/compute/instances/1" },
+      reason: "r",
+      status: "pending",
+      type: "reboot",
+      when: "+1d",
+    });
     expect(data(await call(server, "GET", "/account/maintenance"))).toHaveLength(1);
     const n = await admin("POST", "/notifications", { label: "l", message: "m", severity: "minor", type: "promotion" });
     expect(data(await call(server, "GET", "/account/notifications"))).toHaveLength(1);

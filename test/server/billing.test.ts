@@ -139,7 +139,12 @@ describe("/account/payment-methods", () => {
     expect((await addMethod({ ...CARD, card_number: "6011111111111117", expiry_month: 1 })).status).toBe(200);
     let list = await methods();
     expect(list).toHaveLength(2);
-    expect(list[0]).toMatchObject({ type: "credit_card", is_default: true, created: "2025-03-01T12:00:00", data: { card_type: "Visa", last_four: "1111", expiry: "12/2030" } });
+    expect(list[0]).toMatchObject({
+      type: "credit_card",
+      is_default: true,
+      created: "2025-03-01T12:00:00",
+      data: { card_type: "Visa", last_four: "1111", expiry: "12/2030" },
+    });
     expect(list[1]).toMatchObject({ is_default: false, data: { card_type: "Discover", last_four: "1117", expiry: "01/2030" } });
 
     const [first, second] = list as [PaymentMethod, PaymentMethod];
@@ -204,8 +209,27 @@ describe("/account/payment-methods", () => {
 });
 
 describe("/account/invoices", () => {
-  const INVOICE = { date: "2025-02-01T00:00:00", label: "Invoice", subtotal: 10, tax: 1, tax_summary: [{ name: "VAT", tax: 1 }], total: 11, billing_source: "compute" };
-  const ITEM = { amount: 10, from: "2025-01-01T00:00:00", to: "2025-01-31T23:59:59", label: "Compute 2GB", quantity: 744, region: "us-east", tax: 1, total: 11, type: "hourly", unit_price: 0.0134 };
+  const INVOICE = {
+    date: "2025-02-01T00:00:00",
+    label: "Invoice",
+    subtotal: 10,
+    tax: 1,
+    tax_summary: [{ name: "VAT", tax: 1 }],
+    total: 11,
+    billing_source: "compute",
+  };
+  const ITEM = {
+    amount: 10,
+    from: "2025-01-01T00:00:00",
+    to: "2025-01-31T23:59:59",
+    label: "Compute 2GB",
+    quantity: 744,
+    region: "us-east",
+    tax: 1,
+    total: 11,
+    type: "hourly",
+    unit_price: 0.0134,
+  };
 
   test("list, view, items; other ids are 404", async () => {
     const id = await server.domain.billing.seedInvoice(accountId, INVOICE, [ITEM, { ...ITEM, label: "Backups", region: null }]);
@@ -285,9 +309,27 @@ describe("/account/maintenance and /account/notifications", () => {
   const entity = (id: number) => ({ id, label: `compute-${id}`, type: "compute", url: `/v4/compute/instances/${id}` });
 
   test("maintenance: canceled items are not returned; restricted users see only entities they may view", async () => {
-    await server.domain.billing.seedMaintenance(accountId, { entity: entity(1), reason: "Host upgrade", status: "pending", type: "reboot", when: "2025-03-10T00:00:00" });
-    await server.domain.billing.seedMaintenance(accountId, { entity: entity(2), reason: "Host upgrade", status: "canceled", type: "reboot", when: "2025-03-10T00:00:00" });
-    await server.domain.billing.seedMaintenance(accountId, { entity: entity(3), reason: "Migration", status: "started", type: "live_migration", when: "2025-03-11T00:00:00" });
+    await server.domain.billing.seedMaintenance(accountId, {
+      entity: entity(1),
+      reason: "Host upgrade",
+      status: "pending",
+      type: "reboot",
+      when: "2025-03-10T00:00:00",
+    });
+    await server.domain.billing.seedMaintenance(accountId, {
+      entity: entity(2),
+      reason: "Host upgrade",
+      status: "canceled",
+      type: "reboot",
+      when: "2025-03-10T00:00:00",
+    });
+    await server.domain.billing.seedMaintenance(accountId, {
+      entity: entity(3),
+      reason: "Migration",
+      status: "started",
+      type: "live_migration",
+      when: "2025-03-11T00:00:00",
+    });
     let res = await call(server, "GET", "/account/maintenance");
     expect(res.status).toBe(200);
     expect((res.body as { data: Array<{ entity: { id: number } }> }).data.map((m) => m.entity.id)).toEqual([1, 3]);
@@ -296,16 +338,35 @@ describe("/account/maintenance and /account/notifications", () => {
     res = await call(server, "GET", "/account/maintenance", { token });
     expect(res.body).toMatchObject({ data: [], results: 0 });
     const grants = emptyGrants();
-    grants.compute = [{ id: 3, label: "compute-3", permissions: "read_only" }, { id: 2, label: "compute-2", permissions: "read_write" }];
+    grants.compute = [
+      { id: 3, label: "compute-3", permissions: "read_only" },
+      { id: 2, label: "compute-2", permissions: "read_write" },
+    ];
     await server.domain.users.setGrants(user.id, grants);
     res = await call(server, "GET", "/account/maintenance", { token });
     expect((res.body as { data: Array<{ entity: { id: number } }> }).data.map((m) => m.entity.id)).toEqual([3]);
   });
 
   test("notifications: listed until resolved or past `until`", async () => {
-    const n = { label: "Maintenance", message: "Scheduled", body: null, entity: entity(1), severity: "major", type: "maintenance", when: "2025-03-10T00:00:00", until: null };
+    const n = {
+      label: "Maintenance",
+      message: "Scheduled",
+      body: null,
+      entity: entity(1),
+      severity: "major",
+      type: "maintenance",
+      when: "2025-03-10T00:00:00",
+      until: null,
+    };
     const first = await server.domain.billing.seedNotification(accountId, n);
-    await server.domain.billing.seedNotification(accountId, { ...n, label: "Promo", entity: null, severity: "minor", type: "promotion", until: "2025-03-02T00:00:00" });
+    await server.domain.billing.seedNotification(accountId, {
+      ...n,
+      label: "Promo",
+      entity: null,
+      severity: "minor",
+      type: "promotion",
+      until: "2025-03-02T00:00:00",
+    });
     let res = await call(server, "GET", "/account/notifications");
     expect(res.status).toBe(200);
     expect((res.body as { data: Array<{ label: string }> }).data.map((x) => x.label)).toEqual(["Maintenance", "Promo"]);

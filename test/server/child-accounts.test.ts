@@ -17,7 +17,11 @@ afterEach(async () => {
 });
 
 const seed = (options: Parameters<TestServer["domain"]["childAccounts"]["seedChild"]>[0] = {}) =>
-  server.domain.childAccounts.seedChild({ euuid: EUUID, details: { company: "Child Co", email: "child@example.com", country: "US", zip: "10001" }, ...options });
+  server.domain.childAccounts.seedChild({
+    euuid: EUUID,
+    details: { company: "Child Co", email: "child@example.com", country: "US", zip: "10001" },
+    ...options,
+  });
 
 test("list and view child accounts; canceled ones and strangers are not found", async () => {
   await seed();
@@ -38,7 +42,10 @@ test("list and view child accounts; canceled ones and strangers are not found", 
 
 test("the proxy user is named from the parent's company and the child's euuid", async () => {
   const { proxyUser } = await seed();
-  const hash = createHash("sha256").update(COMPANY + EUUID).digest("hex").slice(0, 16);
+  const hash = createHash("sha256")
+    .update(COMPANY + EUUID)
+    .digest("hex")
+    .slice(0, 16);
   expect(proxyUser.username).toBe(`${COMPANY.slice(0, 15)}_${hash}`);
   expect(proxyUser.user_type).toBe("proxy");
 });

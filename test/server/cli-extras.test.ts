@@ -13,7 +13,15 @@ let bundle: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "mgmt-cli-extras-"));
   bundle = join(dir, "mgmt.js");
-  await build({ bundle: true, platform: "node", target: "node20", external: ["better-sqlite3", "pg", "pg-native"], outfile: bundle, logLevel: "silent", entryPoints: [join(__dirname, "fixtures/serve-entry.ts")] });
+  await build({
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    external: ["better-sqlite3", "pg", "pg-native"],
+    outfile: bundle,
+    logLevel: "silent",
+    entryPoints: [join(__dirname, "fixtures/serve-entry.ts")],
+  });
 }, 60_000);
 afterAll(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
@@ -77,7 +85,9 @@ describe("mgmt serve", () => {
     const ready = await proc.ready;
     const port = Number(new URL(ready.url).port);
     // Headers promising a body that never comes; the server must answer and close, not wait.
-    const answer = await rawHttp(port, [`POST /v4/profile/sshkeys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ready.token}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{`]);
+    const answer = await rawHttp(port, [
+      `POST /v4/profile/sshkeys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ready.token}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{`,
+    ]);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer).toContain('{"errors":[{"reason":"The request was not received in time"}]}');
     expect(await proc.stop()).toBe(0);

@@ -43,7 +43,9 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}): Run {
   let out = "";
   let err = "";
   child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   const ready = new Promise<{ url: string; token: string }>((resolve, reject) => {
     child.stdout!.on("data", (d: Buffer) => {
       out += d.toString();
@@ -145,7 +147,10 @@ test("--help prints the usage and exits 0", async () => {
 
 describe("flag parsing", () => {
   test("defaults", () => {
-    expect(parseServeArgs([], { HOME: "/home/u" })).toEqual({ values: { port: 8080, host: "127.0.0.1", db: expect.stringMatching(/mgmt\/mgmt\.sqlite$/) }, positionals: [] });
+    expect(parseServeArgs([], { HOME: "/home/u" })).toEqual({
+      values: { port: 8080, host: "127.0.0.1", db: expect.stringMatching(/mgmt\/mgmt\.sqlite$/) },
+      positionals: [],
+    });
   });
 
   test("the default store follows MGMT_DATA_DIR, then XDG_DATA_HOME", () => {
@@ -163,6 +168,9 @@ describe("flag parsing", () => {
   });
 
   test("both --flag value and --flag=value", () => {
-    expect(parseServeArgs(["--port=0", "--host", "::1", "--db", ":memory:"], {})).toEqual({ values: { port: 0, host: "::1", db: ":memory:" }, positionals: [] });
+    expect(parseServeArgs(["--port=0", "--host", "::1", "--db", ":memory:"], {})).toEqual({
+      values: { port: 0, host: "::1", db: ":memory:" },
+      positionals: [],
+    });
   });
 });

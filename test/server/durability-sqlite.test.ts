@@ -86,7 +86,15 @@ describe("transactions asked for together", () => {
 describe("a server killed with SIGKILL", () => {
   test("keeps every SSH key (and its event) it acknowledged", async () => {
     const bundle = join(dir, "serve.js");
-    await build({ entryPoints: [join(__dirname, "fixtures/serve-entry.ts")], bundle: true, platform: "node", target: "node20", external: ["better-sqlite3"], outfile: bundle, logLevel: "silent" });
+    await build({
+      entryPoints: [join(__dirname, "fixtures/serve-entry.ts")],
+      bundle: true,
+      platform: "node",
+      target: "node20",
+      external: ["better-sqlite3"],
+      outfile: bundle,
+      logLevel: "silent",
+    });
     const db = join(dir, "mgmt.sqlite");
     const child = spawn(process.execPath, [bundle, "serve", "--port", "0", "--db", db], {
       env: { ...process.env, MGMT_SERVE_TOKEN: "", NODE_PATH: join(root, "node_modules") },

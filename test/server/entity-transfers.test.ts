@@ -102,7 +102,13 @@ it("creates only with the account's own instances, not already in a pending tran
   expect((await call(server, "GET", "/account/entity-transfers")).body).toMatchObject({ results: 0 });
   expect((await create([a.id])).status).toBe(200);
   expect((await create([a.id])).body).toEqual({ errors: [{ field: "entities.computes.0", reason: `compute ${a.id} is already part of a pending transfer` }] });
-  for (const json of [{}, { entities: {} }, { entities: { computes: [] } }, { entities: { computes: ["1"] } }, { entities: { computes: [a.id], domains: [1] } }]) {
+  for (const json of [
+    {},
+    { entities: {} },
+    { entities: { computes: [] } },
+    { entities: { computes: ["1"] } },
+    { entities: { computes: [a.id], domains: [1] } },
+  ]) {
     expect((await call(server, "POST", "/account/entity-transfers", { json })).status).toBe(400);
   }
 });

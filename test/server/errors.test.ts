@@ -23,7 +23,7 @@ describe("request bodies", () => {
     call(server, "POST", "/profile/sshkeys", { body, headers: contentType === undefined ? {} : { "content-type": contentType } });
 
   test("malformed JSON → 400", async () => {
-    for (const body of ["{", "{label:1}", "{\"label\": }", "[1,]", "nul", "\"unterminated", "{}}"]) {
+    for (const body of ["{", "{label:1}", '{"label": }', "[1,]", "nul", '"unterminated', "{}}"]) {
       expect(expectJsonError(await post(body, "application/json"), 400)).toEqual(errorBody("Request body is not valid JSON"));
     }
   });
@@ -37,14 +37,19 @@ describe("request bodies", () => {
     expect(res.status).toBe(200);
   });
 
-  test.each(["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml", "image/png", "jsonish", "application/jsonx"])(
-    "Content-Type %s → 400",
-    async (type) => {
-      expect(expectJsonError(await post(JSON.stringify({ label: "x", ssh_key: ed25519Key() }), type), 400)).toEqual(
-        errorBody("Content-Type must be application/json"),
-      );
-    },
-  );
+  test.each([
+    "text/plain",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data; boundary=x",
+    "application/xml",
+    "image/png",
+    "jsonish",
+    "application/jsonx",
+  ])("Content-Type %s → 400", async (type) => {
+    expect(expectJsonError(await post(JSON.stringify({ label: "x", ssh_key: ed25519Key() }), type), 400)).toEqual(
+      errorBody("Content-Type must be application/json"),
+    );
+  });
 
   test("a body without a Content-Type → 400", async () => {
     expectJsonError(await post("{}"), 400);
@@ -66,7 +71,11 @@ describe("request bodies", () => {
 
   test("a body just under the limit is read (and then judged on its content)", async () => {
     const body = JSON.stringify({ label: "x".repeat(1000 * 1000) });
-    expect(expectJsonError(await post(body, "application/json"), 400).errors.map((e) => e.field).sort()).toEqual(["label", "ssh_key"]);
+    expect(
+      expectJsonError(await post(body, "application/json"), 400)
+        .errors.map((e) => e.field)
+        .sort(),
+    ).toEqual(["label", "ssh_key"]);
   });
 });
 
@@ -190,7 +199,15 @@ describe("fuzz: no input produces a 5xx", () => {
       "/profile/sshkeys/../sshkeys",
       "/profile//sshkeys",
     ]);
-  const contentTypes = ["application/json", "application/json; charset=utf-8", "text/plain", "", "application/octet-stream", "application/json; charset=latin1", "APPLICATION/JSON"];
+  const contentTypes = [
+    "application/json",
+    "application/json; charset=utf-8",
+    "text/plain",
+    "",
+    "application/octet-stream",
+    "application/json; charset=latin1",
+    "APPLICATION/JSON",
+  ];
 
   test("several hundred malformed requests", async () => {
     const statuses = new Map<number, number>();
@@ -198,7 +215,10 @@ describe("fuzz: no input produces a 5xx", () => {
       // Half the requests aim junk at the two operations that read a body.
       const [method, path] =
         rand() < 0.5
-          ? pick([["POST", "/profile/sshkeys"], ["PUT", `/profile/sshkeys/${keyId}`]] as const)
+          ? pick([
+              ["POST", "/profile/sshkeys"],
+              ["PUT", `/profile/sshkeys/${keyId}`],
+            ] as const)
           : [pick(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"]), paths()];
       const contentType = pick(contentTypes);
       const body = rand() < 0.6 ? JSON.stringify(jsonValue()) : junkString();

@@ -141,9 +141,24 @@ it("restricted users see only events on entities they may view", async () => {
   await call(server, "POST", "/profile/tokens", { token: restricted.token, json: { label: "mine" } });
   const compute = await server.domain.objects.seedCompute({ label: "web-1" });
   const hidden = await server.domain.objects.seedCompute({ label: "web-2" });
-  await server.domain.events.record({ actor: null, accountId: restricted.user.account_id, action: "compute_boot", entity: { id: compute.id, label: "web-1", type: "compute", url: "" } });
-  await server.domain.events.record({ actor: null, accountId: restricted.user.account_id, action: "compute_boot", entity: { id: hidden.id, label: "web-2", type: "compute", url: "" } });
-  await server.domain.events.record({ actor: null, accountId: restricted.user.account_id, action: "account_update", entity: { id: "X", label: "acct", type: "account", url: "/v4/account" } });
+  await server.domain.events.record({
+    actor: null,
+    accountId: restricted.user.account_id,
+    action: "compute_boot",
+    entity: { id: compute.id, label: "web-1", type: "compute", url: "" },
+  });
+  await server.domain.events.record({
+    actor: null,
+    accountId: restricted.user.account_id,
+    action: "compute_boot",
+    entity: { id: hidden.id, label: "web-2", type: "compute", url: "" },
+  });
+  await server.domain.events.record({
+    actor: null,
+    accountId: restricted.user.account_id,
+    action: "account_update",
+    entity: { id: "X", label: "acct", type: "account", url: "/v4/account" },
+  });
 
   expect((await feed()).length).toBe(5);
   expect((await feed(restricted.token)).map((e) => e.entity!.label)).toEqual(["mine"]);

@@ -47,10 +47,15 @@ test("a fixtures file: users, tokens, ssh keys, logins, devices, OAuth apps", as
     const token = "ivy-fixed-token";
     const get = async (p: string) => (await call(server, "GET", p, { token })).body as { data: Array<Record<string, unknown>>; results: number };
     expect((await call(server, "GET", "/profile", { token })).body).toMatchObject({ username: "ivy", restricted: true });
-    expect(((await call(server, "GET", "/profile/grants", { token })).body as { global: Record<string, unknown> }).global).toMatchObject({ add_domains: true, add_volumes: false });
+    expect(((await call(server, "GET", "/profile/grants", { token })).body as { global: Record<string, unknown> }).global).toMatchObject({
+      add_domains: true,
+      add_volumes: false,
+    });
     expect((await get("/profile/sshkeys")).data).toEqual([expect.objectContaining({ label: "ivy key", created: "2025-02-27T12:00:00" })]);
     expect((await get("/profile/logins")).data.map((l) => l.ip)).toEqual(["192.0.2.1"]);
-    expect((await get("/profile/devices")).data).toEqual([expect.objectContaining({ user_agent: "curl/8", created: "2025-02-20T00:00:00", expiry: "2025-03-22T00:00:00" })]);
+    expect((await get("/profile/devices")).data).toEqual([
+      expect.objectContaining({ user_agent: "curl/8", created: "2025-02-20T00:00:00", expiry: "2025-03-22T00:00:00" }),
+    ]);
     expect((await get("/profile/apps")).data).toEqual([expect.objectContaining({ label: "Dash", expiry: "2025-03-02T12:00:00" })]);
     expect((await get("/profile/tokens")).data.map((t) => t.label)).toEqual(["ivy ci"]);
     // The bootstrap account is untouched.
@@ -84,9 +89,17 @@ describe("a malformed file is refused with the JSON path", () => {
     ["unknown key", { version: 1, logins: [{ ip: "192.0.2.1", when: "now" }] }, /\$\.logins\[0\]: /],
     ["bad time", { version: 1, logins: [{ ip: "192.0.2.1", datetime: "yesterday" }] }, /\$\.logins\[0\]\.datetime: must be 'now'/],
     ["bad key", { version: 1, ssh_keys: [{ ssh_key: "ssh-ed25519 AAAA" }] }, /\$\.ssh_keys\[0\]\.ssh_key: /],
-    ["unknown user", { version: 1, trusted_devices: [{ user: "nobody", user_agent: "x", remote_addr: "192.0.2.1" }] }, /\$\.trusted_devices\[0\]\.user: no user 'nobody'/],
+    [
+      "unknown user",
+      { version: 1, trusted_devices: [{ user: "nobody", user_agent: "x", remote_addr: "192.0.2.1" }] },
+      /\$\.trusted_devices\[0\]\.user: no user 'nobody'/,
+    ],
     ["duplicate user", { version: 1, users: [{ username: "admin", email: "a@example.com" }] }, /\$\.users\[0\]\.username: user 'admin' already exists/],
-    ["nested path", { version: 1, oauth_clients: [{ label: "x", authorizations: [{ scopes: "bad scope" }] }] }, /\$\.oauth_clients\[0\]\.authorizations\[0\]\.scopes: /],
+    [
+      "nested path",
+      { version: 1, oauth_clients: [{ label: "x", authorizations: [{ scopes: "bad scope" }] }] },
+      /\$\.oauth_clients\[0\]\.authorizations\[0\]\.scopes: /,
+    ],
   ];
   test.each(cases)("%s", async (_name, content, message) => {
     const path = file("bad.json", content);
@@ -100,7 +113,24 @@ describe("a malformed file is refused with the JSON path", () => {
 describe("the default fixtures", () => {
   test("every default file is valid on its own", () => {
     for (const f of DEFAULT_FIXTURE_FILES) expect(() => parseFixtures(f.json, f.name)).not.toThrow();
-    expect([...defaultFixtures().sections.keys()].sort()).toEqual(["account", "availability", "child_accounts", "compute_instances", "domains", "invoices", "logins", "maintenance", "nodebalancers", "notifications", "oauth_clients", "payment_methods", "ssh_keys", "trusted_devices", "users", "volumes"]);
+    expect([...defaultFixtures().sections.keys()].sort()).toEqual([
+      "account",
+      "availability",
+      "child_accounts",
+      "compute_instances",
+      "domains",
+      "invoices",
+      "logins",
+      "maintenance",
+      "nodebalancers",
+      "notifications",
+      "oauth_clients",
+      "payment_methods",
+      "ssh_keys",
+      "trusted_devices",
+      "users",
+      "volumes",
+    ]);
   });
 
   test("a fresh server with the defaults looks lived-in", async () => {

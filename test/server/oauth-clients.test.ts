@@ -74,7 +74,14 @@ describe("create, read, update", () => {
     const { id } = await newClient("before");
     const res = await call(server, "PUT", `/account/oauth-clients/${id}`, { json: { label: "after", id: "other", secret: "x", status: "disabled" } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id, label: "after", public: false, redirect_uri: "https://app.example.com/callback", secret: "<REDACTED>", status: "active" });
+    expect(res.body).toMatchObject({
+      id,
+      label: "after",
+      public: false,
+      redirect_uri: "https://app.example.com/callback",
+      secret: "<REDACTED>",
+      status: "active",
+    });
     const res2 = await call(server, "PUT", `/account/oauth-clients/${id}`, { json: { public: true, redirect_uri: "https://new.example/cb" } });
     expect(res2.body).toMatchObject({ label: "after", public: true, redirect_uri: "https://new.example/cb" });
     expect((await call(server, "PUT", `/account/oauth-clients/${id}`, { json: { label: "" } })).status).toBe(400);

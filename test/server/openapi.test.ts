@@ -5,8 +5,18 @@ import { call, startTestServer, type TestServer } from "./helpers";
 type Doc = {
   openapi: string;
   info: { title: string };
-  paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown>; security: unknown[]; parameters: Array<{ name: string; in: string }>; requestBody?: unknown }>>;
-  components: { schemas: Record<string, unknown>; responses: Record<string, unknown>; securitySchemes: Record<string, { type: string; flows?: { authorizationCode: { scopes: Record<string, string> } } }> };
+  paths: Record<
+    string,
+    Record<
+      string,
+      { operationId: string; responses: Record<string, unknown>; security: unknown[]; parameters: Array<{ name: string; in: string }>; requestBody?: unknown }
+    >
+  >;
+  components: {
+    schemas: Record<string, unknown>;
+    responses: Record<string, unknown>;
+    securitySchemes: Record<string, { type: string; flows?: { authorizationCode: { scopes: Record<string, string> } } }>;
+  };
 };
 
 let server: TestServer;
@@ -86,12 +96,16 @@ test("operations carry parameters, bodies, answers and security", () => {
   expect(list.parameters.map((p) => `${p.in}:${p.name}`)).toEqual(["query:page", "query:page_size", "header:X-Filter"]);
   expect(list.security).toEqual([{ personalAccessToken: [] }, { oauth: ["account:read_only"] }]);
   const create = doc.paths["/profile/tokens"]!.post!;
-  const body = (create.requestBody as { content: { "application/json": { schema: { properties: Record<string, unknown>; required: string[] } } } }).content["application/json"].schema;
+  const body = (create.requestBody as { content: { "application/json": { schema: { properties: Record<string, unknown>; required: string[] } } } }).content[
+    "application/json"
+  ].schema;
   expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["label", "scopes", "expiry"]));
   expect(body.required).toEqual(["label"]);
   expect(create.responses).toHaveProperty(["200", "content", "application/json", "schema", "properties", "token"]);
   expect(create.responses["401"]).toEqual({ $ref: "#/components/responses/Error" });
-  expect(doc.paths["/profile/tokens/{tokenId}"]!.get!.parameters).toEqual([{ name: "tokenId", in: "path", required: true, schema: { type: "integer", minimum: 1 } }]);
+  expect(doc.paths["/profile/tokens/{tokenId}"]!.get!.parameters).toEqual([
+    { name: "tokenId", in: "path", required: true, schema: { type: "integer", minimum: 1 } },
+  ]);
   const self = doc.paths["/openapi.json"]!.get!;
   expect(self.security).toEqual([]);
   expect(self.responses["401"]).toBeUndefined();

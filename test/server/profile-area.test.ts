@@ -188,7 +188,14 @@ describe("logins", () => {
     const others = await server.domain.logins.record({ userId: other.user.id, ip: "192.0.2.4" });
     const list = LoginPage.parse((await call(server, "GET", "/profile/logins", { token })).body);
     expect(list.data.map((l) => l.id)).toEqual([edge.id, recent.id]);
-    expect(list.data[1]).toEqual({ id: recent.id, datetime: at(server, 0), ip: "2001:db8::1", restricted: true, status: "successful", username: user.username });
+    expect(list.data[1]).toEqual({
+      id: recent.id,
+      datetime: at(server, 0),
+      ip: "2001:db8::1",
+      restricted: true,
+      status: "successful",
+      username: user.username,
+    });
     expect((await call(server, "GET", `/profile/logins/${old.id}`, { token })).status).toBe(404);
     expect((await call(server, "GET", `/profile/logins/${others.id}`, { token })).status).toBe(404);
     server.clock.advance(1000);
@@ -198,7 +205,22 @@ describe("logins", () => {
 });
 
 describe("no input produces a 5xx", () => {
-  const junk: unknown[] = [null, 0, "s", [], [null], {}, { a: { b: [1, { c: null }] } }, { label: null, scopes: null, expiry: null }, { security_questions: [null, 1, "x"] }, { tfa_code: null }, { otp_code: [] }, { iso_code: {}, phone_number: [] }, { authorized_keys: [null] }, { email: null, timezone: null }];
+  const junk: unknown[] = [
+    null,
+    0,
+    "s",
+    [],
+    [null],
+    {},
+    { a: { b: [1, { c: null }] } },
+    { label: null, scopes: null, expiry: null },
+    { security_questions: [null, 1, "x"] },
+    { tfa_code: null },
+    { otp_code: [] },
+    { iso_code: {}, phone_number: [] },
+    { authorized_keys: [null] },
+    { email: null, timezone: null },
+  ];
   test("every body-taking operation answers 4xx or 200 to junk", async () => {
     const { token } = await newActor(server);
     const ops: Array<[string, string]> = [

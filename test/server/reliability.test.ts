@@ -107,7 +107,12 @@ describe("bodiless operations, whatever the content type says", () => {
 
   test("a body that is there must still be JSON", async () => {
     const client = await newClient();
-    const res = await request("POST", `/account/oauth-clients/${client.id}/reset-secret`, "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n", "a=b");
+    const res = await request(
+      "POST",
+      `/account/oauth-clients/${client.id}/reset-secret`,
+      "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n",
+      "a=b",
+    );
     expect(res.status).toBe(400);
     expect(res.body).toEqual(errorBody("Content-Type must be application/json"));
   });
@@ -200,7 +205,10 @@ describe("NUL characters are refused in bodies and name nothing in paths", () =>
 
   test("a lone surrogate (valid JSON, no character) is refused the same way", async () => {
     const before = await keyLabels();
-    const key = await call(server, "POST", "/profile/sshkeys", { body: `{"label":"a\\ud800","ssh_key":"${ed25519Key()}"}`, headers: { "content-type": "application/json" } });
+    const key = await call(server, "POST", "/profile/sshkeys", {
+      body: `{"label":"a\\ud800","ssh_key":"${ed25519Key()}"}`,
+      headers: { "content-type": "application/json" },
+    });
     expect(expectJsonError(key, 400)).toEqual(errorBody("label must be valid Unicode text (it has a lone surrogate)", "label"));
     const prefs = await call(server, "PUT", "/profile/preferences", { body: '{"x":["\\udfff"]}', headers: { "content-type": "application/json" } });
     expect(expectJsonError(prefs, 400).errors[0]!.field).toBe("x.0");
@@ -271,13 +279,10 @@ describe("requests that never finish arriving → 408", () => {
   test("a body promised and never sent: 408 JSON, the connection closed, nothing created", async () => {
     const before = await keysOf();
     const body = JSON.stringify({ label: "never", ssh_key: ed25519Key() });
-    const res = await raw(
-      slow.port,
-      [
-        `POST /v4/profile/sshkeys HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${slow.token}\r\nContent-Type: application/json\r\n` +
-          `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
-      ],
-    );
+    const res = await raw(slow.port, [
+      `POST /v4/profile/sshkeys HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${slow.token}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    ]);
     expect(res.status).toBe(408);
     expect(res.head).toMatch(/content-type: application\/json/i);
     expect(res.body).toEqual(errorBody("The request was not received in time"));

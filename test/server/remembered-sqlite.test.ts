@@ -16,7 +16,6 @@ import { WriteMarks, cascadesOf } from "../../src/server/store/write-marks";
 import { call, startTestServer, type TestServer } from "./helpers";
 import { repos } from "../../src/server/areas";
 
-
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "mgmt-remembered-"));

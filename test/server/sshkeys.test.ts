@@ -101,7 +101,11 @@ describe("create, read, update, delete", () => {
     const del = await call(server, "DELETE", `/profile/sshkeys/${made.id}`);
     expect(del.status).toBe(200);
     expect(EmptyBody.parse(del.body)).toEqual({});
-    for (const [method, json] of [["GET", undefined], ["PUT", { label: "y" }], ["DELETE", undefined]] as const) {
+    for (const [method, json] of [
+      ["GET", undefined],
+      ["PUT", { label: "y" }],
+      ["DELETE", undefined],
+    ] as const) {
       const res = await call(server, method, `/profile/sshkeys/${made.id}`, { json });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ errors: [{ reason: "Not found" }] });
@@ -162,9 +166,17 @@ describe("limits and refusals", () => {
     ["unknown algorithm", sshText("ssh-foo", blob), /algorithm 'ssh-foo' is not supported/],
     ["algorithm not matching the blob", sshText("ssh-rsa", blob), /does not match the key data, which is 'ssh-ed25519'/],
     ["ecdsa name over an ed25519 blob", sshText("ecdsa-sha2-nistp256", blob), /does not match/],
-    ["curve not matching the algorithm", sshText("ecdsa-sha2-nistp384", Buffer.concat([sshString("ecdsa-sha2-nistp384"), ecdsaBlob("P-256").subarray(23)])), /not a valid ecdsa-sha2-nistp384/],
+    [
+      "curve not matching the algorithm",
+      sshText("ecdsa-sha2-nistp384", Buffer.concat([sshString("ecdsa-sha2-nistp384"), ecdsaBlob("P-256").subarray(23)])),
+      /not a valid ecdsa-sha2-nistp384/,
+    ],
     ["truncated blob", sshText("ssh-ed25519", blob.subarray(0, blob.length - 5)), /not a valid/],
-    ["ed25519 key of the wrong size", sshText("ssh-ed25519", Buffer.concat([sshString("ssh-ed25519"), sshString(Buffer.alloc(31))])), /not a valid ssh-ed25519/],
+    [
+      "ed25519 key of the wrong size",
+      sshText("ssh-ed25519", Buffer.concat([sshString("ssh-ed25519"), sshString(Buffer.alloc(31))])),
+      /not a valid ssh-ed25519/,
+    ],
     ["only an algorithm", "ssh-ed25519", /must be of the form/],
     ["empty", "", /must be of the form/],
     ["a private key header", "-----BEGIN OPENSSH PRIVATE KEY-----", /not supported/],
@@ -182,7 +194,11 @@ describe("limits and refusals", () => {
     expect((await create({ label: "x" })).body).toEqual(errorBody("ssh_key is required", "ssh_key"));
     const res = await create({ label: 5, ssh_key: 7 });
     expect(res.status).toBe(400);
-    expect(ErrorBody.parse(res.body).errors.map((e) => e.field).sort()).toEqual(["label", "ssh_key"]);
+    expect(
+      ErrorBody.parse(res.body)
+        .errors.map((e) => e.field)
+        .sort(),
+    ).toEqual(["label", "ssh_key"]);
   });
 
   test("a body that is not an object is refused", async () => {

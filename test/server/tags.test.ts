@@ -42,7 +42,14 @@ it("creates a tag on objects of every kind and lists what it tags, as {type, dat
     specs: { disk: expect.any(Number), gpus: 0, memory: expect.any(Number), transfer: expect.any(Number) },
     watchdog_enabled: true,
   });
-  expect(body.data[1]!.data).toMatchObject({ id: domain.id, domain: "example.org", type: "master", status: "active", soa_email: "admin@example.org", tags: ["prod"] });
+  expect(body.data[1]!.data).toMatchObject({
+    id: domain.id,
+    domain: "example.org",
+    type: "master",
+    status: "active",
+    soa_email: "admin@example.org",
+    tags: ["prod"],
+  });
   expect(body.data[2]!.data).toMatchObject({
     id: volume.id,
     label: "data",
@@ -52,7 +59,13 @@ it("creates a tag on objects of every kind and lists what it tags, as {type, dat
     status: "active",
     tags: ["prod"],
   });
-  expect(body.data[3]!.data).toMatchObject({ id: nb.id, label: "lb-1", client_conn_throttle: 0, transfer: { in: null, out: null, total: null }, tags: ["prod"] });
+  expect(body.data[3]!.data).toMatchObject({
+    id: nb.id,
+    label: "lb-1",
+    client_conn_throttle: 0,
+    transfer: { in: null, out: null, total: null },
+    tags: ["prod"],
+  });
 });
 
 it("a tag with no objects is fine; labels are 3..50 characters and unique", async () => {
@@ -71,7 +84,10 @@ it("creates no tag when any listed object is not the caller's to write", async (
   const { compute } = await seed();
   const other = await server.store.accounts.insert({ euuid: "OTHER-TAGS", active_since: "2025-01-01T00:00:00" });
   const theirs = await server.domain.objects.seedCompute({ label: "theirs", accountId: other.id });
-  for (const computes of [[compute.id, theirs.id], [compute.id, 9999]]) {
+  for (const computes of [
+    [compute.id, theirs.id],
+    [compute.id, 9999],
+  ]) {
     const res = await call(server, "POST", "/tags", { json: { label: "nope", computes } });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ errors: [{ field: "computes.1", reason: expect.stringContaining("read_write") }] });

@@ -67,4 +67,5 @@ export async function seedUser(store: Store): Promise<number> {
 }
 
 /** How many SSH keys the user has, as the list reports it. */
-export const sshKeyCount = async (store: Pick<Store, "sshKeys">, userId: number): Promise<number> => (await store.sshKeys.list(userId, { limit: 1, offset: 0 })).total;
+export const sshKeyCount = async (store: Pick<Store, "sshKeys">, userId: number): Promise<number> =>
+  (await store.sshKeys.list(userId, { limit: 1, offset: 0 })).total;

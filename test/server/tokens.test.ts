@@ -53,9 +53,7 @@ describe("create", () => {
     expect(ok.scopes).toBe("account:read_only");
     expect(PersonalAccessToken.parse((await create({ label: "x", scopes: "*" })).body).scopes).toBe("*");
     // Canonical form: the strongest access per area.
-    expect(PersonalAccessToken.parse((await create({ label: "x", scopes: "account:read_only  account:read_write" })).body).scopes).toBe(
-      "account:read_write",
-    );
+    expect(PersonalAccessToken.parse((await create({ label: "x", scopes: "account:read_only  account:read_write" })).body).scopes).toBe("account:read_write");
   });
 
   test.each([
@@ -114,7 +112,11 @@ describe("update", () => {
     const other = await newActor(server);
     const mine = PersonalAccessToken.parse((await create({ label: "mine" })).body);
     for (const path of [`/profile/tokens/${mine.id}`, "/profile/tokens/999999", "/profile/tokens/abc", "/profile/tokens/0"]) {
-      for (const [method, json] of [["GET", undefined], ["PUT", { label: "z" }], ["DELETE", undefined]] as const) {
+      for (const [method, json] of [
+        ["GET", undefined],
+        ["PUT", { label: "z" }],
+        ["DELETE", undefined],
+      ] as const) {
         const res = await call(server, method, path, { token: other.token, json });
         expect(res.status).toBe(404);
         expect(res.body).toEqual(errorBody("Not found"));

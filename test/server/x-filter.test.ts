@@ -51,7 +51,10 @@ describe("operators on /profile/tokens", () => {
   });
   test("+and and +or", async () => {
     expect(labels((await list("/profile/tokens", { "+or": [{ label: "alpha" }, { label: "gamma" }] })).page)).toEqual(["alpha", "gamma"]);
-    expect(labels((await list("/profile/tokens", { "+and": [{ label: { "+contains": "a" } }, { label: { "+neq": "alpha" } }] })).page)).toEqual(["beta", "gamma"]);
+    expect(labels((await list("/profile/tokens", { "+and": [{ label: { "+contains": "a" } }, { label: { "+neq": "alpha" } }] })).page)).toEqual([
+      "beta",
+      "gamma",
+    ]);
     // Several keys are ANDed.
     expect(labels((await list("/profile/tokens", { "+or": [{ label: "alpha" }, { label: "beta" }], label: { "+neq": "alpha" } })).page)).toEqual(["beta"]);
   });

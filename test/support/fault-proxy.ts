@@ -90,8 +90,15 @@ export class FaultProxy {
       this.counters.delayed++;
       await new Promise((resolve) => setTimeout(resolve, fault.ms));
     }
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== "host" && k !== "connection" && k !== "content-length")) as Record<string, string>;
-    const answer = await request(this.upstream + (req.url ?? "/"), { method: method as "GET", headers, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined });
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== "host" && k !== "connection" && k !== "content-length")) as Record<
+      string,
+      string
+    >;
+    const answer = await request(this.upstream + (req.url ?? "/"), {
+      method: method as "GET",
+      headers,
+      body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+    });
     const body = Buffer.from(await answer.body.arrayBuffer());
     this.counters.forwarded++;
     if (fault?.kind === "drop-after") {

@@ -16,7 +16,10 @@ export function sshKeyBlob(kind: "ed25519" | "ecdsa" | "rsa"): { algorithm: stri
     }
     case "ecdsa": {
       const point = generateKeyPairSync("ec", { namedCurve: "P-256" }).publicKey.export({ format: "der", type: "spki" }).subarray(-65);
-      return { algorithm: "ecdsa-sha2-nistp256", blob: Buffer.concat([sshString(Buffer.from("ecdsa-sha2-nistp256")), sshString(Buffer.from("nistp256")), sshString(point)]) };
+      return {
+        algorithm: "ecdsa-sha2-nistp256",
+        blob: Buffer.concat([sshString(Buffer.from("ecdsa-sha2-nistp256")), sshString(Buffer.from("nistp256")), sshString(point)]),
+      };
     }
     case "rsa": {
       const jwk = generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({ format: "jwk" });

@@ -269,8 +269,7 @@ export function expected(what: string, got: unknown, loc: Loc) {
   return codecError(loc, `expected ${what}, got ${describeJs(got)}`);
 }
 
-export const tupleLength = (want: number, got: number, loc: Loc) =>
-  codecError(loc, `expected a tuple of ${want} element${want === 1 ? "" : "s"}, got ${got}`);
+export const tupleLength = (want: number, got: number, loc: Loc) => codecError(loc, `expected a tuple of ${want} element${want === 1 ? "" : "s"}, got ${got}`);
 
 export const unsupportedAttribute = (name: string, loc: Loc) =>
   codecError(loc, `unsupported attribute ${JSON.stringify(name)}: the object type has no such attribute`);

@@ -235,7 +235,9 @@ function write(w: Writer, v: TfValue, type: TfType, loc: Loc): void {
     case "map": {
       if (!isRecord(v)) throw expected("map", v, loc);
       // undefined entries are how JS spells "absent"; they are not map elements.
-      const keys = Object.keys(v).filter((k) => v[k] !== undefined).sort(compareKeys);
+      const keys = Object.keys(v)
+        .filter((k) => v[k] !== undefined)
+        .sort(compareKeys);
       w.mapHeader(keys.length);
       for (const key of keys) {
         w.str(key);

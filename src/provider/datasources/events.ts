@@ -28,7 +28,9 @@ export const eventsDataSource = defineListDataSource({
     const before = bound(config, "created_before");
     const a = after === undefined ? undefined : parseRfc3339(after);
     const b = before === undefined ? undefined : parseRfc3339(before);
-    return a !== undefined && b !== undefined && a > b ? [error("Invalid created_before", `created_before (${before}) is earlier than created_after (${after}).`, attr("created_before"))] : [];
+    return a !== undefined && b !== undefined && a > b
+      ? [error("Invalid created_before", `created_before (${before}) is earlier than created_after (${after}).`, attr("created_before"))]
+      : [];
   },
   conditions(config) {
     const api: Record<string, unknown>[] = [];

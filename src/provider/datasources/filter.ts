@@ -87,14 +87,22 @@ export function filterAttributes(fields: FilterFields): Attributes {
       {
         name: string("required", "The item attribute to test; dotted for a nested one (`entity.type`)."),
         values: list("required", "Values to match; an item matches when any of them does.", "string"),
-        match_by: string("optional", 'How to compare: "exact" (the default), "substring" (case-sensitive) or "regex" (a JavaScript regular expression, unanchored).', {
-          validate: oneOf(MATCH_BY),
-        }),
+        match_by: string(
+          "optional",
+          'How to compare: "exact" (the default), "substring" (case-sensitive) or "regex" (a JavaScript regular expression, unanchored).',
+          {
+            validate: oneOf(MATCH_BY),
+          },
+        ),
       },
     ),
     order_by: string("optional", `Attribute to sort the items by: ${orderable.map((n) => `\`${n}\``).join(", ")}.`, { validate: oneOf(orderable) }),
-    order: string("optional", 'Direction for `order_by`: "asc" (the default) or "desc". Nulls sort last ascending, first descending.', { validate: oneOf(["asc", "desc"]) }),
-    limit: int("optional", "Return at most this many items (after filtering and ordering).", { validate: (v) => (v >= 1 ? undefined : `must be at least 1; got ${v}`) }),
+    order: string("optional", 'Direction for `order_by`: "asc" (the default) or "desc". Nulls sort last ascending, first descending.', {
+      validate: oneOf(["asc", "desc"]),
+    }),
+    limit: int("optional", "Return at most this many items (after filtering and ordering).", {
+      validate: (v) => (v >= 1 ? undefined : `must be at least 1; got ${v}`),
+    }),
   };
 }
 
@@ -224,7 +232,11 @@ export function parseQuery(fields: FilterFields, config: ObjectValue): ListQuery
  * undefined when nothing can be sent. `sortedByApi` says whether the API orders the rows as
  * asked, which lets a limited read stop paging early.
  */
-export function apiFilter(fields: FilterFields, q: ListQuery, extra: readonly Record<string, unknown>[] = []): { filter: Record<string, unknown> | undefined; sortedByApi: boolean } {
+export function apiFilter(
+  fields: FilterFields,
+  q: ListQuery,
+  extra: readonly Record<string, unknown>[] = [],
+): { filter: Record<string, unknown> | undefined; sortedByApi: boolean } {
   const parts = [...q.conditions.flatMap((c) => (c.api ? [c.api] : [])), ...extra];
   const filter: Record<string, unknown> = {};
   if (parts.length > 0) filter["+and"] = parts;

@@ -38,7 +38,7 @@ export const grantsDataSource = defineDataSource<ProviderContext>({
   description:
     "What the user the provider acts for may do. The API describes grants of restricted users only; for an unrestricted user `restricted` is false and every other attribute is null (it may do everything).",
   attributes: {
-    id: string("computed", "Always \"grants\": there is one set per user."),
+    id: string("computed", 'Always "grants": there is one set per user.'),
     restricted: bool("computed", "Whether the user is restricted (false: the user may do everything and the grant attributes are null)."),
     global: object(
       "computed",

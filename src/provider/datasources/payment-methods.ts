@@ -31,7 +31,13 @@ export const paymentMethodsDataSource = defineListDataSource({
       type: m.type,
       is_default: m.is_default,
       created: toRfc3339(m.created),
-      data: { card_type: d.card_type ?? null, last_four: d.last_four ?? null, expiry: d.expiry ?? null, email: d.email ?? null, paypal_id: d.paypal_id ?? null },
+      data: {
+        card_type: d.card_type ?? null,
+        last_four: d.last_four ?? null,
+        expiry: d.expiry ?? null,
+        email: d.email ?? null,
+        paypal_id: d.paypal_id ?? null,
+      },
     };
   },
 });

@@ -103,7 +103,8 @@ const nodebalancer = {
   updated: timestamp("When it last changed."),
 };
 
-const group = (what: string, attrs: Record<string, AttributeSpec>) => list("computed", `The ${what} carrying the tag.`, object("computed", `One of the ${what}.`, attrs));
+const group = (what: string, attrs: Record<string, AttributeSpec>) =>
+  list("computed", `The ${what} carrying the tag.`, object("computed", `One of the ${what}.`, attrs));
 
 export const tagDataSource = defineDataSource<ProviderContext>({
   typeName: "mgmt_tag",

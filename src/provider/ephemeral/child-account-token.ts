@@ -77,7 +77,10 @@ async function revoke(op: Operation<ProviderContext>, id: number, euuid: string)
   const value = op.ctx.openedTokens.get(id);
   op.ctx.openedTokens.delete(id);
   if (value === undefined) {
-    op.warn(`Proxy token ${id} of child account ${euuid} was not revoked`, "This provider process did not open it, so it does not hold the value it takes to revoke it; it expires on its own within 15 minutes.");
+    op.warn(
+      `Proxy token ${id} of child account ${euuid} was not revoked`,
+      "This provider process did not open it, so it does not hold the value it takes to revoke it; it expires on its own within 15 minutes.",
+    );
     return;
   }
   const client = op.ctx.clientWith(value);

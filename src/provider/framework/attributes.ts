@@ -102,7 +102,12 @@ export const map = (mode: Mode, description: string, element: TfType, o?: Option
   build<{ readonly [k: string]: TfValue }>(["map", element], mode, description, o);
 
 /** A single nested object; its attributes carry their own descriptions (and validators, for input objects). */
-export function object(mode: Mode, description: string, attributes: { readonly [name: string]: AttributeSpec }, o?: Options<{ readonly [k: string]: TfValue }>) {
+export function object(
+  mode: Mode,
+  description: string,
+  attributes: { readonly [name: string]: AttributeSpec },
+  o?: Options<{ readonly [k: string]: TfValue }>,
+) {
   const type: TfType = ["object", Object.fromEntries(Object.entries(attributes).map(([n, a]) => [n, a.type]))];
   return build<{ readonly [k: string]: TfValue }>(type, mode, description, o, attributes);
 }
@@ -119,7 +124,11 @@ function asArray<T>(v: T | readonly T[] | undefined): T[] {
  * A repeatable nested block (`filter { name = ... }`): unlike an attribute of object type, its
  * optional attributes may be left out. Its value is the list of blocks written, empty when none.
  */
-export function listBlock(description: string, attributes: { readonly [name: string]: AttributeSpec }, o: { readonly minItems?: number; readonly maxItems?: number } = {}): AttributeSpec {
+export function listBlock(
+  description: string,
+  attributes: { readonly [name: string]: AttributeSpec },
+  o: { readonly minItems?: number; readonly maxItems?: number } = {},
+): AttributeSpec {
   const spec = object("optional", description, attributes);
   return { ...spec, type: ["list", spec.type], block: { ...o } };
 }

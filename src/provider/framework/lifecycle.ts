@@ -63,7 +63,13 @@ export interface PlannedChange {
 }
 
 /** PlanResourceChange for one resource: pure, given the clock. */
-export function planChange<Ctx>(def: ResourceDefinition<Ctx>, prior: ObjectValue | null, proposed: ObjectValue | null, config: ObjectValue | null, now: Date): PlannedChange {
+export function planChange<Ctx>(
+  def: ResourceDefinition<Ctx>,
+  prior: ObjectValue | null,
+  proposed: ObjectValue | null,
+  config: ObjectValue | null,
+  now: Date,
+): PlannedChange {
   if (proposed === null || config === null) return { plannedState: null, requiresReplace: [], diagnostics: [] };
   const planned: Record<string, TfValue> = { ...proposed };
   const entries = Object.entries(def.attributes);

@@ -24,7 +24,10 @@ export interface ProviderDefinition<Ctx> {
   readonly attributes: Attributes;
   validate?(config: ObjectValue): readonly Diagnostic[];
   /** Returns the context resources act with, or diagnostics saying why it cannot. */
-  configure(config: ObjectValue, env: { readonly signal: AbortSignal; readonly log: Log; readonly now: () => Date }): Promise<{ ctx: Ctx } | { diagnostics: readonly Diagnostic[] }>;
+  configure(
+    config: ObjectValue,
+    env: { readonly signal: AbortSignal; readonly log: Log; readonly now: () => Date },
+  ): Promise<{ ctx: Ctx } | { diagnostics: readonly Diagnostic[] }>;
   readonly resources: readonly ResourceDefinition<Ctx>[];
   readonly dataSources: readonly DataSourceDefinition<Ctx>[];
   readonly ephemeralResources?: readonly EphemeralResourceDefinition<Ctx>[];
@@ -78,7 +81,11 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
   };
 
   /** Every entry point reports failures as diagnostics (after any warnings) instead of failing the RPC. */
-  async function guarded<T extends Diagnosed>(what: string, fallback: Omit<T, "diagnostics">, body: (diagnostics: Diagnostic[]) => Promise<Omit<T, "diagnostics">>): Promise<T> {
+  async function guarded<T extends Diagnosed>(
+    what: string,
+    fallback: Omit<T, "diagnostics">,
+    body: (diagnostics: Diagnostic[]) => Promise<Omit<T, "diagnostics">>,
+  ): Promise<T> {
     const diagnostics: Diagnostic[] = [];
     try {
       const result = await body(diagnostics);
@@ -160,7 +167,11 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
       return guarded(`plan ${typeName}`, { plannedState: null, requiresReplace: [] }, async (diagnostics) => {
         const planned = planChange(resource(typeName), req.priorState, req.proposedNewState, req.config, now());
         diagnostics.push(...planned.diagnostics);
-        return { plannedState: planned.plannedState, requiresReplace: planned.requiresReplace, ...(req.priorPrivate ? { plannedPrivate: req.priorPrivate } : {}) };
+        return {
+          plannedState: planned.plannedState,
+          requiresReplace: planned.requiresReplace,
+          ...(req.priorPrivate ? { plannedPrivate: req.priorPrivate } : {}),
+        };
       });
     },
 
@@ -192,7 +203,12 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
         const r = resource(typeName);
         const state = await r.importState(operation(diagnostics), id);
         if (state === null) {
-          diagnostics.push(error("Cannot import non-existent remote object", `No ${typeName} with import id "${id}" exists. The import id is ${r.importId.description}, e.g. ${r.importId.example}.`));
+          diagnostics.push(
+            error(
+              "Cannot import non-existent remote object",
+              `No ${typeName} with import id "${id}" exists. The import id is ${r.importId.description}, e.g. ${r.importId.example}.`,
+            ),
+          );
           return { imported: [] };
         }
         return { imported: [{ typeName, state }] };
@@ -270,7 +286,10 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
 
 function gone(typeName: string, state: ObjectValue): Diagnostic {
   const id = typeof state.id === "string" ? ` "${state.id}"` : "";
-  return warning(`${typeName}${id} no longer exists`, `It was deleted or expired outside Terraform and has been removed from the state; the next apply creates it again.`);
+  return warning(
+    `${typeName}${id} no longer exists`,
+    `It was deleted or expired outside Terraform and has been removed from the state; the next apply creates it again.`,
+  );
 }
 
 class UnknownType extends Error {
@@ -278,4 +297,3 @@ class UnknownType extends Error {
     super(`This provider has no ${kind} type "${typeName}"`);
   }
 }
-

@@ -24,16 +24,7 @@ export type UnknownValue = typeof Unknown;
  * A Terraform value. Numbers beyond 2^53 decode as bigint so no precision is lost;
  * `dynamic` values carry their concrete type alongside.
  */
-export type TfValue =
-  | null
-  | UnknownValue
-  | string
-  | number
-  | bigint
-  | boolean
-  | readonly TfValue[]
-  | { readonly [key: string]: TfValue }
-  | DynamicValue;
+export type TfValue = null | UnknownValue | string | number | bigint | boolean | readonly TfValue[] | { readonly [key: string]: TfValue } | DynamicValue;
 
 export interface DynamicValue {
   readonly kind: "dynamic";

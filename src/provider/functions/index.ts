@@ -21,11 +21,14 @@ const keyParameter = { name: "key", type: "string", description: "An OpenSSH pub
 export const sshKeyFingerprint = defineFunction({
   name: "ssh_key_fingerprint",
   summary: "The OpenSSH SHA256 fingerprint of a public key",
-  description: "Returns the fingerprint `ssh-keygen -l` prints for the key: `SHA256:` followed by the unpadded base64 of the SHA-256 of the key data. The comment does not count.",
+  description:
+    "Returns the fingerprint `ssh-keygen -l` prints for the key: `SHA256:` followed by the unpadded base64 of the SHA-256 of the key data. The comment does not count.",
   parameters: [keyParameter],
   returns: "string",
   call(args) {
-    const digest = createHash("sha256").update(Buffer.from(sshKeyArgument(args).blob, "base64")).digest("base64");
+    const digest = createHash("sha256")
+      .update(Buffer.from(sshKeyArgument(args).blob, "base64"))
+      .digest("base64");
     return `SHA256:${digest.replace(/=+$/, "")}`;
   },
 });
@@ -33,7 +36,8 @@ export const sshKeyFingerprint = defineFunction({
 export const sshKeyNormalize = defineFunction({
   name: "ssh_key_normalize",
   summary: "A public key as algorithm and base64 only",
-  description: "Returns `<algorithm> <base64>`: the comment and extra whitespace dropped and the base64 re-encoded canonically, so two texts of the same key compare equal.",
+  description:
+    "Returns `<algorithm> <base64>`: the comment and extra whitespace dropped and the base64 re-encoded canonically, so two texts of the same key compare equal.",
   parameters: [keyParameter],
   returns: "string",
   call(args) {

@@ -3,7 +3,15 @@
  * the attributes the configuration sets are managed; the others show the live values and never
  * make a diff.
  */
-import { ACCOUNT_CONTACT_FIELDS, AccountUpdate, CA_PROVINCE_CODES, US_STATE_CODES, US_ZIP_PATTERN, type Account, type AccountContactField } from "../../contract";
+import {
+  ACCOUNT_CONTACT_FIELDS,
+  AccountUpdate,
+  CA_PROVINCE_CODES,
+  US_STATE_CODES,
+  US_ZIP_PATTERN,
+  type Account,
+  type AccountContactField,
+} from "../../contract";
 import type { ProviderContext } from "../config";
 import { string, type AttributeSpec } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
@@ -52,7 +60,13 @@ export function addressProblems(config: ObjectValue): Diagnostic[] {
   }
   const codes: readonly string[] | undefined = country === "US" ? US_STATE_CODES : country === "CA" ? CA_PROVINCE_CODES : undefined;
   if (codes !== undefined && state !== undefined && !codes.includes(state)) {
-    out.push(error("Invalid state", `state: with country ${country} it must be a two-letter ${country === "US" ? "US state" : "Canadian province"} code; got "${state}"`, attr("state")));
+    out.push(
+      error(
+        "Invalid state",
+        `state: with country ${country} it must be a two-letter ${country === "US" ? "US state" : "Canadian province"} code; got "${state}"`,
+        attr("state"),
+      ),
+    );
   }
   return out;
 }

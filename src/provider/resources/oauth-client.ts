@@ -76,7 +76,9 @@ export const oauthClientResource = defineResource<ProviderContext>({
     label: string("required", `A name for the client, 1 to ${OAUTH_CLIENT_LABEL_MAX} characters, shown to users authorizing it. Changed in place.`, {
       validate: lengthBetween(1, OAUTH_CLIENT_LABEL_MAX),
     }),
-    redirect_uri: string("required", "Where users are sent after authorizing: an absolute http or https URL. Changed in place.", { validate: matches(RedirectUri) }),
+    redirect_uri: string("required", "Where users are sent after authorizing: an absolute http or https URL. Changed in place.", {
+      validate: matches(RedirectUri),
+    }),
     public: bool("optional_computed", "Whether the client is public (cannot keep a secret, such as a single-page app). Changed in place.", { default: false }),
     secret: string("computed", "The client secret, known from creation and from each reset.", { sensitive: true, keepPrior: true }),
     secret_version: number(

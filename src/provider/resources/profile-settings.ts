@@ -10,7 +10,16 @@ import { eachElement, matches, oneOf } from "../framework/validators";
 import type { ObjectValue, TfValue } from "../framework/value";
 import { singletonCrud } from "./singleton";
 
-const FIELDS = ["email", "timezone", "email_notifications", "lish_auth_method", "authorized_keys", "restricted", "two_factor_auth", "ip_whitelist_enabled"] as const;
+const FIELDS = [
+  "email",
+  "timezone",
+  "email_notifications",
+  "lish_auth_method",
+  "authorized_keys",
+  "restricted",
+  "two_factor_auth",
+  "ip_whitelist_enabled",
+] as const;
 
 const sameKeys = (a: readonly TfValue[], b: readonly TfValue[]) =>
   a.length === b.length && a.every((k, i) => typeof k === "string" && typeof b[i] === "string" && sameSshKey(k, b[i] as string));
@@ -48,17 +57,30 @@ export const profileSettingsResource = defineResource<ProviderContext>({
       keepPrior: true,
       validate: oneOf(LISH_AUTH_METHODS),
     }),
-    authorized_keys: list("optional_computed", `SSH public keys authorized for Lish, in OpenSSH format; a different comment or spacing around the same key is not a change. ${managed}`, "string", {
-      keepPrior: true,
-      semanticEquals: sameKeys,
-      validate: eachElement(matches(SshPublicKeyText)),
-    }),
-    restricted: bool("optional_computed", `Whether the user is restricted by grants. It changes through user management, not here: setting another value than the live one fails at apply. ${managed}`, {
-      keepPrior: true,
-    }),
-    two_factor_auth: bool("optional_computed", `Whether two-factor authentication is on. It changes through the two-factor operations, not here: setting another value than the live one fails at apply. ${managed}`, {
-      keepPrior: true,
-    }),
+    authorized_keys: list(
+      "optional_computed",
+      `SSH public keys authorized for Lish, in OpenSSH format; a different comment or spacing around the same key is not a change. ${managed}`,
+      "string",
+      {
+        keepPrior: true,
+        semanticEquals: sameKeys,
+        validate: eachElement(matches(SshPublicKeyText)),
+      },
+    ),
+    restricted: bool(
+      "optional_computed",
+      `Whether the user is restricted by grants. It changes through user management, not here: setting another value than the live one fails at apply. ${managed}`,
+      {
+        keepPrior: true,
+      },
+    ),
+    two_factor_auth: bool(
+      "optional_computed",
+      `Whether two-factor authentication is on. It changes through the two-factor operations, not here: setting another value than the live one fails at apply. ${managed}`,
+      {
+        keepPrior: true,
+      },
+    ),
     ip_whitelist_enabled: bool("optional_computed", `Deprecated IP allow-list. It can only be turned off: true is refused at plan. ${managed}`, {
       keepPrior: true,
       validate: (v) => (v ? "can only be disabled: the IP allow-list is deprecated and cannot be turned on; set false or leave it unset" : undefined),

@@ -38,7 +38,10 @@ export function singletonCrud(typeName: string, api: SingletonApi): SingletonCru
     read: ({ ctx }) => api.read(ctx),
     update: ({ ctx }, _prior, planned, config) => apply(ctx, planned, config),
     delete: async ({ warn }) =>
-      warn(`${typeName} removed from state only`, `The ${api.what} always exists and cannot be deleted; nothing was changed on the API. Its values stay as they are.`),
+      warn(
+        `${typeName} removed from state only`,
+        `The ${api.what} always exists and cannot be deleted; nothing was changed on the API. Its values stay as they are.`,
+      ),
     importState: ({ ctx }) => api.read(ctx),
   };
 }

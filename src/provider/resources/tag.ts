@@ -13,7 +13,10 @@ import { requireString, type ObjectValue, type TfValue } from "../framework/valu
 import { adoptedWarning, orNullIfGone } from "./ids";
 
 /** Each list of the create body, the object type of its items in `GET /tags/{label}`. */
-const LISTS = { computes: "compute", domains: "domain", volumes: "volume", nodebalancers: "nodebalancer" } as const satisfies Record<string, TaggedObject["type"]>;
+const LISTS = { computes: "compute", domains: "domain", volumes: "volume", nodebalancers: "nodebalancer" } as const satisfies Record<
+  string,
+  TaggedObject["type"]
+>;
 type ListName = keyof typeof LISTS;
 
 const positiveId = (v: number): string | undefined => (Number.isInteger(Number(v)) && Number(v) > 0 ? undefined : `must be a positive whole number; got ${v}`);

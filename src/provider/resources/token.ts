@@ -43,7 +43,9 @@ export const tokenResource = defineResource<ProviderContext>({
   importId: { description: "the token's numeric id (the token value cannot be imported and stays null)", example: "12345" },
   attributes: {
     id: string("computed", "The token's id.", { keepPrior: true }),
-    label: string("required", `A name for the token, ${TOKEN_LABEL.min} to ${TOKEN_LABEL.max} characters. Changed in place.`, { validate: matches(TokenLabel) }),
+    label: string("required", `A name for the token, ${TOKEN_LABEL.min} to ${TOKEN_LABEL.max} characters. Changed in place.`, {
+      validate: matches(TokenLabel),
+    }),
     scopes: string(
       "optional_computed",
       "OAuth scopes: `*` or space-separated `<area>:read_only` / `<area>:read_write` items. Omitted: the scopes of the provider's own token. Order, repetition and a `read_only` implied by `read_write` on the same area are not changes.",
@@ -71,7 +73,13 @@ export const tokenResource = defineResource<ProviderContext>({
   validate(config) {
     const diagnostics: Diagnostic[] = [];
     if ((config.renew_before ?? null) !== null && config.expires_in === null) {
-      diagnostics.push(error("Invalid renew_before", "renew_before needs expires_in: a renewed token gets a new expiry only when its lifetime is relative.", attr("renew_before")));
+      diagnostics.push(
+        error(
+          "Invalid renew_before",
+          "renew_before needs expires_in: a renewed token gets a new expiry only when its lifetime is relative.",
+          attr("renew_before"),
+        ),
+      );
     }
     return diagnostics;
   },

@@ -9,15 +9,7 @@ import { RegionAvailability } from "../../contract";
 import { pathId } from "../http/router";
 import { notFound } from "../domain/errors";
 import { resolveWhen } from "../fixtures/when";
-import {
-  AccountSeed,
-  ChildAccountSeed,
-  InvoiceSeed,
-  MaintenanceSeed,
-  NotificationSeed,
-  PaymentMethodSeed,
-  applyBilling,
-} from "../fixtures/sections/billing";
+import { AccountSeed, ChildAccountSeed, InvoiceSeed, MaintenanceSeed, NotificationSeed, PaymentMethodSeed, applyBilling } from "../fixtures/sections/billing";
 import { parseInput } from "../http/errors";
 import type { AdminContext, AdminModule } from "./context";
 import type { FastifyRequest } from "fastify";
@@ -43,7 +35,7 @@ export const billingAdmin: AdminModule = {
       await applyBilling.account(ctx.domain, accountId, parseInput(AccountSeed, req.body));
       return { body: await ctx.store.billing.getAccount(accountId) };
     });
-    r.put("/account/card", "Make the card on file decline every charge ({\"declines\": true}) or succeed again", async (req) => {
+    r.put("/account/card", 'Make the card on file decline every charge ({"declines": true}) or succeed again', async (req) => {
       const accountId = await accountOf(req, ctx);
       await ctx.domain.billing.setCardDeclines(accountId, parseInput(Declines, req.body).declines);
       return { body: { account_id: accountId, card_declines: (await ctx.store.billing.getAccount(accountId))!.card_declines } };
@@ -76,9 +68,15 @@ export const billingAdmin: AdminModule = {
     r.post("/child-accounts", "Create a child account of the account, with its proxy user", async (req) => {
       const parentId = await accountOf(req, ctx);
       const { account, proxyUser } = await applyBilling.child(ctx.domain, parentId, parseInput(ChildAccountSeed, req.body));
-      return { body: { account_id: account.id, euuid: account.euuid, proxy_user: { id: proxyUser.id, username: proxyUser.username, restricted: proxyUser.restricted } } };
+      return {
+        body: {
+          account_id: account.id,
+          euuid: account.euuid,
+          proxy_user: { id: proxyUser.id, username: proxyUser.username, restricted: proxyUser.restricted },
+        },
+      };
     });
-    r.put("/child-accounts/:accountId/active", "Activate or cancel a child account ({\"active\": false})", async (req) => {
+    r.put("/child-accounts/:accountId/active", 'Activate or cancel a child account ({"active": false})', async (req) => {
       await ctx.domain.childAccounts.setChildActive(pathId(req, "accountId"), parseInput(Active, req.body).active);
       return { body: {} };
     });

@@ -16,7 +16,15 @@ import { FaultInput } from "./faults";
 
 const ResetBody = z.object({ fixtures: z.boolean().default(true) }).strict();
 const ClockSet = z.object({ now: DateTimeInput }).strict();
-const ClockAdvance = z.object({ seconds: z.number().int().min(-10 * 365 * 86_400).max(10 * 365 * 86_400) }).strict();
+const ClockAdvance = z
+  .object({
+    seconds: z
+      .number()
+      .int()
+      .min(-10 * 365 * 86_400)
+      .max(10 * 365 * 86_400),
+  })
+  .strict();
 const TokenBody = z
   .object({
     label: z.string().min(1).max(100).default("admin namespace"),
@@ -39,25 +47,37 @@ const ClientBody = z
   .object({ label: z.string().min(1).max(512), website: z.string().max(512).default(""), thumbnail_url: z.string().nullable().default(null) })
   .strict();
 const OAuthTokenBody = z
-  .object({ user_id: z.number().int().min(1).max(MAX_ID), client_id: z.number().int().min(1).max(MAX_ID), scopes: OAuthScopesText.default("*"), expiry: DateTimeInput.nullable().default(null) })
+  .object({
+    user_id: z.number().int().min(1).max(MAX_ID),
+    client_id: z.number().int().min(1).max(MAX_ID),
+    scopes: OAuthScopesText.default("*"),
+    expiry: DateTimeInput.nullable().default(null),
+  })
   .strict();
-const SmsQuery = z.object({ user_id: z.string().regex(/^\d{1,10}$/).transform(Number).pipe(z.number().max(MAX_ID)).optional() });
+const SmsQuery = z.object({
+  user_id: z
+    .string()
+    .regex(/^\d{1,10}$/)
+    .transform(Number)
+    .pipe(z.number().max(MAX_ID))
+    .optional(),
+});
 
 export const coreAdmin: AdminModule = {
   name: "core",
   register(r, ctx) {
-    r.post("/reset", "Wipe the store to a fresh bootstrap (fixtures re-applied unless {\"fixtures\":false}); answers the new token", async (req) => {
+    r.post("/reset", 'Wipe the store to a fresh bootstrap (fixtures re-applied unless {"fixtures":false}); answers the new token', async (req) => {
       const body = parseInput(ResetBody, req.body ?? {});
       return { body: await ctx.reset({ fixtures: body.fixtures }) };
     });
 
     const clockView = () => ({ now: formatTimestamp(ctx.clock.now()), offset_seconds: Math.round(ctx.clock.offset / 1000) });
     r.get("/clock", "The server's current time", async () => ({ body: clockView() }));
-    r.put("/clock", "Set the server's time ({\"now\": timestamp})", async (req) => {
+    r.put("/clock", 'Set the server\'s time ({"now": timestamp})', async (req) => {
       ctx.clock.set(new Date(`${parseInput(ClockSet, req.body).now}Z`));
       return { body: clockView() };
     });
-    r.post("/clock/advance", "Move the server's time ({\"seconds\": n}, may be negative)", async (req) => {
+    r.post("/clock/advance", 'Move the server\'s time ({"seconds": n}, may be negative)', async (req) => {
       ctx.clock.advance(parseInput(ClockAdvance, req.body).seconds * 1000);
       return { body: clockView() };
     });
@@ -76,7 +96,12 @@ export const coreAdmin: AdminModule = {
       const user = await ctx.store.users.get(id);
       if (user === undefined) throw notFound();
       const stored = await ctx.store.grants.get(id);
-      return { id: user.id, user_type: user.user_type, ...profileView(user), grants: user.restricted && stored !== undefined ? (JSON.parse(stored) as Grants) : null };
+      return {
+        id: user.id,
+        user_type: user.user_type,
+        ...profileView(user),
+        grants: user.restricted && stored !== undefined ? (JSON.parse(stored) as Grants) : null,
+      };
     };
 
     r.post("/users", "Create a user (restricted, with grants, optionally with a token)", async (req) => {

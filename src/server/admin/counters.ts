@@ -19,7 +19,9 @@ export class RequestCounters {
   }
 
   list(): RouteCount[] {
-    return [...this.counts.values()].map((c) => ({ ...c, statuses: { ...c.statuses } })).sort((a, b) => a.route.localeCompare(b.route) || a.method.localeCompare(b.method));
+    return [...this.counts.values()]
+      .map((c) => ({ ...c, statuses: { ...c.statuses } }))
+      .sort((a, b) => a.route.localeCompare(b.route) || a.method.localeCompare(b.method));
   }
 
   clear(): void {

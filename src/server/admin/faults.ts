@@ -41,7 +41,13 @@ export interface Fault extends FaultInput {
 
 export const DEFAULT_FAULT_REASON = "Fault injected by the admin namespace";
 
-const globToRegExp = (glob: string): RegExp => new RegExp(`^${glob.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}/?$`);
+const globToRegExp = (glob: string): RegExp =>
+  new RegExp(
+    `^${glob
+      .split("*")
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}/?$`,
+  );
 
 export class FaultTable {
   private faults: Array<Fault & { re: RegExp }> = [];

@@ -29,7 +29,11 @@ export function installAdmin(app: FastifyInstance, ctx: AdminContext): void {
       return;
     }
     if (fault.status !== undefined) {
-      throw new HttpError(fault.status, [{ reason: fault.reason ?? DEFAULT_FAULT_REASON }], fault.retry_after === undefined ? {} : { "retry-after": String(fault.retry_after) });
+      throw new HttpError(
+        fault.status,
+        [{ reason: fault.reason ?? DEFAULT_FAULT_REASON }],
+        fault.retry_after === undefined ? {} : { "retry-after": String(fault.retry_after) },
+      );
     }
   });
 

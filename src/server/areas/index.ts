@@ -36,15 +36,20 @@ export type Domain = Merged<ReturnType<AnyArea["services"]>>;
  * The repositories of every area over one handle. Each area names the tables its queries read;
  * the handle serves them all (the migrations made every table), which the types cannot follow.
  */
-export const repos: ReposOf<Repos> = (handle) =>
-  Object.assign({}, ...AREAS.map((area) => (area.repos as (h: Handle<unknown>) => object)(handle))) as Repos;
+export const repos: ReposOf<Repos> = (handle) => Object.assign({}, ...AREAS.map((area) => (area.repos as (h: Handle<unknown>) => object)(handle))) as Repos;
 
 /**
  * Compiles only while every area's services use repositories some area provides and services
  * some area builds (that those come from areas listed before it is checked when built).
  */
 type Met<A> =
-  A extends Area<infer _T, infer _R, infer Needs, infer _S, infer Uses> ? (Repos extends Needs ? (Domain extends Uses ? true : "uses a service no area builds") : "uses a repository no area provides") : never;
+  A extends Area<infer _T, infer _R, infer Needs, infer _S, infer Uses>
+    ? Repos extends Needs
+      ? Domain extends Uses
+        ? true
+        : "uses a service no area builds"
+      : "uses a repository no area provides"
+    : never;
 export type AreasMet = AllTrue<{ [K in keyof typeof AREAS]: Met<(typeof AREAS)[K]> }>;
 type AllTrue<T extends readonly true[]> = T;
 

@@ -16,8 +16,7 @@ export class DomainError extends Error {
   }
 }
 
-export const invalid = (field: string | null, reason: string): DomainError =>
-  new DomainError("invalid", [field === null ? { reason } : { field, reason }]);
+export const invalid = (field: string | null, reason: string): DomainError => new DomainError("invalid", [field === null ? { reason } : { field, reason }]);
 
 export const notFound = (): DomainError => new DomainError("not_found", [{ reason: "Not found" }]);
 
@@ -25,9 +24,7 @@ export const notFound = (): DomainError => new DomainError("not_found", [{ reaso
 export const invalidToken = (): DomainError => new DomainError("unauthenticated", [{ reason: "Invalid Token" }]);
 
 /** A valid token without the scope the operation needs (upstream's text). */
-export const scopeMissing = (): DomainError =>
-  new DomainError("forbidden", [{ reason: "Your OAuth token is not authorized to use this endpoint." }]);
+export const scopeMissing = (): DomainError => new DomainError("forbidden", [{ reason: "Your OAuth token is not authorized to use this endpoint." }]);
 
 /** An operation the acting user may not perform (a rule, not a missing scope). */
-export const forbidden = (field: string | null, reason: string): DomainError =>
-  new DomainError("forbidden", [field === null ? { reason } : { field, reason }]);
+export const forbidden = (field: string | null, reason: string): DomainError => new DomainError("forbidden", [field === null ? { reason } : { field, reason }]);

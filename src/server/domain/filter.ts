@@ -22,9 +22,7 @@ export type Scalar = string | number | boolean | null;
 export type Comparison = "+eq" | "+neq" | "+gt" | "+gte" | "+lt" | "+lte" | "+contains";
 
 export type Condition =
-  | { kind: "and"; all: Condition[] }
-  | { kind: "or"; any: Condition[] }
-  | { kind: "compare"; field: string; op: Comparison; value: Scalar };
+  { kind: "and"; all: Condition[] } | { kind: "or"; any: Condition[] } | { kind: "compare"; field: string; op: Comparison; value: Scalar };
 
 export interface Filter {
   where: Condition;

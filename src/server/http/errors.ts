@@ -34,8 +34,7 @@ const STATUS_OF: Record<ErrorKind, number> = {
 export const NOT_FOUND_BODY: ErrorBody = { errors: [{ reason: "Not found" }] };
 const INTERNAL_ERROR: ErrorBody = { errors: [{ reason: "Internal server error" }] };
 
-export const methodNotAllowed = (allowed: string[]): HttpError =>
-  new HttpError(405, [{ reason: "Method not allowed" }], { allow: allowed.join(", ") });
+export const methodNotAllowed = (allowed: string[]): HttpError => new HttpError(405, [{ reason: "Method not allowed" }], { allow: allowed.join(", ") });
 
 /** zod issues as contract error items: the path joined with dots is the field. */
 export function issuesToItems(issues: readonly z.core.$ZodIssue[], what = "Request body"): ErrorItem[] {

@@ -84,7 +84,12 @@ const pageSchemaOf = (item: z.ZodType): z.ZodType => {
  * `remembered`: where a list with a `mark` keeps its pages. Answers are serialized here (as
  * Fastify would), so a remembered page and a fresh one are the same bytes.
  */
-export async function listAnswer<S extends z.ZodType>(ctx: RouteContext, spec: ListSpec<S>, fetch: ListFetch<S>, remembered?: RememberedAnswers): Promise<Answer> {
+export async function listAnswer<S extends z.ZodType>(
+  ctx: RouteContext,
+  spec: ListSpec<S>,
+  fetch: ListFetch<S>,
+  remembered?: RememberedAnswers,
+): Promise<Answer> {
   const query = pageQueryOf(ctx.req.query);
   const filter = parseFilter(ctx.req.headers["x-filter"], spec.filter ?? {}, { known: (f) => schemaAt(spec.item, f) !== undefined });
   const schema = pageSchemaOf(spec.item);

@@ -32,7 +32,9 @@ const operationId = (route: RouteInfo): string =>
   route.path
     .split("/")
     .filter((s) => s !== "")
-    .map((s) => (s.startsWith(":") ? `By${s[1]!.toUpperCase()}${s.slice(2)}` : s.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? "").toUpperCase())))
+    .map((s) =>
+      s.startsWith(":") ? `By${s[1]!.toUpperCase()}${s.slice(2)}` : s.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? "").toUpperCase()),
+    )
     .map((s) => s[0]!.toUpperCase() + s.slice(1))
     .join("");
 
@@ -51,7 +53,12 @@ function operation(route: RouteInfo): Json {
   if (doc.list !== undefined) {
     parameters.push(
       { name: "page", in: "query", required: false, schema: { type: "integer", minimum: 1, default: 1 } },
-      { name: "page_size", in: "query", required: false, schema: { type: "integer", minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default } },
+      {
+        name: "page_size",
+        in: "query",
+        required: false,
+        schema: { type: "integer", minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default },
+      },
     );
     const fields = Object.keys(doc.list.filter ?? {});
     if (fields.length > 0) {

@@ -12,4 +12,3 @@ export function answer<S extends z.ZodType>(schema: S, value: z.input<S>, status
 }
 
 export const pageView = <R, V>(page: Page<R>, view: (record: R) => V): Page<V> => ({ ...page, data: page.data.map(view) });
-

@@ -23,10 +23,8 @@ export type RouteAccess = "public" | "token" | Scope;
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
-
 /** What Fastify sends JSON bodies with. */
 const JSON_TYPE = "application/json; charset=utf-8";
-
 
 /**
  * What a route tells the OpenAPI document (`GET /v4/openapi.json`); every field is optional.
@@ -106,7 +104,8 @@ export class Router {
   get = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc?: RouteDoc) => this.route("GET", path, access, handler, doc);
   post = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc?: RouteDoc) => this.route("POST", path, access, handler, doc);
   put = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc?: RouteDoc) => this.route("PUT", path, access, handler, doc);
-  delete = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc?: RouteDoc) => this.route("DELETE", path, access, handler, doc);
+  delete = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc?: RouteDoc) =>
+    this.route("DELETE", path, access, handler, doc);
 
   /**
    * A paginated collection: `page`/`page_size` checked (25..500, default 100), `X-Filter` applied

@@ -22,7 +22,10 @@ export async function dumpDatabase(db: Kysely<unknown>, tables?: readonly TableC
     // SQLite has no row_to_json; quote() renders every type, blobs included, unambiguously.
     const row = postgres
       ? sql`row_to_json(${sql.table(name)})::text`
-      : sql.join(columns.map((c) => sql`quote(${sql.ref(c)})`), sql` || ',' || `);
+      : sql.join(
+          columns.map((c) => sql`quote(${sql.ref(c)})`),
+          sql` || ',' || `,
+        );
     return sql`SELECT ${sql.lit(name)} AS t, ${row} AS r FROM ${sql.table(name)}`;
   });
   const rows = await sql<{ t: string; r: string }>`${sql.join(selects, sql` UNION ALL `)}`.execute(db);

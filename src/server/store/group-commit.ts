@@ -56,7 +56,7 @@ export class GroupCommit<DB = unknown> {
     let current: Job<DB> | undefined;
     try {
       await this.root.transaction().execute(async (trx) => {
-        for (let waited = false; ; ) {
+        for (let waited = false; ;) {
           current = this.queue.shift();
           if (current === undefined) {
             if (waited) return;

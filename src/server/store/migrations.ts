@@ -68,8 +68,14 @@ export function migrations(flavor: SqlFlavor): Record<string, Migration> {
     },
     "0002_profile_area": {
       async up(db: Kysely<unknown>) {
-        await db.schema.alterTable("users").addColumn("user_type", "text", (c) => c.notNull().defaultTo("default")).execute();
-        await db.schema.alterTable("users").addColumn("sms_opt_in", "integer", (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema
+          .alterTable("users")
+          .addColumn("user_type", "text", (c) => c.notNull().defaultTo("default"))
+          .execute();
+        await db.schema
+          .alterTable("users")
+          .addColumn("sms_opt_in", "integer", (c) => c.notNull().defaultTo(0))
+          .execute();
 
         await withId(db.schema.createTable("oauth_clients"), flavor)
           .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
@@ -90,7 +96,10 @@ export function migrations(flavor: SqlFlavor): Record<string, Migration> {
           .execute();
         await db.schema.createIndex("oauth_apps_user_id").on("oauth_apps").column("user_id").execute();
 
-        await db.schema.alterTable("tokens").addColumn("app_id", "integer", (c) => c.references("oauth_apps.id").onDelete("cascade")).execute();
+        await db.schema
+          .alterTable("tokens")
+          .addColumn("app_id", "integer", (c) => c.references("oauth_apps.id").onDelete("cascade"))
+          .execute();
 
         await withId(db.schema.createTable("trusted_devices"), flavor)
           .addColumn("user_id", "integer", (c) => c.notNull().references("users.id").onDelete("cascade"))

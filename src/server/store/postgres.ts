@@ -74,7 +74,11 @@ class PostgresStore<R extends object> extends KyselyStore<R> {
 }
 
 /** Opens (migrating when needed) the Postgres store at `connectionString`, with the repositories `repos` builds. */
-export async function openPostgresStore<R extends object>(connectionString: string, repos: ReposOf<R>, options: PostgresStoreOptions = {}): Promise<StoreOf<R>> {
+export async function openPostgresStore<R extends object>(
+  connectionString: string,
+  repos: ReposOf<R>,
+  options: PostgresStoreOptions = {},
+): Promise<StoreOf<R>> {
   const pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 10, application_name: "mgmt serve" });
   // Without a listener, an idle connection that breaks would crash the process.
   pool.on("error", (err) => options.onPoolError?.(err));

@@ -55,16 +55,16 @@ export const preparedInsert =
     table: T,
     columns: readonly C[],
   ): ((db: Kysely<DB>, row: Pick<Insertable<DB[T]>, C>) => Promise<number>) => {
-  const insert = prepared(
-    (db: Kysely<DB>, ...values: unknown[]) =>
-      db
-        .insertInto(table as never)
-        .values(Object.fromEntries(columns.map((c, i) => [c, values[i]])) as never)
-        .returning("id" as never) as unknown as Compilable<{ id: number }>,
-    columns.length,
-  );
-  return async (db, row) => {
-    const [inserted] = await insert(db, ...columns.map((c) => (row as Record<string, unknown>)[c]));
-    return inserted!.id;
+    const insert = prepared(
+      (db: Kysely<DB>, ...values: unknown[]) =>
+        db
+          .insertInto(table as never)
+          .values(Object.fromEntries(columns.map((c, i) => [c, values[i]])) as never)
+          .returning("id" as never) as unknown as Compilable<{ id: number }>,
+      columns.length,
+    );
+    return async (db, row) => {
+      const [inserted] = await insert(db, ...columns.map((c) => (row as Record<string, unknown>)[c]));
+      return inserted!.id;
+    };
   };
-};

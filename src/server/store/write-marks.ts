@@ -19,7 +19,7 @@ const BEGIN = /^\s*begin\b/i;
 export function cascadesOf(db: BetterSqlite3.Database): Map<string, string[]> {
   const tables = db.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[];
   const children = new Map<string, Set<string>>(tables.map((t) => [t, new Set<string>()]));
-  const foreignKeys = db.prepare("select \"table\" as parent, on_delete, on_update from pragma_foreign_key_list(?)");
+  const foreignKeys = db.prepare('select "table" as parent, on_delete, on_update from pragma_foreign_key_list(?)');
   for (const child of tables) {
     for (const fk of foreignKeys.all(child) as Array<{ parent: string; on_delete: string; on_update: string }>) {
       if (fk.on_delete !== "NO ACTION" || fk.on_update !== "NO ACTION") children.get(fk.parent)?.add(child);

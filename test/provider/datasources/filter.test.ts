@@ -119,7 +119,14 @@ describe("the X-Filter sent", () => {
   const header = (config: ObjectValue, extra: Record<string, unknown>[] = []) => apiFilter(fields, parseQuery(fields, config), extra);
 
   it("carries the filters on API fields, in the API's types; the rest stays local", () => {
-    const config = { ...filters({ name: "id", values: ["1", "2"] }, { name: "label", values: ["lap"], match_by: "substring" }, { name: "read", values: ["true"] }, { name: "label", values: ["^l"], match_by: "regex" }) };
+    const config = {
+      ...filters(
+        { name: "id", values: ["1", "2"] },
+        { name: "label", values: ["lap"], match_by: "substring" },
+        { name: "read", values: ["true"] },
+        { name: "label", values: ["^l"], match_by: "regex" },
+      ),
+    };
     expect(header(config).filter).toEqual({ "+and": [{ "+or": [{ id: 1 }, { id: 2 }] }, { label: { "+contains": "lap" } }] });
   });
 
@@ -182,5 +189,9 @@ it("the X-Filter table is the one mgmt serve publishes, and every list data sour
     await server.close();
   }
   const events = dataSources.find((d) => d.typeName === "mgmt_events") as unknown as { fields: Record<string, { api?: string }> };
-  expect(Object.keys(events.fields).filter((f) => events.fields[f]!.api !== undefined).sort()).toEqual(Object.keys(API_FILTERABLE["/account/events"]).sort());
+  expect(
+    Object.keys(events.fields)
+      .filter((f) => events.fields[f]!.api !== undefined)
+      .sort(),
+  ).toEqual(Object.keys(API_FILTERABLE["/account/events"]).sort());
 });

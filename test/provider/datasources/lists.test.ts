@@ -75,7 +75,10 @@ describe("filters", () => {
         JSON.stringify({ "+and": [{ "+or": [{ label: "Status Mirror" }, { label: "Nightly Backup" }] }] }),
       ]);
       watch.seen.length = 0;
-      const local = items(await readOk(provider, "mgmt_oauth_clients", { filter: [filter("label", ["^(Status Mirror|Nightly Backup)$"], "regex")] }), "oauth_clients");
+      const local = items(
+        await readOk(provider, "mgmt_oauth_clients", { filter: [filter("label", ["^(Status Mirror|Nightly Backup)$"], "regex")] }),
+        "oauth_clients",
+      );
       expect(watch.seen.map((r) => r.filter)).toEqual([undefined]);
       expect(sent.map((c) => c.label).sort()).toEqual(["Nightly Backup", "Status Mirror"]);
       expect(sent).toEqual(local);
@@ -99,8 +102,15 @@ describe("filters", () => {
 
   it("apply the others after paging, ANDed with the sent ones, then order and limit", async () => {
     const all = items(await readOk(provider, "mgmt_child_accounts"), "child_accounts");
-    const r = await readOk(provider, "mgmt_child_accounts", { filter: [filter("country", ["US"]), filter("capabilities", ["Computes"])], order_by: "company", order: "desc", limit: 1 });
-    const expected = all.filter((c) => c.country === "US" && (c.capabilities as string[]).includes("Computes")).sort((a, b) => String(b.company).localeCompare(String(a.company)));
+    const r = await readOk(provider, "mgmt_child_accounts", {
+      filter: [filter("country", ["US"]), filter("capabilities", ["Computes"])],
+      order_by: "company",
+      order: "desc",
+      limit: 1,
+    });
+    const expected = all
+      .filter((c) => c.country === "US" && (c.capabilities as string[]).includes("Computes"))
+      .sort((a, b) => String(b.company).localeCompare(String(a.company)));
     expect(items(r, "child_accounts")).toEqual(expected.slice(0, 1));
     expect(expected.length).toBeGreaterThan(0);
   });
@@ -108,7 +118,9 @@ describe("filters", () => {
   it("on an unknown field, or with a regex that does not compile, fail at plan naming the filter", async () => {
     const base = Object.fromEntries(Object.keys(provider.schemas().dataSources.mgmt_tags!.block.attributes!).map((n) => [n, null]));
     const unknown = await provider.validateDataResourceConfig("mgmt_tags", { ...base, filter: [filter("label", ["x"]), filter("colour", ["red"])] });
-    expect(unknown.diagnostics).toEqual([expect.objectContaining({ severity: "error", summary: "Invalid filter 2", detail: expect.stringContaining('name = "colour"') })]);
+    expect(unknown.diagnostics).toEqual([
+      expect.objectContaining({ severity: "error", summary: "Invalid filter 2", detail: expect.stringContaining('name = "colour"') }),
+    ]);
     const regex = await provider.validateDataResourceConfig("mgmt_tags", { ...base, filter: [filter("label", ["[a-"], "regex")] });
     expect(regex.diagnostics[0]!.detail).toMatch(/filter 1 \(name = "label"\): the regular expression "\[a-" does not compile/);
     const matchBy = await provider.validateDataResourceConfig("mgmt_tags", { ...base, filter: [filter("label", ["x"], "glob")] });
@@ -156,11 +168,15 @@ describe("mgmt_events beyond one page", () => {
     const onServer = await readOk(provider, "mgmt_events", { filter: [filter("action", ["tag_create"]), filter("entity.type", ["volume"])] });
     const serverPages = pagesRequested(watch.seen);
     watch.seen.length = 0;
-    const local = await readOk(provider, "mgmt_events", { filter: [filter("action", ["^tag_create$"], "regex"), filter("entity.type", ["^volume$"], "regex")] });
+    const local = await readOk(provider, "mgmt_events", {
+      filter: [filter("action", ["^tag_create$"], "regex"), filter("entity.type", ["^volume$"], "regex")],
+    });
     const localPages = pagesRequested(watch.seen);
     watch.stop();
     expect(ids(onServer)).toEqual(ids(local));
-    expect(ids(onServer)).toEqual(apiEvents.filter((e) => e.action === "tag_create" && (e.entity as { type: string } | null)?.type === "volume").map((e) => e.id));
+    expect(ids(onServer)).toEqual(
+      apiEvents.filter((e) => e.action === "tag_create" && (e.entity as { type: string } | null)?.type === "volume").map((e) => e.id),
+    );
     expect(ids(onServer).length).toBe(TOTAL / 6);
     expect({ serverPages, localPages }).toEqual({ serverPages: 1, localPages: Math.ceil(apiEvents.length / 500) });
   });
@@ -182,7 +198,12 @@ describe("mgmt_events beyond one page", () => {
     const oldest = await readOk(provider, "mgmt_events", { order_by: "id", order: "asc", limit: 2 });
     watch.stop();
     expect(ids(newest)).toEqual(apiEvents.slice(0, 3).map((e) => e.id));
-    expect(ids(oldest)).toEqual(apiEvents.slice(-2).reverse().map((e) => e.id));
+    expect(ids(oldest)).toEqual(
+      apiEvents
+        .slice(-2)
+        .reverse()
+        .map((e) => e.id),
+    );
     expect(pagesRequested(watch.seen)).toBe(2);
     expect(JSON.parse(watch.seen[1]!.filter!)).toEqual({ "+order_by": "id", "+order": "asc" });
   });
@@ -202,7 +223,13 @@ describe("a token without the list's scope", () => {
     const accountOnly = await providerFor(server, await mintFor(server, uid, "account:read_only"));
     const events = await read(accountOnly, "mgmt_events");
     expect(events.state).toBeNull();
-    expect(events.diagnostics).toEqual([expect.objectContaining({ severity: "error", summary: "Failed to read data mgmt_events", detail: expect.stringContaining('accepts OAuth scope "events:read_only"') })]);
+    expect(events.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: "error",
+        summary: "Failed to read data mgmt_events",
+        detail: expect.stringContaining('accepts OAuth scope "events:read_only"'),
+      }),
+    ]);
     const eventsOnly = await providerFor(server, await mintFor(server, uid, "events:read_only"));
     const keys = await read(eventsOnly, "mgmt_ssh_keys");
     expect(keys.diagnostics[0]!.detail).toContain('accepts OAuth scope "account:read_only"');

@@ -99,7 +99,11 @@ describe("mgmt_grants", () => {
 
   it("shows a restricted user's grants as the API does", async () => {
     const { user, token } = await newActor(server, { restricted: true });
-    const grants = { ...emptyGrants(), global: { ...emptyGrants().global, account_access: "read_only" as const, add_volumes: true }, compute: [{ id: 1, label: "web-1", permissions: "read_write" as const }] };
+    const grants = {
+      ...emptyGrants(),
+      global: { ...emptyGrants().global, account_access: "read_only" as const, add_volumes: true },
+      compute: [{ id: 1, label: "web-1", permissions: "read_write" as const }],
+    };
     const set = await call(server, "PUT", `//__admin/users/${user.id}/grants`, { token: server.adminToken, json: grants });
     expect(set.status).toBe(200);
     const state = await readOk(await providerFor(server, token), "mgmt_grants");

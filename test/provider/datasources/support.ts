@@ -13,7 +13,11 @@ export async function providerFor(server: TestServer, token = server.token!): Pr
 }
 
 /** Reads a data source with these arguments (every other attribute null, as the engines send). */
-export async function read(provider: ProviderServer, typeName: string, args: ObjectValue = {}): Promise<{ state: ObjectValue | null; diagnostics: readonly Diagnostic[] }> {
+export async function read(
+  provider: ProviderServer,
+  typeName: string,
+  args: ObjectValue = {},
+): Promise<{ state: ObjectValue | null; diagnostics: readonly Diagnostic[] }> {
   const { attributes = {}, block_types: blocks = {} } = provider.schemas().dataSources[typeName]!.block;
   // Nested blocks arrive as lists, empty when none is written.
   const config: ObjectValue = Object.fromEntries([
@@ -61,9 +65,15 @@ export function differences(api: unknown, tf: TfValue | undefined, omit: readonl
   if (typeof api === "object") {
     if (tf === null || typeof tf !== "object" || Array.isArray(tf)) return [`${path}: API object, data source ${JSON.stringify(tf)}`];
     const t = tf as ObjectValue;
-    const missing = Object.keys(api).filter((k) => !omit.includes(k) && !(k in t)).map((k) => `${path}.${k}: missing`);
-    const extra = Object.keys(t).filter((k) => !(k in api) && t[k] !== null).map((k) => `${path}.${k}: not in the API's object`);
-    const values = Object.entries(api as Record<string, unknown>).flatMap(([k, v]) => (omit.includes(k) || !(k in t) ? [] : differences(v, t[k], omit, `${path}.${k}`)));
+    const missing = Object.keys(api)
+      .filter((k) => !omit.includes(k) && !(k in t))
+      .map((k) => `${path}.${k}: missing`);
+    const extra = Object.keys(t)
+      .filter((k) => !(k in api) && t[k] !== null)
+      .map((k) => `${path}.${k}: not in the API's object`);
+    const values = Object.entries(api as Record<string, unknown>).flatMap(([k, v]) =>
+      omit.includes(k) || !(k in t) ? [] : differences(v, t[k], omit, `${path}.${k}`),
+    );
     return [...missing, ...extra, ...values];
   }
   if (typeof api === "string" && API_TIMESTAMP.test(api)) return tf === `${api}Z` ? [] : [`${path}: API ${api}, data source ${String(tf)}`];

@@ -26,7 +26,6 @@ async function query<T>(text: string): Promise<T[]> {
   }
 }
 
-
 test("stores opened at once on an empty database migrate once, one after the other", async () => {
   const stores = await Promise.all([1, 2, 3, 4].map(() => openPostgresStore(testDb.db, repos)));
   await Promise.all(stores.map((s) => s.close()));

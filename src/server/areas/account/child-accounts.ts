@@ -120,7 +120,13 @@ export class ChildAccountService {
       });
       const username = proxyUsername(parent.details.company, euuid);
       const proxyUser = await tx.users.insert(
-        newUser(this.deps, { accountId: account.id, username, email: `proxy+${username.slice(-16)}@example.com`, restricted: input.proxyRestricted ?? false, userType: "proxy" }),
+        newUser(this.deps, {
+          accountId: account.id,
+          username,
+          email: `proxy+${username.slice(-16)}@example.com`,
+          restricted: input.proxyRestricted ?? false,
+          userType: "proxy",
+        }),
       );
       return { account, proxyUser };
     });

@@ -231,7 +231,10 @@ export function accountRoutes(r: Router, domain: { billing: BillingService; chil
     { item: MaintenanceItem, filter: API_FILTERABLE["/account/maintenance"], summary: "List maintenance" },
     async ({ actor }, query) => (await billing.listMaintenance(actor, query)) as never,
   );
-  r.list("/account/notifications", "account:read_only", { item: Notification, summary: "List notifications" }, async ({ actor }, query) =>
-    (await billing.listNotifications(actor, query)) as never,
+  r.list(
+    "/account/notifications",
+    "account:read_only",
+    { item: Notification, summary: "List notifications" },
+    async ({ actor }, query) => (await billing.listNotifications(actor, query)) as never,
   );
 }

@@ -51,7 +51,19 @@ export const DEFAULT_CAPABILITIES = [
 ] as const;
 
 /** Region availability when none was seeded for the account: every service everywhere. */
-export const DEFAULT_REGIONS = ["ap-northeast", "ap-south", "ap-southeast", "ap-west", "ca-central", "eu-central", "eu-west", "us-central", "us-east", "us-southeast", "us-west"];
+export const DEFAULT_REGIONS = [
+  "ap-northeast",
+  "ap-south",
+  "ap-southeast",
+  "ap-west",
+  "ca-central",
+  "eu-central",
+  "eu-west",
+  "us-central",
+  "us-east",
+  "us-southeast",
+  "us-west",
+];
 export const DEFAULT_SERVICES = ["Block Storage", "Computes", "Kubernetes", "Managed Databases", "NodeBalancers"];
 
 export const SURVEY_LINK_BASE = "https://www.example.com/survey/cancel?euuid=";
@@ -89,7 +101,9 @@ export function cardType(number: string): string {
 
 /** The proxy user's name: `<company[0..15]>_<sha256(company + euuid)[0..16]>`. */
 export function proxyUsername(parentCompany: string, childEuuid: string): string {
-  const hash = createHash("sha256").update(parentCompany + childEuuid, "utf8").digest("hex");
+  const hash = createHash("sha256")
+    .update(parentCompany + childEuuid, "utf8")
+    .digest("hex");
   return `${parentCompany.slice(0, 15)}_${hash.slice(0, 16)}`;
 }
 
@@ -416,11 +430,20 @@ export class BillingService {
   }
 
   /** Adds a payment method as is (any type, no limits); `is_default` makes it the one default. */
-  async seedPaymentMethod(accountId: number, method: Pick<PaymentMethodRecord, "type" | "data" | "is_default"> & { created?: string }): Promise<PaymentMethodRecord> {
+  async seedPaymentMethod(
+    accountId: number,
+    method: Pick<PaymentMethodRecord, "type" | "data" | "is_default"> & { created?: string },
+  ): Promise<PaymentMethodRecord> {
     return this.deps.store.transaction(async (tx) => {
       await this.billing(accountId, tx);
       const first = (await tx.billing.listPaymentMethods(accountId)).length === 0;
-      const record = await tx.billing.insertPaymentMethod({ account_id: accountId, type: method.type, data: method.data, is_default: false, created: method.created ?? timestamp(this.deps.clock) });
+      const record = await tx.billing.insertPaymentMethod({
+        account_id: accountId,
+        type: method.type,
+        data: method.data,
+        is_default: false,
+        created: method.created ?? timestamp(this.deps.clock),
+      });
       if (method.is_default || first) await tx.billing.setDefaultPaymentMethod(accountId, record.id);
       return (await tx.billing.getPaymentMethod(accountId, record.id))!;
     });

@@ -201,7 +201,11 @@ export class Billing extends Repository<AccountTables> {
   }
 
   async insertInvoice(accountId: number, body: object): Promise<number> {
-    const row = await this.db.insertInto("invoices").values({ account_id: accountId, body: JSON.stringify(body) }).returning("id").executeTakeFirstOrThrow();
+    const row = await this.db
+      .insertInto("invoices")
+      .values({ account_id: accountId, body: JSON.stringify(body) })
+      .returning("id")
+      .executeTakeFirstOrThrow();
     return row.id;
   }
 
@@ -211,7 +215,11 @@ export class Billing extends Repository<AccountTables> {
   }
 
   async insertInvoiceItem(invoiceId: number, body: object): Promise<number> {
-    const row = await this.db.insertInto("invoice_items").values({ invoice_id: invoiceId, body: JSON.stringify(body) }).returning("id").executeTakeFirstOrThrow();
+    const row = await this.db
+      .insertInto("invoice_items")
+      .values({ invoice_id: invoiceId, body: JSON.stringify(body) })
+      .returning("id")
+      .executeTakeFirstOrThrow();
     return row.id;
   }
 
@@ -237,7 +245,11 @@ export class Billing extends Repository<AccountTables> {
   }
 
   async insertMaintenance(accountId: number, body: object): Promise<number> {
-    const row = await this.db.insertInto("maintenance").values({ account_id: accountId, body: JSON.stringify(body) }).returning("id").executeTakeFirstOrThrow();
+    const row = await this.db
+      .insertInto("maintenance")
+      .values({ account_id: accountId, body: JSON.stringify(body) })
+      .returning("id")
+      .executeTakeFirstOrThrow();
     return row.id;
   }
 

@@ -3,15 +3,7 @@
  * parser for image types that only this route accepts), `GET` is public and answers the bytes.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import {
-  API_FILTERABLE,
-  EmptyBody,
-  OAuthClient,
-  OAuthClientCreate,
-  OAuthClientUpdate,
-  REDACTED_SECRET,
-  THUMBNAIL_MAX_BYTES,
-} from "../../../contract";
+import { API_FILTERABLE, EmptyBody, OAuthClient, OAuthClientCreate, OAuthClientUpdate, REDACTED_SECRET, THUMBNAIL_MAX_BYTES } from "../../../contract";
 import type { OAuthService } from "./service";
 import type { OAuthClientRecord } from "./store";
 import { notFound } from "../../domain/errors";
@@ -59,8 +51,11 @@ function registerThumbnailParser(app: FastifyInstance): void {
 
 export function oauthClientRoutes(r: Router, domain: { oauth: OAuthService }): void {
   registerThumbnailParser(r.app);
-  r.list("/account/oauth-clients", "account:read_only", { item: OAuthClient, filter: API_FILTERABLE["/account/oauth-clients"], summary: "List OAuth clients" }, async ({ actor }, query) =>
-    pageView(await domain.oauth.listClients(actor, query), (c) => clientView(c)),
+  r.list(
+    "/account/oauth-clients",
+    "account:read_only",
+    { item: OAuthClient, filter: API_FILTERABLE["/account/oauth-clients"], summary: "List OAuth clients" },
+    async ({ actor }, query) => pageView(await domain.oauth.listClients(actor, query), (c) => clientView(c)),
   );
 
   r.post("/account/oauth-clients", "account:read_write", async ({ req, actor }) => {
@@ -98,7 +93,8 @@ export function oauthClientRoutes(r: Router, domain: { oauth: OAuthService }): v
   r.put("/account/oauth-clients/:clientId/thumbnail", "account:read_write", async ({ req, actor }) => {
     const id = clientId(req);
     const body = req.body;
-    if (!Buffer.isBuffer(body)) throw new HttpError(400, [{ reason: "The thumbnail must be sent as an image (Content-Type image/png, image/jpeg or image/gif)" }]);
+    if (!Buffer.isBuffer(body))
+      throw new HttpError(400, [{ reason: "The thumbnail must be sent as an image (Content-Type image/png, image/jpeg or image/gif)" }]);
     if (body.length > THUMBNAIL_MAX_BYTES) throw new HttpError(413, [{ reason: `Thumbnail must be at most ${THUMBNAIL_MAX_BYTES} bytes` }]);
     await domain.oauth.setThumbnail(actor, id, req.headers["content-type"] ?? "", body, thumbnailUrl(req, id));
     return answer(EmptyBody, {});

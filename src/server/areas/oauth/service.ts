@@ -98,13 +98,16 @@ export class OAuthService {
   async register(actor: Actor, input: ClientInput): Promise<{ client: OAuthClientRecord; secret: string }> {
     return this.deps.store.transaction(async (tx) => {
       await requireAccountAccess(tx, actor, "read_write");
-      const { client, secret } = await this.createClient({
-        label: input.label,
-        accountId: actor.user.account_id,
-        public: input.public ?? false,
-        redirectUri: input.redirect_uri,
-        website: new URL(input.redirect_uri).origin,
-      }, tx);
+      const { client, secret } = await this.createClient(
+        {
+          label: input.label,
+          accountId: actor.user.account_id,
+          public: input.public ?? false,
+          redirectUri: input.redirect_uri,
+          website: new URL(input.redirect_uri).origin,
+        },
+        tx,
+      );
       await recordEvent(this.deps, { actor, action: "oauth_client_create", entity: entities.oauthClient(client.public_id, client.label) }, tx);
       return { client, secret };
     });
@@ -147,11 +150,7 @@ export class OAuthService {
       const secret = this.deps.secrets.hex(32);
       const updated = await tx.oauthClients.update(client.id, { secret_hash: hashToken(secret) });
       if (updated === undefined) throw notFound();
-      await recordEvent(
-        this.deps,
-        { actor, action: "oauth_client_secret_reset", entity: entities.oauthClient(updated.public_id, updated.label) },
-        tx,
-      );
+      await recordEvent(this.deps, { actor, action: "oauth_client_secret_reset", entity: entities.oauthClient(updated.public_id, updated.label) }, tx);
       return { client: updated, secret };
     });
   }

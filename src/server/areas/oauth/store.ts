@@ -147,7 +147,18 @@ export class OAuthApps extends Repository<OAuthTables> {
       .where((eb) => eb.or([eb("a.expiry", "is", null), eb("a.expiry", ">", now)]));
   }
 
-  private static readonly VIEW = ["a.id", "a.user_id", "a.client_id", "a.scopes", "a.created", "a.expiry", "a.revoked", "c.label", "c.website", "c.thumbnail_url"] as const;
+  private static readonly VIEW = [
+    "a.id",
+    "a.user_id",
+    "a.client_id",
+    "a.scopes",
+    "a.created",
+    "a.expiry",
+    "a.revoked",
+    "c.label",
+    "c.website",
+    "c.thumbnail_url",
+  ] as const;
 
   getActive(userId: number, id: number, now: string): Promise<OAuthAppView | undefined> {
     return this.active(userId, now).select(OAuthApps.VIEW).where("a.id", "=", id).executeTakeFirst();
@@ -175,7 +186,10 @@ export class Thumbnails extends Repository<OAuthTables> {
 
   async put(t: ThumbnailRecord): Promise<void> {
     await this.db.deleteFrom("oauth_thumbnails").where("client_id", "=", t.client_id).execute();
-    await this.db.insertInto("oauth_thumbnails").values({ client_id: t.client_id, content_type: t.content_type, data: t.data.toString("base64") }).execute();
+    await this.db
+      .insertInto("oauth_thumbnails")
+      .values({ client_id: t.client_id, content_type: t.content_type, data: t.data.toString("base64") })
+      .execute();
   }
 }
 

@@ -55,8 +55,7 @@ export class AccountService {
         if (user === undefined) throw new Error("the store has an account but no user; it was not created by mgmt serve");
       }
 
-      const mint = (value?: string) =>
-        this.tokens.mint({ userId: user.id, label: bootstrapTokenLabel(now), scopes: Scopes.ALL, expiry: null, value }, tx);
+      const mint = (value?: string) => this.tokens.mint({ userId: user.id, label: bootstrapTokenLabel(now), scopes: Scopes.ALL, expiry: null, value }, tx);
 
       if (options.token !== undefined) {
         const existing = await this.tokens.findByValue(options.token, tx);

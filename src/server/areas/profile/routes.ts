@@ -34,22 +34,35 @@ export function profileRoutes(r: Router, domain: { profile: ProfileService; user
     response: Profile,
   });
 
-  r.put("/profile", "account:read_write", async ({ req, actor }) => {
-    const change = parseInput(ProfileUpdate, req.body);
-    return answer(Profile, profileView(await domain.profile.update(actor, change)));
-  }, { summary: "Update the profile", body: ProfileUpdate, response: Profile });
+  r.put(
+    "/profile",
+    "account:read_write",
+    async ({ req, actor }) => {
+      const change = parseInput(ProfileUpdate, req.body);
+      return answer(Profile, profileView(await domain.profile.update(actor, change)));
+    },
+    { summary: "Update the profile", body: ProfileUpdate, response: Profile },
+  );
 
   // Any valid token; an unrestricted user has no grants: 204, no body.
-  r.get("/profile/grants", "token", async ({ actor }) => {
-    const grants = await domain.users.grants(actor);
-    return grants === null ? { status: 204, body: undefined } : answer(GrantsResponse, grants);
-  }, { summary: "View the grants of a restricted user (204 for an unrestricted one)", response: GrantsResponse });
+  r.get(
+    "/profile/grants",
+    "token",
+    async ({ actor }) => {
+      const grants = await domain.users.grants(actor);
+      return grants === null ? { status: 204, body: undefined } : answer(GrantsResponse, grants);
+    },
+    { summary: "View the grants of a restricted user (204 for an unrestricted one)", response: GrantsResponse },
+  );
 
   r.get("/profile/preferences", "account:read_only", async ({ actor }) => answer(Preferences, await domain.preferences.get(actor)), {
     summary: "View preferences",
     response: Preferences,
   });
-  r.put("/profile/preferences", "account:read_write", async ({ req, actor }) =>
-    answer(Preferences, await domain.preferences.put(actor, parseInput(PreferencesBody, req.body))),
-  { summary: "Replace preferences", body: PreferencesBody, response: Preferences });
+  r.put(
+    "/profile/preferences",
+    "account:read_write",
+    async ({ req, actor }) => answer(Preferences, await domain.preferences.put(actor, parseInput(PreferencesBody, req.body))),
+    { summary: "Replace preferences", body: PreferencesBody, response: Preferences },
+  );
 }

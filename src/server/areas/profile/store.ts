@@ -194,12 +194,7 @@ export class Users extends Repository<ProfileTables> {
 export class Preferences extends Repository<ProfileTables> {
   /** The stored JSON text, or undefined when none was stored. */
   async get(userId: number, clientKey: number): Promise<string | undefined> {
-    const row = await this.db
-      .selectFrom("preferences")
-      .select("body")
-      .where("user_id", "=", userId)
-      .where("client_key", "=", clientKey)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom("preferences").select("body").where("user_id", "=", userId).where("client_key", "=", clientKey).executeTakeFirst();
     return row?.body;
   }
 

@@ -17,36 +17,67 @@ import { answer } from "../../http/present";
 import type { Router } from "../../http/router";
 
 export function securityRoutes(r: Router, domain: { phone: PhoneService; securityQuestions: SecurityQuestionService; twoFactor: TwoFactorService }): void {
-  r.post("/profile/phone-number", "account:read_write", async ({ req, actor }) => {
-    await domain.phone.request(actor, parseInput(PhoneNumberSend, req.body));
-    return answer(EmptyBody, {});
-  }, { summary: "Send a verification code by SMS", body: PhoneNumberSend, response: EmptyBody });
-  r.post("/profile/phone-number/verify", "account:read_write", async ({ req, actor }) => {
-    await domain.phone.verify(actor, parseInput(PhoneNumberVerify, req.body));
-    return answer(EmptyBody, {});
-  }, { summary: "Verify a phone number", body: PhoneNumberVerify, response: EmptyBody });
-  r.delete("/profile/phone-number", "account:read_write", async ({ actor }) => {
-    await domain.phone.delete(actor);
-    return answer(EmptyBody, {});
-  }, { summary: "Delete the verified phone number", response: EmptyBody });
+  r.post(
+    "/profile/phone-number",
+    "account:read_write",
+    async ({ req, actor }) => {
+      await domain.phone.request(actor, parseInput(PhoneNumberSend, req.body));
+      return answer(EmptyBody, {});
+    },
+    { summary: "Send a verification code by SMS", body: PhoneNumberSend, response: EmptyBody },
+  );
+  r.post(
+    "/profile/phone-number/verify",
+    "account:read_write",
+    async ({ req, actor }) => {
+      await domain.phone.verify(actor, parseInput(PhoneNumberVerify, req.body));
+      return answer(EmptyBody, {});
+    },
+    { summary: "Verify a phone number", body: PhoneNumberVerify, response: EmptyBody },
+  );
+  r.delete(
+    "/profile/phone-number",
+    "account:read_write",
+    async ({ actor }) => {
+      await domain.phone.delete(actor);
+      return answer(EmptyBody, {});
+    },
+    { summary: "Delete the verified phone number", response: EmptyBody },
+  );
 
-  r.get("/profile/security-questions", "account:read_only", async ({ actor }) =>
-    answer(SecurityQuestionList, { security_questions: await domain.securityQuestions.list(actor) }),
-  { summary: "List security questions", response: SecurityQuestionList });
-  r.post("/profile/security-questions", "account:read_write", async ({ req, actor }) => {
-    const input = parseInput(SecurityQuestionsAnswer, req.body);
-    return answer(SecurityQuestionsAnswered, { security_questions: await domain.securityQuestions.answer(actor, input) });
-  }, { summary: "Answer security questions", body: SecurityQuestionsAnswer, response: SecurityQuestionsAnswered });
+  r.get(
+    "/profile/security-questions",
+    "account:read_only",
+    async ({ actor }) => answer(SecurityQuestionList, { security_questions: await domain.securityQuestions.list(actor) }),
+    { summary: "List security questions", response: SecurityQuestionList },
+  );
+  r.post(
+    "/profile/security-questions",
+    "account:read_write",
+    async ({ req, actor }) => {
+      const input = parseInput(SecurityQuestionsAnswer, req.body);
+      return answer(SecurityQuestionsAnswered, { security_questions: await domain.securityQuestions.answer(actor, input) });
+    },
+    { summary: "Answer security questions", body: SecurityQuestionsAnswer, response: SecurityQuestionsAnswered },
+  );
 
   r.post("/profile/tfa-enable", "account:read_write", async ({ actor }) => answer(TfaSecret, await domain.twoFactor.enable(actor)), {
     summary: "Create a two-factor secret",
     response: TfaSecret,
   });
-  r.post("/profile/tfa-enable-confirm", "account:read_write", async ({ req, actor }) =>
-    answer(TfaScratch, await domain.twoFactor.confirm(actor, parseInput(TfaConfirm, req.body))),
-  { summary: "Confirm and enable two-factor authentication", body: TfaConfirm, response: TfaScratch });
-  r.post("/profile/tfa-disable", "account:read_write", async ({ actor }) => {
-    await domain.twoFactor.disable(actor);
-    return answer(EmptyBody, {});
-  }, { summary: "Disable two-factor authentication", response: EmptyBody });
+  r.post(
+    "/profile/tfa-enable-confirm",
+    "account:read_write",
+    async ({ req, actor }) => answer(TfaScratch, await domain.twoFactor.confirm(actor, parseInput(TfaConfirm, req.body))),
+    { summary: "Confirm and enable two-factor authentication", body: TfaConfirm, response: TfaScratch },
+  );
+  r.post(
+    "/profile/tfa-disable",
+    "account:read_write",
+    async ({ actor }) => {
+      await domain.twoFactor.disable(actor);
+      return answer(EmptyBody, {});
+    },
+    { summary: "Disable two-factor authentication", response: EmptyBody },
+  );
 }

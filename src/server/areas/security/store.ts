@@ -62,7 +62,11 @@ export class SecurityAnswers extends Repository<SecurityTables> {
   /** Replaces every answer of the user. */
   async replace(userId: number, answers: SecurityAnswerRecord[]): Promise<void> {
     await this.db.deleteFrom("security_answers").where("user_id", "=", userId).execute();
-    if (answers.length > 0) await this.db.insertInto("security_answers").values(answers.map((a) => ({ user_id: userId, ...a }))).execute();
+    if (answers.length > 0)
+      await this.db
+        .insertInto("security_answers")
+        .values(answers.map((a) => ({ user_id: userId, ...a })))
+        .execute();
   }
 }
 

@@ -7,7 +7,6 @@ import { pathId, type Router } from "../../http/router";
 import type { OAuthAppView } from "../oauth/store";
 import type { DeviceRecord, LoginRecord } from "./store";
 
-
 export const appView = (app: OAuthAppView): AuthorizedApp => ({
   id: app.id,
   label: app.label,
@@ -43,29 +42,48 @@ export function sessionRoutes(r: Router, domain: { oauth: OAuthService; devices:
     { item: AuthorizedApp, filter: API_FILTERABLE["/profile/apps"], summary: "List authorized apps" },
     async ({ actor }, query) => pageView(await domain.oauth.listApps(actor, query), appView),
   );
-  r.get("/profile/apps/:appId", "account:read_only", async ({ req, actor }) =>
-    answer(AuthorizedApp, appView(await domain.oauth.getApp(actor, pathId(req, "appId")))),
-  { summary: "View an authorized app", response: AuthorizedApp });
-  r.delete("/profile/apps/:appId", "account:read_write", async ({ req, actor }) => {
-    await domain.oauth.revokeApp(actor, pathId(req, "appId"));
-    return answer(EmptyBody, {});
-  }, { summary: "Revoke an authorized app", response: EmptyBody });
+  r.get(
+    "/profile/apps/:appId",
+    "account:read_only",
+    async ({ req, actor }) => answer(AuthorizedApp, appView(await domain.oauth.getApp(actor, pathId(req, "appId")))),
+    { summary: "View an authorized app", response: AuthorizedApp },
+  );
+  r.delete(
+    "/profile/apps/:appId",
+    "account:read_write",
+    async ({ req, actor }) => {
+      await domain.oauth.revokeApp(actor, pathId(req, "appId"));
+      return answer(EmptyBody, {});
+    },
+    { summary: "Revoke an authorized app", response: EmptyBody },
+  );
 
   r.list("/profile/devices", "account:read_only", { item: TrustedDevice, summary: "List trusted devices" }, async ({ actor }, query) =>
     pageView(await domain.devices.list(actor, query), deviceView),
   );
-  r.get("/profile/devices/:deviceId", "account:read_only", async ({ req, actor }) =>
-    answer(TrustedDevice, deviceView(await domain.devices.get(actor, pathId(req, "deviceId")))),
-  { summary: "View a trusted device", response: TrustedDevice });
-  r.delete("/profile/devices/:deviceId", "account:read_write", async ({ req, actor }) => {
-    await domain.devices.revoke(actor, pathId(req, "deviceId"));
-    return answer(EmptyBody, {});
-  }, { summary: "Revoke a trusted device", response: EmptyBody });
+  r.get(
+    "/profile/devices/:deviceId",
+    "account:read_only",
+    async ({ req, actor }) => answer(TrustedDevice, deviceView(await domain.devices.get(actor, pathId(req, "deviceId")))),
+    { summary: "View a trusted device", response: TrustedDevice },
+  );
+  r.delete(
+    "/profile/devices/:deviceId",
+    "account:read_write",
+    async ({ req, actor }) => {
+      await domain.devices.revoke(actor, pathId(req, "deviceId"));
+      return answer(EmptyBody, {});
+    },
+    { summary: "Revoke a trusted device", response: EmptyBody },
+  );
 
   r.list("/profile/logins", "account:read_only", { item: Login, summary: "List logins of the last 90 days" }, async ({ actor }, query) =>
     pageView(await domain.logins.list(actor, query), loginView),
   );
-  r.get("/profile/logins/:loginId", "account:read_only", async ({ req, actor }) =>
-    answer(Login, loginView(await domain.logins.get(actor, pathId(req, "loginId")))),
-  { summary: "View a login", response: Login });
+  r.get(
+    "/profile/logins/:loginId",
+    "account:read_only",
+    async ({ req, actor }) => answer(Login, loginView(await domain.logins.get(actor, pathId(req, "loginId")))),
+    { summary: "View a login", response: Login },
+  );
 }

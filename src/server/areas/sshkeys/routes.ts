@@ -13,23 +13,41 @@ export function sshKeyRoutes(r: Router, domain: { sshKeys: SshKeyService }): voi
     pageView(await domain.sshKeys.list(actor, query), sshKeyView),
   );
 
-  r.post("/profile/sshkeys", "account:read_write", async ({ req, actor }) => {
-    const input = parseInput(SshKeyCreate, req.body);
-    return answer(SshKey, sshKeyView(await domain.sshKeys.create(actor, input)));
-  }, { summary: "Add an SSH key", body: SshKeyCreate, response: SshKey });
+  r.post(
+    "/profile/sshkeys",
+    "account:read_write",
+    async ({ req, actor }) => {
+      const input = parseInput(SshKeyCreate, req.body);
+      return answer(SshKey, sshKeyView(await domain.sshKeys.create(actor, input)));
+    },
+    { summary: "Add an SSH key", body: SshKeyCreate, response: SshKey },
+  );
 
-  r.get("/profile/sshkeys/:sshKeyId", "account:read_only", async ({ req, actor }) =>
-    answer(SshKey, sshKeyView(await domain.sshKeys.get(actor, pathId(req, "sshKeyId")))),
-  { summary: "View an SSH key", response: SshKey });
+  r.get(
+    "/profile/sshkeys/:sshKeyId",
+    "account:read_only",
+    async ({ req, actor }) => answer(SshKey, sshKeyView(await domain.sshKeys.get(actor, pathId(req, "sshKeyId")))),
+    { summary: "View an SSH key", response: SshKey },
+  );
 
-  r.put("/profile/sshkeys/:sshKeyId", "account:read_write", async ({ req, actor }) => {
-    const id = pathId(req, "sshKeyId");
-    const change = parseInput(SshKeyUpdateBody, req.body);
-    return answer(SshKey, sshKeyView(await domain.sshKeys.update(actor, id, change)));
-  }, { summary: "Update an SSH key's label", body: SshKeyUpdateBody, response: SshKey });
+  r.put(
+    "/profile/sshkeys/:sshKeyId",
+    "account:read_write",
+    async ({ req, actor }) => {
+      const id = pathId(req, "sshKeyId");
+      const change = parseInput(SshKeyUpdateBody, req.body);
+      return answer(SshKey, sshKeyView(await domain.sshKeys.update(actor, id, change)));
+    },
+    { summary: "Update an SSH key's label", body: SshKeyUpdateBody, response: SshKey },
+  );
 
-  r.delete("/profile/sshkeys/:sshKeyId", "account:read_write", async ({ req, actor }) => {
-    await domain.sshKeys.delete(actor, pathId(req, "sshKeyId"));
-    return answer(EmptyBody, {});
-  }, { summary: "Delete an SSH key", response: EmptyBody });
+  r.delete(
+    "/profile/sshkeys/:sshKeyId",
+    "account:read_write",
+    async ({ req, actor }) => {
+      await domain.sshKeys.delete(actor, pathId(req, "sshKeyId"));
+      return answer(EmptyBody, {});
+    },
+    { summary: "Delete an SSH key", response: EmptyBody },
+  );
 }

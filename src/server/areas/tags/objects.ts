@@ -144,7 +144,13 @@ export class ObjectService {
   async views(records: ObjectRecord[], store: Store = this.deps.store): Promise<TaggedObject[]> {
     const tags = new Map<ObjectKind, Map<number, string[]>>();
     for (const kind of new Set(records.map((r) => r.kind))) {
-      tags.set(kind, await store.objects.tagsOf(kind, records.filter((r) => r.kind === kind).map((r) => r.id)));
+      tags.set(
+        kind,
+        await store.objects.tagsOf(
+          kind,
+          records.filter((r) => r.kind === kind).map((r) => r.id),
+        ),
+      );
     }
     return records.map((r) => objectView(r, tags.get(r.kind)?.get(r.id) ?? []));
   }

@@ -48,7 +48,8 @@ export class TagService {
       for (const [kind, field] of Object.entries(FIELD_OF) as Array<[ObjectKind, (typeof FIELD_OF)[ObjectKind]]>) {
         for (const [i, id] of (input[field] ?? []).entries()) {
           const object = await tx.objects.get(kind, id);
-          if (object === undefined || object.account_id !== accountId) problems.push({ field: `${field}.${i}`, reason: `You do not have read_write access to ${kind} ${id}` });
+          if (object === undefined || object.account_id !== accountId)
+            problems.push({ field: `${field}.${i}`, reason: `You do not have read_write access to ${kind} ${id}` });
           else targets.push([kind, id]);
         }
       }

@@ -47,7 +47,11 @@ export type NewTag = Omit<TagRecord, "id">;
 
 const TABLE_OF = { compute: "compute_instances", domain: "domains", volume: "volumes", nodebalancer: "nodebalancers" } as const;
 
-const objectRecord = (kind: ObjectKind, row: Selectable<ObjectsTable>): ObjectRecord => ({ ...row, kind, body: JSON.parse(row.body) as Record<string, unknown> });
+const objectRecord = (kind: ObjectKind, row: Selectable<ObjectsTable>): ObjectRecord => ({
+  ...row,
+  kind,
+  body: JSON.parse(row.body) as Record<string, unknown>,
+});
 
 export class Objects extends Repository<TagTables> {
   async insert(object: NewObject): Promise<ObjectRecord> {

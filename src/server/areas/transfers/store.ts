@@ -54,9 +54,7 @@ export class Transfers extends Repository<TransferTables> {
   }
 
   private mine(accountId: number) {
-    return this.db
-      .selectFrom("entity_transfers")
-      .where((eb) => eb.or([eb("account_id", "=", accountId), eb("receiver_account_id", "=", accountId)]));
+    return this.db.selectFrom("entity_transfers").where((eb) => eb.or([eb("account_id", "=", accountId), eb("receiver_account_id", "=", accountId)]));
   }
 
   /** Transfers the account sent or received, ordered by id. */
