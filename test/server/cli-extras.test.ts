@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build } from "esbuild";
+import { bundleCli } from "./cli-bundle";
 import { rawHttp } from "./helpers";
 
 const root = join(__dirname, "..", "..");
@@ -12,16 +12,7 @@ let bundle: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "mgmt-cli-extras-"));
-  bundle = join(dir, "mgmt.js");
-  await build({
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    external: ["better-sqlite3", "pg", "pg-native"],
-    outfile: bundle,
-    logLevel: "silent",
-    entryPoints: [join(__dirname, "fixtures/serve-entry.ts")],
-  });
+  bundle = await bundleCli(dir);
 }, 60_000);
 afterAll(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });

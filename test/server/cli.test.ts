@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build, type BuildOptions } from "esbuild";
+import { bundleCli } from "./cli-bundle";
 import { Profile } from "../../src/contract";
 import { defaultDbPath, parseServeArgs } from "../../src/cli/serve";
 import { ed25519Key } from "./sshkey-gen";
@@ -14,14 +14,7 @@ let bundle: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "mgmt-cli-"));
-  bundle = join(dir, "mgmt.js");
-  const options: BuildOptions = { bundle: true, platform: "node", target: "node20", external: ["better-sqlite3"], outfile: bundle, logLevel: "silent" };
-  try {
-    await build({ ...options, entryPoints: [join(root, "src/cli/main.ts")] });
-  } catch {
-    // The full CLI pulls in every part; if one of them does not build right now, test serve alone.
-    await build({ ...options, entryPoints: [join(__dirname, "fixtures/serve-entry.ts")] });
-  }
+  bundle = await bundleCli(dir);
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build } from "esbuild";
+import { bundleCli } from "./cli-bundle";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import { request } from "undici";
 import { GroupCommit } from "../../src/server/store/group-commit";
@@ -85,16 +85,7 @@ describe("transactions asked for together", () => {
 
 describe("a server killed with SIGKILL", () => {
   test("keeps every SSH key (and its event) it acknowledged", async () => {
-    const bundle = join(dir, "serve.js");
-    await build({
-      entryPoints: [join(__dirname, "fixtures/serve-entry.ts")],
-      bundle: true,
-      platform: "node",
-      target: "node20",
-      external: ["better-sqlite3"],
-      outfile: bundle,
-      logLevel: "silent",
-    });
+    const bundle = await bundleCli(dir);
     const db = join(dir, "mgmt.sqlite");
     const child = spawn(process.execPath, [bundle, "serve", "--port", "0", "--db", db], {
       env: { ...process.env, MGMT_SERVE_TOKEN: "", NODE_PATH: join(root, "node_modules") },

@@ -3,13 +3,13 @@
  * concurrent creates through both get unique ids and are listed by both; concurrent label
  * updates of one key leave one of the written values; a token made on one works on the
  * other; a revocation on one is seen by the other at once. The processes run a bundle of
- * the CLI built here with esbuild, as test/server/cli.test.ts does.
+ * the CLI bundled as the build does (../cli-bundle.ts).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build, type BuildOptions } from "esbuild";
+import { bundleCli } from "../cli-bundle";
 import { ed25519Key } from "../sshkey-gen";
 import { freshPostgresDb, type TestDb } from "../test-store";
 
@@ -20,21 +20,7 @@ let testDb: TestDb;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "mgmt-pg-cli-"));
-  bundle = join(dir, "mgmt.js");
-  const options: BuildOptions = {
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    external: ["better-sqlite3", "pg", "pg-native"],
-    outfile: bundle,
-    logLevel: "silent",
-  };
-  try {
-    await build({ ...options, entryPoints: [join(root, "src/cli/main.ts")] });
-  } catch {
-    // The full CLI pulls in every part; if one of them does not build right now, bundle serve alone.
-    await build({ ...options, entryPoints: [join(__dirname, "..", "fixtures/serve-entry.ts")] });
-  }
+  bundle = await bundleCli(dir);
   testDb = await freshPostgresDb();
 }, 60_000);
 afterAll(async () => {
