@@ -9,7 +9,7 @@ import type { StoreOf } from "../../store/store";
 import type { AccountRecord, UserRecord } from "../profile/store";
 import type { TokenRecord } from "../tokens/store";
 import type { AccountBillingRecord, AccountDetails } from "./store";
-import { BillingService, cardSummary, type AccountAreaRepos, defaultDetails, proxyUsername } from "./service";
+import { BillingService, type AccountAreaRepos, type AccountView, defaultDetails, proxyUsername } from "./service";
 import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { DomainError, forbidden, notFound } from "../../domain/errors";
 import { pageFrom } from "../../domain/paging";
@@ -17,12 +17,6 @@ import { Scopes } from "../../../contract/scopes";
 import type { TokenService } from "../tokens/service";
 import { grantsOf, unauthorized } from "../profile/grants";
 import { newUser } from "../profile/users";
-
-export interface ChildView {
-  account: AccountRecord;
-  billing: AccountBillingRecord;
-  card: { expiry: string | null; last_four: number | null };
-}
 
 export interface NewChildInput {
   /** Default: the first (bootstrap) user's account. */
@@ -54,21 +48,15 @@ export class ChildAccountService {
     if (grants !== null && !grants.global.child_account_access) throw unauthorized();
   }
 
-  private async viewOf(record: AccountBillingRecord, store: Store): Promise<ChildView> {
-    const account = await store.accounts.get(record.account_id);
-    if (account === undefined) throw notFound();
-    return { account, billing: record, card: cardSummary(await store.billing.listPaymentMethods(record.account_id)) };
-  }
-
   private async activeChildren(parentId: number, store: Store): Promise<AccountBillingRecord[]> {
     return (await store.billing.children(parentId)).filter((c) => c.canceled === null);
   }
 
-  async list(actor: Actor, query: PageQuery): Promise<Page<ChildView>> {
+  async list(actor: Actor, query: PageQuery): Promise<Page<AccountView>> {
     return this.deps.store.transaction(async (tx) => {
       await this.requireAccess(actor, tx);
       const page = pageFrom(query, await this.activeChildren(actor.user.account_id, tx));
-      return { ...page, data: await Promise.all(page.data.map((c) => this.viewOf(c, tx))) };
+      return { ...page, data: await Promise.all(page.data.map((c) => this.billing.viewOf(c.account_id, tx))) };
     });
   }
 
@@ -80,8 +68,8 @@ export class ChildAccountService {
     return record;
   }
 
-  async get(actor: Actor, euuid: string): Promise<ChildView> {
-    return this.deps.store.transaction(async (tx) => this.viewOf(await this.child(actor, euuid, tx), tx));
+  async get(actor: Actor, euuid: string): Promise<AccountView> {
+    return this.deps.store.transaction(async (tx) => this.billing.viewOf((await this.child(actor, euuid, tx)).account_id, tx));
   }
 
   /**

@@ -108,7 +108,12 @@ export function proxyUsername(parentCompany: string, childEuuid: string): string
 }
 
 /** What the account view shows of the default card on file. */
-export function cardSummary(methods: PaymentMethodRecord[]): { expiry: string | null; last_four: number | null } {
+interface CardSummary {
+  expiry: string | null;
+  last_four: number | null;
+}
+
+function cardSummary(methods: PaymentMethodRecord[]): CardSummary {
   const card = methods.find((m) => m.is_default && m.type === "credit_card");
   return card === undefined ? { expiry: null, last_four: null } : { expiry: card.data.expiry ?? null, last_four: Number(card.data.last_four) };
 }
@@ -120,7 +125,7 @@ type Store = StoreOf<AccountAreaRepos>;
 export interface AccountView {
   account: AccountRecord;
   billing: AccountBillingRecord;
-  card: { expiry: string | null; last_four: number | null };
+  card: CardSummary;
 }
 
 export class BillingService {
