@@ -24,3 +24,9 @@ export function stderrLogger(module = "provider.terraform-provider-mgmt"): Logge
 }
 
 export const describeError = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** The fields an error is logged with: its message and, for an Error, where it was thrown. */
+export const errorFields = (e: unknown): { error: string; stack: string | undefined } => ({
+  error: describeError(e),
+  stack: e instanceof Error ? e.stack : undefined,
+});

@@ -15,7 +15,7 @@ import { type ObjectValue, type TfType, type TfValue, isDynamic } from "../provi
 import { CodecError, decodeJsonValue, decodeValue, encodeValue } from "./codec";
 import { int64ToNumber, toProtoDiagnostic, toProtoDiagnostics, toProtoFunction, toProtoPath, toProtoSchema, toProtoTimestamp } from "./convert";
 import type { GrpcServer } from "./grpc/server";
-import { type Logger, describeError } from "./log";
+import { type Logger, describeError, errorFields } from "./log";
 import { tfplugin6 } from "./proto/gen/messages";
 
 const P = tfplugin6;
@@ -222,7 +222,7 @@ export function registerProviderService(
         return new Loaded(p);
       },
       (e: unknown) => {
-        log("error", "loading the provider failed", { error: describeError(e), stack: e instanceof Error ? e.stack : undefined });
+        log("error", "loading the provider failed", errorFields(e));
         throw new Failure(error("Failed to load the provider", describeError(e)));
       },
     ));
@@ -233,7 +233,7 @@ export function registerProviderService(
       const detail = `${method}: the value does not conform to the provider schema: ${e.message}`;
       return toProtoDiagnostic(error("Invalid value from the engine", detail, e.path.length > 0 ? e.path : undefined));
     }
-    log("error", `${method}: provider error`, { error: describeError(e), stack: e instanceof Error ? e.stack : undefined });
+    log("error", `${method}: provider error`, errorFields(e));
     return toProtoDiagnostic(error("Unexpected provider error", `${method}: ${describeError(e)}`));
   }
 
@@ -440,8 +440,7 @@ export function registerProviderService(
       res = await callFunction(await loaded(), name, req.arguments ?? []);
     } catch (e) {
       const text = e instanceof Failure ? [e.diagnostic.summary, e.diagnostic.detail].filter(Boolean).join(": ") : `${name}: ${describeError(e)}`;
-      if (!(e instanceof Failure))
-        log("error", `CallFunction ${name}: provider error`, { error: describeError(e), stack: e instanceof Error ? e.stack : undefined });
+      if (!(e instanceof Failure)) log("error", `CallFunction ${name}: provider error`, errorFields(e));
       res = { error: { text } };
     }
     return P.CallFunction.Response.encode(res).finish();

@@ -13,7 +13,7 @@ import { createServer } from "node:net";
 import type { ProviderServer } from "../provider/framework/server";
 import { checkEnvironment, handshakeLine, listen } from "./handshake";
 import { installProcessGuards } from "./lifecycle";
-import { type Logger, describeError, stderrLogger } from "./log";
+import { type Logger, describeError, errorFields, stderrLogger } from "./log";
 import type { Router, ServicesOptions } from "./services";
 import { type SelfSignedCertificate, createSelfSignedCertificate, parseCertificatePem } from "./tls";
 
@@ -62,19 +62,25 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   cleanup = listening.cleanup;
   writeHandshake(handshakeLine(listening, tls?.serverCert.certDer));
 
+  const cannotServe = (e: unknown) => {
+    log("error", "the plugin could not start serving", errorFields(e));
+    exit(1);
+  };
   // Synchronous from here to the end, so the transport is in place before the first
   // 'connection' event can fire.
   try {
-    startServing(acceptor, { tls, factory, log, exit, schemaResponse: options.schemaResponse });
+    startServing(acceptor, { tls, factory, log, exit, schemaResponse: options.schemaResponse, cannotServe });
   } catch (e) {
-    log("error", "the plugin could not start serving", { error: describeError(e), stack: e instanceof Error ? e.stack : undefined });
-    exit(1);
+    cannotServe(e);
   }
 }
 
 function startServing(
   acceptor: ReturnType<typeof createServer>,
-  options: ServicesOptions & { tls: { serverCert: SelfSignedCertificate; clientCert: X509Certificate } | undefined },
+  options: ServicesOptions & {
+    tls: { serverCert: SelfSignedCertificate; clientCert: X509Certificate } | undefined;
+    cannotServe: (e: unknown) => void;
+  },
 ): void {
   const { createTransport } = require("./transport") as typeof import("./transport");
   // The router is loaded, with node:http2, while the engine dials and the TLS handshake waits
@@ -86,10 +92,7 @@ function startServing(
     prepare: () => {
       router = (require("./services") as typeof import("./services")).startServices(options);
     },
-    onFailure: (e) => {
-      options.log("error", "the plugin could not start serving", { error: describeError(e), stack: e instanceof Error ? e.stack : undefined });
-      options.exit(1);
-    },
+    onFailure: options.cannotServe,
     onStream: (stream, headers) => router!.handleStream(stream, headers),
   });
   acceptor.on("connection", (socket) => transport.accept(socket));

@@ -13,7 +13,7 @@
 import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import type { ProviderServer } from "../provider/framework/server";
 import { GrpcServer } from "./grpc/server";
-import { type Logger, describeError } from "./log";
+import { type Logger, errorFields } from "./log";
 
 export interface ServicesOptions {
   readonly factory: (log: Logger) => Promise<ProviderServer>;
@@ -33,7 +33,7 @@ const GET_PROVIDER_SCHEMA = "/tfplugin6.Provider/GetProviderSchema";
 
 export function startServices(options: ServicesOptions): Router {
   const { log } = options;
-  const onError = (path: string, e: unknown) => log("error", `${path} failed`, { error: describeError(e), stack: e instanceof Error ? e.stack : undefined });
+  const onError = (path: string, e: unknown) => log("error", `${path} failed`, errorFields(e));
 
   let all: GrpcServer | undefined;
   const loadAll = (): GrpcServer => {

@@ -85,15 +85,14 @@ export function createTransport(options: TransportOptions): Transport {
     setImmediate(warmUp);
   };
 
-  if (!options.tls) {
-    return {
-      accept: (socket) => {
-        const server = sessions();
-        if (server) server.emit("connection", socket);
-        else socket.destroy();
-      },
-    };
-  }
+  /** Gives a connection to HTTP/2, or closes it when the server cannot be made. */
+  const handOver = (socket: Socket): void => {
+    const server = sessions();
+    if (server) server.emit("connection", socket);
+    else socket.destroy();
+  };
+
+  if (!options.tls) return { accept: handOver };
 
   const { serverCert, clientCert } = options.tls;
   const { createServer } = require("node:tls") as typeof import("node:tls");
@@ -108,9 +107,7 @@ export function createTransport(options: TransportOptions): Transport {
       socket.destroy();
       return;
     }
-    const server = sessions();
-    if (server) server.emit("connection", socket);
-    else socket.destroy();
+    handOver(socket);
   });
   // The TLS server is ready for the engine; the rest loads while the engine dials and while the
   // handshake waits for its half, a piece per event-loop turn.
