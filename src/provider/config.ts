@@ -12,7 +12,7 @@ import type { Log } from "./framework/log";
 import type { Attributes } from "./framework/resource";
 import { atLeast, between, matches } from "./framework/validators";
 import { isUnknown, knownNumber, type ObjectValue } from "./framework/value";
-import { ProxySession } from "./proxy-session";
+import { ProxySession, revokeWithItself } from "./proxy-session";
 
 export interface ProviderContext {
   /** Acts as the configured token, or as the child account's proxy user in child-account mode. */
@@ -158,14 +158,7 @@ export async function configureProvider(
     euuid,
     log,
     now: () => now().getTime(),
-    revoke: async (proxyToken, id) => {
-      const own = clientWith(proxyToken);
-      try {
-        await own.revokeToken(id);
-      } finally {
-        await own.close();
-      }
-    },
+    revoke: (proxyToken, id) => revokeWithItself(clientWith, proxyToken, id),
   });
   try {
     await session.start(signal);

@@ -28,6 +28,19 @@ export function renewalTime(token: Pick<PersonalAccessToken, "created" | "expiry
   return receivedAt + Math.floor((lifetime * 4) / 5);
 }
 
+/**
+ * Revokes a proxy token with the token itself: only the proxy user can revoke its tokens, so the
+ * parent's client cannot. `clientWith` makes a client acting with a given token.
+ */
+export async function revokeWithItself(clientWith: (token: string) => MgmtClient, token: string, id: number, signal?: AbortSignal): Promise<void> {
+  const own = clientWith(token);
+  try {
+    await own.revokeToken(id, { signal });
+  } finally {
+    await own.close();
+  }
+}
+
 export interface ProxySessionOptions {
   /** Acts as the parent: mints proxy tokens. */
   readonly parent: MgmtClient;

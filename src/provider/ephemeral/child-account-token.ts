@@ -15,7 +15,7 @@ import { childAccountEuuid, type ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { defineEphemeralResource, type Operation } from "../framework/resource";
 import { requireString } from "../framework/value";
-import { renewalTime } from "../proxy-session";
+import { renewalTime, revokeWithItself } from "../proxy-session";
 import { toRfc3339 } from "../timestamps";
 
 /** What renew and close need, as private data the engine holds in memory: no secret in it. */
@@ -83,13 +83,10 @@ async function revoke(op: Operation<ProviderContext>, id: number, euuid: string)
     );
     return;
   }
-  const client = op.ctx.clientWith(value);
   try {
-    await client.revokeToken(id, { signal: op.signal });
+    await revokeWithItself(op.ctx.clientWith, value, id, op.signal);
   } catch (err) {
     // Expired or revoked already: nothing left to end.
     if (!(err instanceof ApiError && (err.status === 401 || err.status === 404))) throw err;
-  } finally {
-    await client.close();
   }
 }
