@@ -33,7 +33,7 @@ describe("transactions asked for together", () => {
   let userId: number;
   beforeEach(async () => {
     store = await openSqliteStore(join(dir, "mgmt.sqlite"), repos);
-    userId = await seedUser(store);
+    userId = (await seedUser(store)).id;
   });
   afterEach(() => store.close());
 

@@ -10,7 +10,7 @@ import { isPostgresUrl, openPostgresStore } from "../../src/server/store/postgre
 import { openSqliteStore } from "../../src/server/store/sqlite";
 import { call, START, startTestServer } from "./helpers";
 import { ed25519Key } from "./sshkey-gen";
-import { freshDb, type TestDb, sshKeyCount } from "./test-store";
+import { freshDb, seedUser, sshKeyCount, type TestDb } from "./test-store";
 import { repos } from "../../src/server/areas";
 
 let testDb: TestDb;
@@ -77,23 +77,8 @@ test("a fixed token on a fresh in-memory store", async () => {
 test("the store round-trips a user record and rolls back a failed transaction", async () => {
   const store = isPostgresUrl(testDb.db) ? await openPostgresStore(testDb.db, repos) : await openSqliteStore(testDb.db, repos);
   try {
-    const account = await store.accounts.insert({ euuid: "E", active_since: "2025-01-01T00:00:00" });
-    const user = await store.users.insert({
-      account_id: account.id,
-      username: "u",
-      email: "u@example.com",
-      restricted: false,
-      authentication_type: "password",
-      authorized_keys: ["ssh-ed25519 AAAA"],
-      email_notifications: true,
-      ip_whitelist_enabled: false,
-      lish_auth_method: "keys_only",
-      timezone: "UTC",
-      two_factor_auth: false,
-      verified_phone_number: null,
-      referral_code: "r",
-      created: "2025-01-01T00:00:00",
-    });
+    // A list and booleans make the trip through JSON text and 0/1 columns.
+    const user = await seedUser(store, { authorized_keys: ["ssh-ed25519 AAAA"] });
     expect(await store.users.get(user.id)).toEqual(user);
     await store.sshKeys.insert({ user_id: user.id, label: "", ssh_key: "k", created: "2025-01-01T00:00:00" });
     expect(await sshKeyCount(store, user.id)).toBe(1);

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDatabase, dropDatabase } from "../../src/server/store/postgres";
 import type { Store } from "../../src/server/areas";
+import type { NewUser, UserRecord } from "../../src/server/areas/profile/store";
 
 /** Set by `test/server/postgres/use-postgres.ts` in the `server-postgres` project only. */
 export const onPostgres = (): boolean => process.env.MGMT_TEST_STORE === "postgres";
@@ -44,10 +45,10 @@ export async function freshDb(): Promise<TestDb> {
   return { db: join(dir, "mgmt.sqlite"), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** One account and one user in it, written straight to a store (no bootstrap, no API rules); the user's id. */
-export async function seedUser(store: Store): Promise<number> {
+/** One account and one user in it, written straight to a store (no bootstrap, no API rules); `fields` replace the user's defaults. */
+export async function seedUser(store: Store, fields: Partial<NewUser> = {}): Promise<UserRecord> {
   const account = await store.accounts.insert({ euuid: "E", active_since: "2025-01-01T00:00:00" });
-  const user = await store.users.insert({
+  return store.users.insert({
     account_id: account.id,
     username: "u",
     email: "u@example.com",
@@ -62,8 +63,8 @@ export async function seedUser(store: Store): Promise<number> {
     verified_phone_number: null,
     referral_code: "r",
     created: "2025-01-01T00:00:00",
+    ...fields,
   });
-  return user.id;
 }
 
 /** How many SSH keys the user has, as the list reports it. */

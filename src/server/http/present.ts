@@ -1,7 +1,7 @@
 /**
- * Answers in contract shapes (each area's routes turn its records into views). Every answer goes through `answer`, which parses the body with
- * its contract schema: a body the contract would not accept is a server bug (500), never
- * something a client sees.
+ * Answers in contract shapes (each area's routes turn its records into views). Every answer
+ * goes through `answer`, which parses the body with its contract schema: a body the contract
+ * would not accept is a server bug (500), never something a client sees.
  */
 import type { z } from "zod";
 import type { Page } from "../../contract";

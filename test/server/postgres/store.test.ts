@@ -69,7 +69,7 @@ test("bootstraps racing on a migrated, empty database create one account: the ot
 test("concurrent read-modify-write transactions lose no update (serializable, run again on conflict)", async () => {
   const store = await openPostgresStore(testDb.db, repos, { maxConnections: 8 });
   try {
-    const userId = await seedUser(store);
+    const userId = (await seedUser(store)).id;
     await store.preferences.put(userId, 0, "0");
     const increments = 40;
     await Promise.all(
@@ -89,7 +89,7 @@ test("concurrent read-modify-write transactions lose no update (serializable, ru
 test("counts are numbers and booleans round-trip on Postgres", async () => {
   const store = await openPostgresStore(testDb.db, repos);
   try {
-    const userId = await seedUser(store);
+    const userId = (await seedUser(store)).id;
     expect(await sshKeyCount(store, userId)).toBe(0);
     const user = await store.users.update(userId, { email_notifications: false, authorized_keys: ["ssh-ed25519 AAAA"] });
     expect(user).toMatchObject({ email_notifications: false, restricted: false, authorized_keys: ["ssh-ed25519 AAAA"] });
