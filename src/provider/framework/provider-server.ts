@@ -13,8 +13,10 @@ import {
   type EphemeralResourceDefinition,
   type FunctionDefinition,
   type Operation,
+  type ResourceOperation,
   type ResourceDefinition,
 } from "./resource";
+import { PrivateState } from "./private-state";
 import { functionSignature, schemaOf } from "./schema";
 import type { Diagnosed, ProviderSchemas, ProviderServer } from "./server";
 import { isWhollyKnown, type ObjectValue, type TfValue } from "./value";
@@ -79,6 +81,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
     if (ctx === undefined) throw new Error("the provider is not configured");
     return { ctx, signal: stopping.signal, now, warn: (summary, detail) => void diagnostics.push(warning(summary, detail)) };
   };
+  const resourceOperation = (diagnostics: Diagnostic[], priv: PrivateState): ResourceOperation<Ctx> => ({ ...operation(diagnostics), private: priv });
 
   /** Every entry point reports failures as diagnostics (after any warnings) instead of failing the RPC. */
   async function guarded<T extends Diagnosed>(
@@ -157,9 +160,10 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
     async readResource(typeName, currentState, priv) {
       return guarded(`read ${typeName}`, { newState: currentState }, async (diagnostics) => {
         const r = resource(typeName);
-        const fromApi = await r.read(operation(diagnostics), currentState);
+        const kept = PrivateState.decode(priv);
+        const fromApi = await r.read(resourceOperation(diagnostics, kept), currentState);
         if (fromApi === null) diagnostics.push(gone(typeName, currentState));
-        return { newState: fromApi === null ? null : settleRead(r.attributes, currentState, fromApi), ...(priv ? { private: priv } : {}) };
+        return { newState: fromApi === null ? null : settleRead(r.attributes, currentState, fromApi), ...privateOut(kept, priv) };
       });
     },
 
@@ -178,7 +182,8 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
     async applyResourceChange(typeName, req) {
       return guarded(`apply ${typeName}`, { newState: req.priorState }, async (diagnostics) => {
         const r = resource(typeName);
-        const op = operation(diagnostics);
+        const kept = PrivateState.decode(req.plannedPrivate);
+        const op = resourceOperation(diagnostics, kept);
         if (req.plannedState === null) {
           if (req.priorState !== null) await r.delete(op, req.priorState);
           return { newState: null };
@@ -190,18 +195,19 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
         } catch (err) {
           if (!(err instanceof PartialApply)) throw err;
           diagnostics.push(...def.describeFailure(`apply ${typeName}`, err.cause));
-          return { newState: settleApplied(req.plannedState, err.state, true) };
+          return { newState: settleApplied(req.plannedState, err.state, true), ...privateOut(kept, req.plannedPrivate) };
         }
         const newState = settleApplied(req.plannedState, fromApi);
         if (!isWhollyKnown(newState)) throw new Error(`${typeName}: the API left a planned value unknown`);
-        return { newState };
+        return { newState, ...privateOut(kept, req.plannedPrivate) };
       });
     },
 
     async importResourceState(typeName, id) {
       return guarded(`import ${typeName}`, { imported: [] }, async (diagnostics) => {
         const r = resource(typeName);
-        const state = await r.importState(operation(diagnostics), id);
+        const kept = PrivateState.decode(undefined);
+        const state = await r.importState(resourceOperation(diagnostics, kept), id);
         if (state === null) {
           diagnostics.push(
             error(
@@ -211,7 +217,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
           );
           return { imported: [] };
         }
-        return { imported: [{ typeName, state }] };
+        return { imported: [{ typeName, state, ...privateOut(kept, undefined) }] };
       });
     },
 
@@ -296,4 +302,10 @@ class UnknownType extends Error {
   constructor(kind: string, typeName: string) {
     super(`This provider has no ${kind} type "${typeName}"`);
   }
+}
+
+/** The private bytes to answer: the engine's own unless the call set a key. */
+function privateOut(kept: PrivateState, given: Uint8Array | undefined): { private?: Uint8Array } {
+  const bytes = kept.encode(given);
+  return bytes ? { private: bytes } : {};
 }

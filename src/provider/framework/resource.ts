@@ -7,6 +7,7 @@
  */
 import type { AttributeSpec } from "./attributes";
 import type { AttributePath, Diagnostic } from "./diagnostics";
+import type { PrivateState } from "./private-state";
 import type { ObjectValue, TfType, TfValue } from "./value";
 
 export interface Attributes {
@@ -21,6 +22,11 @@ export interface Operation<Ctx> {
   readonly now: () => Date;
   /** A warning shown to the user next to the resource. */
   warn(summary: string, detail?: string): void;
+}
+
+/** A resource's CRUD call: also its private state, which the engine keeps beside the state. */
+export interface ResourceOperation<Ctx> extends Operation<Ctx> {
+  readonly private: PrivateState;
 }
 
 /** The plan being built, handed to a resource's `modifyPlan` after the attribute rules ran. */
@@ -53,14 +59,14 @@ export interface ResourceDefinition<Ctx> {
   validate?(config: ObjectValue): readonly Diagnostic[];
   /** Rules across attributes or in time (renewal windows): runs on every plan that is not a destroy. */
   modifyPlan?(draft: PlanDraft): void;
-  create(op: Operation<Ctx>, planned: ObjectValue, config: ObjectValue): Promise<ObjectValue>;
+  create(op: ResourceOperation<Ctx>, planned: ObjectValue, config: ObjectValue): Promise<ObjectValue>;
   /** The live object in state form, or null when it no longer exists (the framework warns and drops it). */
-  read(op: Operation<Ctx>, state: ObjectValue): Promise<ObjectValue | null>;
-  update(op: Operation<Ctx>, prior: ObjectValue, planned: ObjectValue, config: ObjectValue): Promise<ObjectValue>;
+  read(op: ResourceOperation<Ctx>, state: ObjectValue): Promise<ObjectValue | null>;
+  update(op: ResourceOperation<Ctx>, prior: ObjectValue, planned: ObjectValue, config: ObjectValue): Promise<ObjectValue>;
   /** An object already gone counts as deleted. */
-  delete(op: Operation<Ctx>, state: ObjectValue): Promise<void>;
+  delete(op: ResourceOperation<Ctx>, state: ObjectValue): Promise<void>;
   /** The state of the object an import id names; null when there is none. */
-  importState(op: Operation<Ctx>, id: string): Promise<ObjectValue | null>;
+  importState(op: ResourceOperation<Ctx>, id: string): Promise<ObjectValue | null>;
 }
 
 export interface DataSourceDefinition<Ctx> {
