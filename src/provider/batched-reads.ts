@@ -9,6 +9,9 @@
  * scope), reads fall back to one GET each.
  */
 import type { MgmtClient } from "../client";
+import { formatTimestamp, parseTimestamp } from "../contract/common";
+import type { Event } from "../contract/events";
+import { TaggedObject } from "../contract/tags";
 import { orNullIfGone } from "./resources/ids";
 
 export class BatchedCollection<T> {
@@ -23,10 +26,10 @@ export class BatchedCollection<T> {
 
   /** The object, or null when it no longer exists. */
   async read(key: string): Promise<T | null> {
-    const snapshot = this.enabled ? await (this.#snapshot ??= this.#load()) : null;
-    const hit = snapshot?.get(key);
+    const known = this.enabled ? await (this.#snapshot ??= snapshot(this.list(), this.keyOf)) : null;
+    const hit = known?.get(key);
     if (hit !== undefined) {
-      snapshot!.delete(key);
+      known!.delete(key);
       return hit;
     }
     return orNullIfGone(() => this.getOne(key));
@@ -36,26 +39,97 @@ export class BatchedCollection<T> {
   invalidate(): void {
     this.#snapshot = undefined;
   }
+}
 
-  async #load(): Promise<Map<string, T> | null> {
-    try {
-      const all = new Map<string, T>();
-      for await (const item of this.list()) all.set(this.keyOf(item), item);
-      return all;
-    } catch {
-      // Reads then go one by one, and report their own errors.
-      return null;
-    }
+/** A whole listing, or null when it cannot be had (a token without the list's scope): reads then go one by one and report their own errors. */
+async function collectOrNull<T>(items: AsyncIterable<T>): Promise<T[] | null> {
+  try {
+    const all: T[] = [];
+    for await (const item of items) all.push(item);
+    return all;
+  } catch {
+    return null;
   }
 }
 
+async function snapshot<T>(items: AsyncIterable<T>, keyOf: (item: T) => string): Promise<Map<string, T> | null> {
+  const all = await collectOrNull(items);
+  return all && new Map(all.map((item) => [keyOf(item), item]));
+}
+
+/** The events feed reaches back this far (the contract: 90 days); a tag known since before is read. */
+const FEED_REACH_MS = 89 * 24 * 3600_000;
+/** Event stamps are whole seconds of the server's clock, which is not the provider's. */
+const CLOCK_SLACK_MS = 60_000;
+const TAGGABLE_TYPES = TaggedObject.options.map((o) => o.shape.type.value);
 /**
- * The collections the managed resources read. Tags are not here: a tag's objects come only from
- * its own tagged-objects view, one request per tag whatever is batched. The singletons are one
- * request each already.
+ * The events that may change which objects carry a tag: the tag deleted (a label is unique, so
+ * made again only after a delete), and anything happening to a taggable object (deleted,
+ * transferred, tagged by its own operations), whatever the action's name.
  */
-export function batchedReads(client: MgmtClient, enabled: boolean) {
+const TAG_CHANGES = {
+  "+or": [{ action: "tag_delete" }, { action: "entity_transfer_accept" }, ...TAGGABLE_TYPES.map((type) => ({ "entity.type": type }))],
+};
+
+interface ChangeWindow {
+  /** The feed was asked for everything stamped from here (ms)... */
+  readonly from: number;
+  /** ...at this time of the provider's clock, up to which it vouches. */
+  readonly asked: Date;
+  readonly events: Promise<Event[] | null>;
+}
+
+/**
+ * Tags read in a batch. The API shows a tag's objects only one tag at a time (`GET /tags/{label}`)
+ * and lists no objects with their tags, so a batch answers a tag from what the state holds, when
+ * the API vouches that it still holds: the tag is among the listed labels, and the events feed,
+ * asked once for every change since, shows nothing that could have changed its objects since the
+ * provider last read them (`since`, kept in the resource's private state). Anything else (no mark,
+ * a mark older than the feed reaches, a token without `events:read_only`, a listing that fails, a
+ * change, the same tag asked twice) leaves the tag to its own read.
+ */
+export class TagReads {
+  #labels: Promise<Map<string, unknown> | null> | undefined;
+  #window: ChangeWindow | undefined;
+
+  constructor(
+    private readonly enabled: boolean,
+    private readonly client: MgmtClient,
+    private readonly now: () => Date,
+  ) {}
+
+  /** The time up to which the tag's objects are vouched unchanged since `since`, or null when the tag must be read. */
+  async unchangedSince(label: string, since: Date): Promise<Date | null> {
+    if (!this.enabled || this.now().getTime() - since.getTime() > FEED_REACH_MS) return null;
+    const labels = await (this.#labels ??= snapshot(this.client.listTags(), (t) => t.label));
+    if (!labels?.delete(label)) return null;
+    const window = this.#windowFrom(since.getTime() - CLOCK_SLACK_MS);
+    const events = await window.events;
+    if (events === null) return null;
+    const from = since.getTime() - CLOCK_SLACK_MS;
+    const changed = events.some((e) => parseTimestamp(e.created).getTime() >= from && (e.action !== "tag_delete" || String(e.entity?.id) === label));
+    return changed ? null : window.asked;
+  }
+
+  /** After a tag write: list and ask again. */
+  invalidate(): void {
+    this.#labels = undefined;
+    this.#window = undefined;
+  }
+
+  /** One question to the feed serves every mark after its start; an earlier mark asks again, from there. */
+  #windowFrom(from: number): ChangeWindow {
+    if (this.#window && this.#window.from <= from) return this.#window;
+    const asked = this.now();
+    const filter = { "+and": [{ created: { "+gte": formatTimestamp(new Date(from)) } }, TAG_CHANGES] };
+    return (this.#window = { from, asked, events: collectOrNull(this.client.listEvents({ filter })) });
+  }
+}
+
+/** The collections the managed resources read; the singletons are one request each already. */
+export function batchedReads(client: MgmtClient, enabled: boolean, now: () => Date) {
   return {
+    tags: new TagReads(enabled, client, now),
     sshKeys: new BatchedCollection(
       enabled,
       () => client.listSshKeys(),

@@ -66,7 +66,7 @@ export const providerAttributes: Attributes = {
   ),
   batch_reads: bool(
     "optional",
-    "Whether a refresh reads each collection (SSH keys, tokens, OAuth clients) in pages of 500 and answers the reads of its objects from that, instead of one request per object. Default true.",
+    "Whether a refresh reads each collection (SSH keys, tokens, OAuth clients, tag labels) in pages of 500 and answers the reads of its objects from that, instead of one request per object; a tag's objects are taken as last read unless the events feed shows a change since (one request for all tags). Default true.",
   ),
   retry_max_delay_ms: int(
     "optional",
@@ -144,7 +144,7 @@ export async function configureProvider(
         }),
     });
   const context = (client: MgmtClient, release: () => Promise<void>): { ctx: ProviderContext } => ({
-    ctx: { client, reads: batchedReads(client, config.batch_reads !== false), openedTokens: new Map(), clientWith, release },
+    ctx: { client, reads: batchedReads(client, config.batch_reads !== false, now), openedTokens: new Map(), clientWith, release },
   });
 
   const euuid = typeof childBlock?.euuid === "string" ? childBlock.euuid : env.MGMT_CHILD_ACCOUNT_EUUID || undefined;

@@ -1,13 +1,15 @@
 /**
  * mgmt_tag: a tag and the objects it was applied to. The API applies a tag to objects only when
  * it creates the tag and cannot change them afterwards, so any change to the lists replaces the
- * tag (delete, then create with the new lists).
+ * tag (delete, then create with the new lists). A refresh reads every tag's objects one request
+ * at a time, unless batched reads can vouch they are unchanged (../batched-reads.ts, TagReads).
  */
 import { TAG_LABEL, TagCreate, type TaggedObject } from "../../contract";
 import { createTagOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { set, string } from "../framework/attributes";
-import { defineResource } from "../framework/resource";
+import type { PrivateState } from "../framework/private-state";
+import { defineResource, type ResourceOperation } from "../framework/resource";
 import { eachElement, matches } from "../framework/validators";
 import { requireString, type ObjectValue, type TfValue } from "../framework/value";
 import { adoptedWarning, orNullIfGone } from "./ids";
@@ -29,13 +31,25 @@ const idList = (what: string) =>
 
 const ids = (v: TfValue | undefined): number[] => (Array.isArray(v) ? v.map(Number) : []);
 
-async function readTag(ctx: ProviderContext, label: string, kept: ObjectValue | null): Promise<ObjectValue | null> {
+/** Private state: when (provider's clock, before asking) the tag's objects were last read from the API. */
+const OBJECTS_READ_AT = "objects_read_at";
+
+const objectsReadAt = (priv: PrivateState): Date | null => {
+  const at = priv.get(OBJECTS_READ_AT);
+  const date = typeof at === "string" ? new Date(at) : null;
+  return date && !Number.isNaN(date.getTime()) ? date : null;
+};
+
+/** The tag as the API shows it, one `GET /tags/{label}`; marks when, for batched reads to come. */
+async function readTag({ ctx, now, private: priv }: ResourceOperation<ProviderContext>, label: string, kept: ObjectValue | null): Promise<ObjectValue | null> {
+  const asked = now();
   const objects = await orNullIfGone(async () => {
     const all: TaggedObject[] = [];
     for await (const o of ctx.client.listTaggedObjects(label)) all.push(o);
     return all;
   });
   if (objects === null) return null;
+  priv.set(OBJECTS_READ_AT, asked.toISOString());
   const state: Record<string, TfValue> = { id: label, label };
   for (const [list, type] of Object.entries(LISTS) as [ListName, TaggedObject["type"]][]) {
     const live = objects.filter((o) => o.type === type).map((o) => o.data.id);
@@ -59,18 +73,26 @@ export const tagResource = defineResource<ProviderContext>({
     nodebalancers: idList("load balancers (NodeBalancers)"),
   },
 
-  async create({ ctx, warn }, planned) {
+  async create(op, planned) {
+    const { ctx, warn } = op;
     const label = requireString(planned, "label");
     const body: TagCreate = { label };
     for (const list of Object.keys(LISTS) as ListName[]) if (planned[list] !== null) body[list] = ids(planned[list]);
-    if ((await createTagOnce(ctx.client, body)).adopted) warn(...adoptedWarning("mgmt_tag", label));
-    const state = await readTag(ctx, label, planned);
+    const made = await createTagOnce(ctx.client, body);
+    ctx.reads.tags.invalidate();
+    if (made.adopted) warn(...adoptedWarning("mgmt_tag", label));
+    const state = await readTag(op, label, planned);
     if (state === null) throw new Error(`the tag "${label}" was created but cannot be read back`);
     return state;
   },
 
-  async read({ ctx }, state) {
-    return readTag(ctx, requireString(state, "label"), state);
+  async read(op, state) {
+    const label = requireString(state, "label");
+    const since = objectsReadAt(op.private);
+    const vouched = since && (await op.ctx.reads.tags.unchangedSince(label, since));
+    if (!vouched) return readTag(op, label, state);
+    op.private.set(OBJECTS_READ_AT, vouched.toISOString());
+    return state;
   },
 
   // Every argument replaces; an update only ever carries the computed id forward.
@@ -80,9 +102,10 @@ export const tagResource = defineResource<ProviderContext>({
 
   async delete({ ctx }, state) {
     await orNullIfGone(() => ctx.client.deleteTag(requireString(state, "label")));
+    ctx.reads.tags.invalidate();
   },
 
-  async importState({ ctx }, id) {
-    return readTag(ctx, id, null);
+  async importState(op, id) {
+    return readTag(op, id, null);
   },
 });
