@@ -2,6 +2,7 @@
  * A ProviderServer assembled from resource and data source declarations: dispatch by type name,
  * the generic lifecycle rules, cancellation, and failures turned into diagnostics the engine shows.
  */
+import { setMaxListeners } from "node:events";
 import { error, hasErrors, warning, type Diagnostic } from "./diagnostics";
 import { planChange, settleApplied, settleRead, validateAttributes } from "./lifecycle";
 import { silentLog, type Log } from "./log";
@@ -57,6 +58,8 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
   const functions = new Map((def.functions ?? []).map((f) => [f.name, f]));
   // One per process: StopProvider means the engine is about to end it, so nothing restarts.
   const stopping = new AbortController();
+  // Every request in flight listens to it, and an engine runs 10 operations at once, some paging.
+  setMaxListeners(0, stopping.signal);
   let ctx: Ctx | undefined;
 
   const resource = (typeName: string) => {
