@@ -61,6 +61,12 @@ async function snapshot<T>(items: AsyncIterable<T>, keyOf: (item: T) => string):
 const FEED_REACH_MS = 89 * 24 * 3600_000;
 /** Event stamps are whole seconds of the server's clock, which is not the provider's. */
 const CLOCK_SLACK_MS = 60_000;
+/**
+ * A question to the feed reaches this much further back than the mark that asked it: the reads
+ * of one refresh come in any order, and their marks spread over the last apply, so one question
+ * serves them all (the events it asks for are rare, so the extra hour costs little).
+ */
+const WINDOW_LEAD_MS = 3600_000;
 const TAGGABLE_TYPES = TaggedObject.options.map((o) => o.shape.type.value);
 /**
  * The events that may change which objects carry a tag: the tag deleted (a label is unique, so
@@ -117,9 +123,10 @@ export class TagReads {
     this.#window = undefined;
   }
 
-  /** One question to the feed serves every mark after its start; an earlier mark asks again, from there. */
-  #windowFrom(from: number): ChangeWindow {
-    if (this.#window && this.#window.from <= from) return this.#window;
+  /** One question to the feed serves every mark after its start; an earlier mark asks again, from further back. */
+  #windowFrom(needed: number): ChangeWindow {
+    if (this.#window && this.#window.from <= needed) return this.#window;
+    const from = needed - WINDOW_LEAD_MS;
     const asked = this.now();
     const filter = { "+and": [{ created: { "+gte": formatTimestamp(new Date(from)) } }, TAG_CHANGES] };
     return (this.#window = { from, asked, events: collectOrNull(this.client.listEvents({ filter })) });

@@ -89,6 +89,23 @@ describe("batched tag reads", () => {
     expect(requests()).toEqual(tags.map((t) => `GET /tags/${t.state.label as string}`).sort());
   });
 
+  it("asks the feed once for marks spread over a long apply, whatever order the reads come in", async () => {
+    const tags = await createTags("spread", 3);
+    const markedAgo = (t: Kept, minutes: number): Kept => ({
+      state: t.state,
+      private: new TextEncoder().encode(JSON.stringify({ objects_read_at: new Date(Date.now() - minutes * 60_000).toISOString() })),
+    });
+    const p = await provider();
+    for (const [t, minutes] of [
+      [tags[0]!, 1],
+      [tags[1]!, 20],
+      [tags[2]!, 45],
+    ] as const) {
+      expect((await p.readResource("mgmt_tag", t.state, markedAgo(t, minutes).private)).newState).toEqual(t.state);
+    }
+    expect(requests()).toEqual(["GET /account/events", "GET /tags"]);
+  });
+
   it("reads on its own a tag deleted and made again out of band with other objects, and drops one deleted", async () => {
     const tags = await createTags("drift", 3);
     await client.deleteTag("drift-0");
