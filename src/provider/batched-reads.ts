@@ -109,11 +109,12 @@ export class TagReads {
     if (!this.enabled || this.now().getTime() - since.getTime() > FEED_REACH_MS) return null;
     const labels = await (this.#labels ??= snapshot(this.client.listTags(), (t) => t.label));
     if (!labels?.delete(label)) return null;
-    const window = this.#windowFrom(since.getTime() - CLOCK_SLACK_MS);
+    const from = since.getTime() - CLOCK_SLACK_MS;
+    const window = this.#windowFrom(from);
     const events = await window.events;
     if (events === null) return null;
-    const from = since.getTime() - CLOCK_SLACK_MS;
-    const changed = events.some((e) => parseTimestamp(e.created).getTime() >= from && (e.action !== "tag_delete" || String(e.entity?.id) === label));
+    const mayBeThisTag = (e: Event) => e.action !== "tag_delete" || e.entity === null || String(e.entity.id) === label;
+    const changed = events.some((e) => parseTimestamp(e.created).getTime() >= from && mayBeThisTag(e));
     return changed ? null : window.asked;
   }
 
