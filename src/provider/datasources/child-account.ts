@@ -1,5 +1,5 @@
 /** data mgmt_child_account: one child account by euuid. */
-import type { ProviderContext } from "../config";
+import { childAccountEuuid, type ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";
 import { requireString } from "../framework/value";
@@ -11,7 +11,7 @@ export const childAccountDataSource = defineDataSource<ProviderContext>({
   attributes: {
     id: string("computed", "The child account's euuid."),
     ...contactAttributes,
-    euuid: string("required", "The child account's euuid.", { validate: (v) => (v.trim() === "" ? "must not be empty" : undefined) }),
+    euuid: childAccountEuuid,
   },
   async read({ ctx, signal }, config) {
     const c = await ctx.client.getChildAccount(requireString(config, "euuid"), { signal });

@@ -58,6 +58,11 @@ it("mgmt_child_account shows one child account by euuid", async () => {
   const { id, ...state } = await readOk(provider, "mgmt_child_account", { euuid: child!.euuid as string });
   expect(differences(child, state)).toEqual([]);
   expect(id).toBe(child!.euuid);
+  for (const euuid of ["", "has space", "a/b"]) {
+    expect((await read(provider, "mgmt_child_account", { euuid })).diagnostics).toEqual([
+      expect.objectContaining({ severity: "error", attribute: [{ attribute: "euuid" }], detail: expect.stringMatching(/must be a child account euuid/) }),
+    ]);
+  }
 });
 
 describe("mgmt_ssh_key", () => {
