@@ -54,6 +54,12 @@ test("a fixtures document with the billing sections; errors name the path", asyn
     await server.close();
   }
   await expect(startTestServer({ fixtures: { version: 1, invoices: [{ label: "x" }] } })).rejects.toThrow(/invoices/);
+  // A child account is reached by its euuid in a path: one no path can name is refused.
+  for (const euuid of ["has space", "a/b", ""]) {
+    await expect(startTestServer({ fixtures: { version: 1, child_accounts: [{ euuid }] } })).rejects.toThrow(
+      /child_accounts\[0\]\.euuid: must be a child account euuid/,
+    );
+  }
 });
 
 describe("admin endpoints", () => {
