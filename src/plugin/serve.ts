@@ -83,8 +83,8 @@ function startServing(
   },
 ): void {
   const { createTransport } = require("./transport") as typeof import("./transport");
-  // The router is loaded, with node:http2, while the engine dials and the TLS handshake waits
-  // for it (transport.ts); no stream can arrive before it is there.
+  // The router is loaded while the engine dials and the TLS handshake waits for it
+  // (transport.ts); no stream can arrive before it is there.
   let router: Router | undefined;
   const transport = createTransport({
     tls: options.tls,

@@ -10,7 +10,8 @@
  * It is calls.ts, a bundle of its own (dist/calls.js), so node does not even read or compile it
  * before the first answer.
  */
-import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
+import type { ServerStream } from "./h2/connection";
+import type { IncomingHeaders } from "./h2/headers";
 import type { ProviderServer } from "../provider/framework/server";
 import { GrpcServer } from "./grpc/server";
 import { type Logger, errorFields } from "./log";
@@ -23,7 +24,7 @@ export interface ServicesOptions {
 }
 
 export interface Router {
-  handleStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void;
+  handleStream(stream: ServerStream, headers: IncomingHeaders): void;
 }
 
 const STREAM_STDIO = "/plugin.GRPCStdio/StreamStdio";
@@ -60,5 +61,5 @@ export function startServices(options: ServicesOptions): Router {
     });
   }
 
-  return { handleStream: (stream, headers) => (!all && firstPaths.has(String(headers[":path"])) ? first : loadAll()).handleStream(stream, headers) };
+  return { handleStream: (stream, headers) => (!all && firstPaths.has(headers[":path"]) ? first : loadAll()).handleStream(stream, headers) };
 }

@@ -10,7 +10,7 @@
  * certificate (P-521, SHA-512) with it.
  */
 import { type KeyObject, X509Certificate, generateKeyPairSync, randomBytes, sign } from "node:crypto";
-import type { SecureServerOptions } from "node:http2";
+import type { TlsOptions } from "node:tls";
 
 export type Curve = "P-256" | "P-384" | "P-521";
 export type Hash = "sha256" | "sha384" | "sha512";
@@ -181,7 +181,7 @@ export function createSelfSignedCertificate(options: CertificateOptions = {}): S
  * rejectUnauthorized is off only so that the handshake completes and the transport can compare.
  * ALPN h2 is required by grpc-go ≥ 1.67 (Terraform 1.11+), which refuses a connection without it.
  */
-export function serverTlsOptions(server: SelfSignedCertificate): SecureServerOptions {
+export function serverTlsOptions(server: SelfSignedCertificate): TlsOptions {
   return {
     key: server.keyPem,
     cert: server.certPem,

@@ -7,15 +7,13 @@
  * context exists, and the engine waits for the line on every start.
  *
  * With TLS, the handshake is node:tls's alone, and only a connection that completed it with the
- * engine's certificate is handed to an HTTP/2 server (node:http2 on a plaintext server, which
- * does with a TLS socket exactly what its secure server does). So node:http2, the largest thing
- * the first answer needs, is loaded while the engine dials and while the handshake waits for
- * the engine's half of it, not before the handshake can begin.
+ * engine's certificate gets HTTP/2 (h2/connection.ts): a refused client never sees a frame.
  */
 import type { X509Certificate } from "node:crypto";
-import type * as http2 from "node:http2";
 import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
+import { type ServerStream, serveHttp2 } from "./h2/connection";
+import type { IncomingHeaders } from "./h2/headers";
 import type { Logger } from "./log";
 import { type SelfSignedCertificate, pinnedClientCertificate, serverTlsOptions } from "./tls";
 
@@ -23,14 +21,14 @@ export interface TransportOptions {
   /** The server's certificate and the engine's (PLUGIN_CLIENT_CERT), the only client accepted. */
   readonly tls?: { readonly serverCert: SelfSignedCertificate; readonly clientCert: X509Certificate };
   readonly log: Logger;
-  readonly onStream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => void;
+  readonly onStream: (stream: ServerStream, headers: IncomingHeaders) => void;
   /**
    * Runs once, while the engine dials and the TLS handshake waits for it (at the latest when a
    * connection completes it): the place to load what the first call needs. It may throw: the
    * transport then reports to onFailure instead of serving.
    */
   readonly prepare?: () => void;
-  /** A failure of prepare or of loading node:http2; the plugin cannot serve. */
+  /** A failure of prepare; the plugin cannot serve. */
   readonly onFailure?: (e: unknown) => void;
 }
 
@@ -39,59 +37,35 @@ export interface Transport {
   accept(socket: Socket): void;
 }
 
-/**
- * What node:http2 loads, in pieces of a millisecond or two (it is about ten in all): loaded one
- * event-loop turn at a time, a ClientHello or the engine's half of the handshake that arrives
- * meanwhile is answered after one piece rather than after all of them. Only timing depends on
- * this list; node:http2 loads whatever is missing from it.
- */
-const HTTP2_PARTS = ["node:assert", "node:http", "node:fs/promises"];
-
 export function createTransport(options: TransportOptions): Transport {
   const { log } = options;
-  let h2: http2.Http2Server | undefined;
-  let failed = false;
-  /** What is left to load before the HTTP/2 server can be made, first to last. */
-  const steps: (() => void)[] = [() => options.prepare?.(), ...HTTP2_PARTS.map((name) => () => require(name))];
-  const run = (step: () => void): void => {
-    try {
-      step();
-    } catch (e) {
-      failed = true;
-      if (options.onFailure) options.onFailure(e);
-      else throw e;
+  let prepared: "no" | "yes" | "failed" = "no";
+  /** Runs prepare once; false if it failed (onFailure has been told). */
+  const prepare = (): boolean => {
+    if (prepared === "no") {
+      try {
+        options.prepare?.();
+        prepared = "yes";
+      } catch (e) {
+        prepared = "failed";
+        if (options.onFailure) options.onFailure(e);
+        else throw e;
+      }
     }
-  };
-  /** The HTTP/2 server, made on first need; undefined (and onFailure told) if it cannot be made. */
-  const sessions = (): http2.Http2Server | undefined => {
-    while (!failed && !h2 && steps.length > 0) run(steps.shift()!);
-    if (h2 || failed) return h2;
-    run(() => {
-      const { createServer } = require("node:http2") as typeof import("node:http2");
-      // Responses up to the 256 MiB message limit may sit in the session while other calls
-      // arrive; node's default 10 MB session budget would then refuse new streams.
-      const server = createServer({ maxSessionMemory: 512 });
-      server.on("sessionError", (e: Error) => log("debug", "HTTP/2 session error", { error: e.message }));
-      server.on("stream", options.onStream);
-      h2 = server;
-    });
-    return h2;
-  };
-  /** Loads the next piece, then yields to the event loop, until the server is made. */
-  const warmUp = () => {
-    if (failed || h2) return;
-    if (steps.length > 0) run(steps.shift()!);
-    else sessions();
-    setImmediate(warmUp);
+    return prepared === "yes";
   };
 
-  /** Gives a connection to HTTP/2, or closes it when the server cannot be made. */
+  /** Gives a connection to HTTP/2, or closes it when the plugin cannot serve. */
   const handOver = (socket: Socket): void => {
-    const server = sessions();
-    if (server) server.emit("connection", socket);
-    else socket.destroy();
+    if (!prepare()) {
+      socket.destroy();
+      return;
+    }
+    serveHttp2(socket, { onStream: options.onStream, log: (message, fields) => log("debug", message, fields) });
   };
 
+  // What the first call needs loads while the engine reads the handshake line and dials.
+  setImmediate(prepare);
   if (!options.tls) return { accept: handOver };
 
   const { serverCert, clientCert } = options.tls;
@@ -109,8 +83,5 @@ export function createTransport(options: TransportOptions): Transport {
     }
     handOver(socket);
   });
-  // The TLS server is ready for the engine; the rest loads while the engine dials and while the
-  // handshake waits for its half, a piece per event-loop turn.
-  setImmediate(warmUp);
   return { accept: (socket) => secure.emit("connection", socket) };
 }

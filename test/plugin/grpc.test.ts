@@ -1,10 +1,13 @@
 /**
  * The hand-written gRPC server against an independent client (@grpc/grpc-js), in process over
- * plaintext h2: framing, status trailers, streaming, limits.
+ * plaintext h2 served by the plugin's own HTTP/2 connection: framing, status trailers,
+ * streaming, limits.
  */
 import * as http2 from "node:http2";
+import * as net from "node:net";
 import type { AddressInfo } from "node:net";
 import * as grpc from "@grpc/grpc-js";
+import { serveHttp2 } from "../../src/plugin/h2/connection";
 import { FrameDecoder, MAX_MESSAGE_SIZE, encodeFrame } from "../../src/plugin/grpc/framing";
 import { GrpcServer } from "../../src/plugin/grpc/server";
 import { GrpcError, Status, decodeGrpcMessage, encodeGrpcMessage } from "../../src/plugin/grpc/status";
@@ -48,7 +51,8 @@ describe("grpc-message encoding", () => {
 });
 
 describe("server", () => {
-  let server: http2.Http2Server;
+  let server: net.Server;
+  const sockets = new Set<net.Socket>();
   let client: grpc.Client;
   const errors: string[] = [];
   const echo = (b: Buffer) => b;
@@ -79,8 +83,10 @@ describe("server", () => {
       await call.send(Buffer.from("one"));
       throw new GrpcError(Status.UNAVAILABLE, "gone");
     });
-    server = http2.createServer();
-    server.on("stream", (s, h) => router.handleStream(s, h));
+    server = net.createServer((socket) => {
+      sockets.add(socket);
+      serveHttp2(socket, { onStream: (s, h) => router.handleStream(s, h) });
+    });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const { port } = server.address() as AddressInfo;
     client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
@@ -91,6 +97,7 @@ describe("server", () => {
 
   afterAll(async () => {
     client.close();
+    for (const socket of sockets) socket.destroy();
     await new Promise((r) => server.close(r));
   });
 

@@ -1,8 +1,8 @@
 /**
- * The transport loads node:http2 and what the first call needs (`prepare`) after the TLS server
- * is up, a piece per event-loop turn, so that a handshake in progress is not held up by it. Here,
- * in process: what it loads is there before the first stream, and a failure to load is reported
- * (the plugin then exits) rather than leaving the engine with a server that never answers.
+ * The transport loads what the first call needs (`prepare`) after the TLS server is up, while the
+ * engine dials. Here, in process: what it loads is there before the first stream, and a failure
+ * to load is reported (the plugin then exits) rather than leaving the engine with a server that
+ * never answers.
  */
 import { X509Certificate } from "node:crypto";
 import * as http2 from "node:http2";

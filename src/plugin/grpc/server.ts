@@ -1,5 +1,5 @@
 /**
- * The small gRPC server the plugin needs, directly on node:http2: unary and server-streaming
+ * The small gRPC server the plugin needs, directly on HTTP/2 streams: unary and server-streaming
  * methods routed by `:path`. @grpc/grpc-js would do this too, but loading it costs about as
  * much as starting node itself, and the engine starts the plugin several times per command.
  *
@@ -8,7 +8,8 @@
  * then trailers with `grpc-status`/`grpc-message`. Failures before any message is sent use a
  * "trailers-only" response (status in the one HEADERS frame), as gRPC servers do.
  */
-import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Stream } from "node:http2";
+import type { ServerStream } from "../h2/connection";
+import type { IncomingHeaders } from "../h2/headers";
 import { FrameDecoder, encodeFrame } from "./framing";
 import { GrpcError, Status, type StatusCode, encodeGrpcMessage } from "./status";
 
@@ -51,13 +52,11 @@ export class GrpcServer {
     return this;
   }
 
-  handleStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
-    const call = new Call(stream, String(headers[":path"] ?? ""), this.options);
-    // A reset or dropped stream emits 'error'; without a listener that would crash the process.
-    stream.on("error", () => call.abort());
+  handleStream(stream: ServerStream, headers: IncomingHeaders): void {
+    const call = new Call(stream, headers[":path"] ?? "", this.options);
     stream.on("close", () => call.abort());
 
-    const contentType = String(headers["content-type"] ?? "");
+    const contentType = headers["content-type"] ?? "";
     if (headers[":method"] !== "POST" || !/^application\/grpc([+;]|$)/.test(contentType)) {
       // Not gRPC at all: plain HTTP answer, as the spec asks (415 for a wrong content type).
       call.respondHttp(headers[":method"] !== "POST" ? 405 : 415);
@@ -65,7 +64,6 @@ export class GrpcServer {
     }
     const route = this.routes.get(call.path);
     if (!route) {
-      stream.resume();
       call.finish(Status.UNIMPLEMENTED, `unknown method ${call.path}`);
       return;
     }
@@ -79,7 +77,6 @@ export class GrpcServer {
         messages.push(...decoder.push(chunk));
       } catch (e) {
         failed = true;
-        stream.resume();
         call.fail(e);
       }
     });
@@ -102,7 +99,7 @@ class Call implements ServerStreamCall {
   done = false;
 
   constructor(
-    private readonly stream: ServerHttp2Stream,
+    private readonly stream: ServerStream,
     readonly path: string,
     private readonly options: GrpcServerOptions,
   ) {}
@@ -167,12 +164,11 @@ class Call implements ServerStreamCall {
       this.ended();
       return;
     }
-    const status: OutgoingHttpHeaders = { "grpc-status": String(code) };
+    const status: Record<string, string> = { "grpc-status": String(code) };
     if (message) status["grpc-message"] = encodeGrpcMessage(message);
     this.stream.once("close", () => this.ended());
     if (this.headersSent) {
-      this.stream.once("wantTrailers", () => this.stream.sendTrailers(status));
-      this.stream.end();
+      this.stream.end(status);
     } else {
       this.headersSent = true;
       this.stream.respond({ ":status": 200, "content-type": "application/grpc", ...status }, { endStream: true });
@@ -181,17 +177,16 @@ class Call implements ServerStreamCall {
 
   respondHttp(statusCode: number): void {
     this.done = true;
-    this.stream.resume();
     if (this.writable()) this.stream.respond({ ":status": statusCode }, { endStream: true });
   }
 
   private sendHeaders(): void {
     if (this.headersSent) return;
     this.headersSent = true;
-    this.stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+    this.stream.respond({ ":status": 200, "content-type": "application/grpc" });
   }
 
   private writable(): boolean {
-    return !this.stream.destroyed && !this.stream.closed;
+    return !this.stream.closed;
   }
 }
