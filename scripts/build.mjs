@@ -72,7 +72,10 @@ await Promise.all([
 ]);
 // The plugin answers the engines' first call, GetProviderSchema, with bytes computed here from
 // the provider bundle, so that answer never waits for the provider to load (src/plugin/main.ts).
+// They are a file of their own, read into a Buffer: inside dist/plugin.js they were more than
+// half its source, which node reads and V8 scans on every start.
 const schemaResponse = execFileSync(process.execPath, [snapshotTool, join(root, "dist/provider.js")], { encoding: "utf8" });
+writeFileSync(join(root, "dist/schema-response.bin"), Buffer.from(schemaResponse, "base64"));
 rmSync(dirname(snapshotTool), { recursive: true });
 // What the plugin runs after its handshake line (src/plugin/services.ts: the router that answers
 // the first calls) is dist/services.js, required by serve.ts at run time, and what it runs after
@@ -85,7 +88,6 @@ await esbuild.build({
   entryPoints: [join(root, "src/plugin/main.ts")],
   outfile: join(root, "dist/plugin.js"),
   external: [...common.external, "./services"],
-  define: { PROVIDER_SCHEMA_RESPONSE: JSON.stringify(schemaResponse) },
 });
 
 // 3. Executables.
@@ -111,7 +113,8 @@ mkdirSync(mirrorDir, { recursive: true });
 // machine that builds this version. exec, so the engine's signals reach node itself. The folder
 // comes from $0 by parameter expansion: `$(dirname "$0")` forked a subshell and dirname, about
 // 7 ms of every start (the engines start the plugin several times per command).
-for (const bundle of ["plugin.js", "services.js", "calls.js", "provider.js"]) copyFileSync(join(root, "dist", bundle), join(mirrorDir, bundle));
+for (const bundle of ["plugin.js", "services.js", "calls.js", "provider.js", "schema-response.bin"])
+  copyFileSync(join(root, "dist", bundle), join(mirrorDir, bundle));
 const mirrored = join(mirrorDir, "terraform-provider-mgmt");
 writeFileSync(mirrored, `#!/bin/sh\ncase $0 in */*) dir=\${0%/*} ;; *) dir=. ;; esac\nexec node "$dir/plugin.js" "$@"\n`);
 chmodSync(mirrored, 0o755);

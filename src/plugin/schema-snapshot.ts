@@ -1,6 +1,6 @@
 /**
  * A step of scripts/build.mjs: prints, in base64, the encoded GetProviderSchema answer of the
- * provider bundle named on the command line, for the build to define in dist/plugin.js (main.ts).
+ * provider bundle named on the command line, for the build to write beside dist/plugin.js (main.ts).
  * It is the answer the plugin would compute after loading that bundle, made by the same code.
  */
 import { encodeProviderSchemaResponse } from "./provider-service";
