@@ -300,17 +300,16 @@ class RawClient {
   }
 }
 
-const GET: [string, string][] = [
+const REQUEST: [string, string][] = [
   [":method", "POST"],
   [":scheme", "http"],
   [":path", "/echo"],
 ];
 
-async function connectionError(...bytes: Buffer[]): Promise<number> {
-  const client = await RawClient.connect();
-  client.send(...bytes);
+async function withRawClient<T>(fn: (client: RawClient) => Promise<T>, preface = true): Promise<T> {
+  const client = await RawClient.connect(preface);
   try {
-    return await client.goaway();
+    return await fn(client);
   } finally {
     client.close();
   }
@@ -318,8 +317,7 @@ async function connectionError(...bytes: Buffer[]): Promise<number> {
 
 describe("with hand-made frames", () => {
   test("the server's preface is SETTINGS with its limits, then a connection WINDOW_UPDATE", async () => {
-    const client = await RawClient.connect();
-    try {
+    await withRawClient(async (client) => {
       const settings = await client.expectFrame((f) => f.type === FrameType.SETTINGS && !(f.flags & Flag.ACK));
       expect(client.frames[0]).toBe(settings);
       const values = new Map<number, number>();
@@ -330,28 +328,22 @@ describe("with hand-made frames", () => {
       expect(update.streamId).toBe(0);
       expect(update.payload.readUInt32BE(0)).toBe(16 * 1024 * 1024 - 65_535);
       await client.expectFrame((f) => f.type === FrameType.SETTINGS && (f.flags & Flag.ACK) !== 0);
-    } finally {
-      client.close();
-    }
+    });
   });
 
   test("a request in raw frames is answered", async () => {
-    const client = await RawClient.connect();
-    try {
-      client.headers(1, GET);
+    await withRawClient(async (client) => {
+      client.headers(1, REQUEST);
       const headers = await client.expectFrame((f) => f.type === FrameType.HEADERS && f.streamId === 1);
       expect(headers.flags & Flag.END_STREAM).toBe(0);
       const trailers = await client.expectFrame((f) => f.type === FrameType.HEADERS && f.streamId === 1 && f !== headers);
       expect(trailers.flags & Flag.END_STREAM).toBe(Flag.END_STREAM);
-    } finally {
-      client.close();
-    }
+    });
   });
 
   test("a header block split over CONTINUATION frames, with padding and priority on the HEADERS", async () => {
-    const client = await RawClient.connect();
-    try {
-      const block = client.encoder.encode([...GET, ["x-long", "v".repeat(3000)]]);
+    await withRawClient(async (client) => {
+      const block = client.encoder.encode([...REQUEST, ["x-long", "v".repeat(3000)]]);
       const first = block.subarray(0, 100);
       const padded = Buffer.concat([Buffer.from([4]), Buffer.alloc(5), first, Buffer.alloc(4)]);
       client.send(
@@ -361,9 +353,7 @@ describe("with hand-made frames", () => {
       );
       const headers = await client.expectFrame((f) => f.type === FrameType.HEADERS && f.streamId === 1);
       expect(headers.payload.length).toBeGreaterThan(3000); // x-request carries x-long back
-    } finally {
-      client.close();
-    }
+    });
   });
 
   test.each([
@@ -372,10 +362,15 @@ describe("with hand-made frames", () => {
     ["a frame over 16,384 bytes", () => frame(FrameType.DATA, 0, 1, Buffer.alloc(16_385)), ErrorCode.FRAME_SIZE_ERROR, true],
     ["DATA on an idle stream", () => frame(FrameType.DATA, 0, 5, Buffer.from("x")), ErrorCode.PROTOCOL_ERROR, true],
     ["DATA on stream 0", () => frame(FrameType.DATA, 0, 0, Buffer.from("x")), ErrorCode.PROTOCOL_ERROR, true],
-    ["a client stream with an even id", () => frame(FrameType.HEADERS, Flag.END_HEADERS, 2, new HpackEncoder().encode(GET)), ErrorCode.PROTOCOL_ERROR, true],
+    [
+      "a client stream with an even id",
+      () => frame(FrameType.HEADERS, Flag.END_HEADERS, 2, new HpackEncoder().encode(REQUEST)),
+      ErrorCode.PROTOCOL_ERROR,
+      true,
+    ],
     [
       "a header block interrupted by another frame",
-      () => [...frame(FrameType.HEADERS, 0, 1, new HpackEncoder().encode(GET)), ...frame(FrameType.PING, 0, 0, Buffer.alloc(8))],
+      () => [...frame(FrameType.HEADERS, 0, 1, new HpackEncoder().encode(REQUEST)), ...frame(FrameType.PING, 0, 0, Buffer.alloc(8))],
       ErrorCode.PROTOCOL_ERROR,
       true,
     ],
@@ -389,33 +384,24 @@ describe("with hand-made frames", () => {
     ["PING of 7 bytes", () => frame(FrameType.PING, 0, 0, Buffer.alloc(7)), ErrorCode.FRAME_SIZE_ERROR, true],
     ["PUSH_PROMISE from a client", () => frame(FrameType.PUSH_PROMISE, Flag.END_HEADERS, 1, Buffer.alloc(4)), ErrorCode.PROTOCOL_ERROR, true],
   ] as const)("%s: GOAWAY and the connection closes", async (_name, bytes, code, afterPreface) => {
-    if (afterPreface) {
-      expect(await connectionError(...bytes())).toBe(code);
-    } else {
-      const client = await RawClient.connect(false);
+    const goaway = await withRawClient(async (client) => {
       client.send(...bytes());
-      try {
-        expect(await client.goaway()).toBe(code);
-      } finally {
-        client.close();
-      }
-    }
+      return client.goaway();
+    }, afterPreface);
+    expect(goaway).toBe(code);
   });
 
   test("HEADERS reusing a finished stream's id is a connection error", async () => {
-    const client = await RawClient.connect();
-    try {
-      client.headers(3, GET);
+    await withRawClient(async (client) => {
+      client.headers(3, REQUEST);
       await client.expectFrame((f) => f.type === FrameType.HEADERS && f.streamId === 3 && (f.flags & Flag.END_STREAM) !== 0);
-      client.headers(1, GET);
+      client.headers(1, REQUEST);
       expect(await client.goaway()).toBe(ErrorCode.STREAM_CLOSED);
-    } finally {
-      client.close();
-    }
+    });
   });
 
   test.each([
-    ["an upper-case header name", [...GET, ["X-Upper", "v"]]],
+    ["an upper-case header name", [...REQUEST, ["X-Upper", "v"]]],
     [
       "a pseudo-header after a regular one",
       [
@@ -432,51 +418,52 @@ describe("with hand-made frames", () => {
         [":scheme", "http"],
       ],
     ],
-    ["a connection-specific header", [...GET, ["connection", "keep-alive"]]],
-    ["te other than trailers", [...GET, ["te", "gzip"]]],
-    ["an unknown pseudo-header", [...GET, [":protocol", "x"]]],
+    ["a connection-specific header", [...REQUEST, ["connection", "keep-alive"]]],
+    ["te other than trailers", [...REQUEST, ["te", "gzip"]]],
+    ["an unknown pseudo-header", [...REQUEST, [":protocol", "x"]]],
   ] as [string, [string, string][]][])("%s: the stream is reset, the connection serves the next one", async (_name, fields) => {
-    const client = await RawClient.connect();
-    try {
+    await withRawClient(async (client) => {
       client.headers(1, fields);
       expect(await client.reset(1)).toBe(ErrorCode.PROTOCOL_ERROR);
-      client.headers(3, GET);
+      client.headers(3, REQUEST);
       await client.expectFrame((f) => f.type === FrameType.HEADERS && f.streamId === 3);
-    } finally {
-      client.close();
-    }
+    });
+  });
+
+  test("a response that ends before its request tells the client to stop sending: RST_STREAM(NO_ERROR) after it", async () => {
+    handler = (stream) => stream.respond({ ":status": 403 }, { endStream: true });
+    await withRawClient(async (client) => {
+      client.headers(1, REQUEST, Flag.END_HEADERS);
+      const response = await client.expectFrame((f) => f.type === FrameType.HEADERS && f.streamId === 1);
+      expect(response.flags & Flag.END_STREAM).toBe(Flag.END_STREAM);
+      expect(await client.reset(1)).toBe(ErrorCode.NO_ERROR);
+      expect(client.frames.indexOf(response)).toBeLessThan(client.frames.findIndex((f) => f.type === FrameType.RST_STREAM));
+    });
   });
 
   test("DATA after the client's END_STREAM resets the stream with STREAM_CLOSED", async () => {
     handler = () => {}; // never answers, so the stream stays half-closed
-    const client = await RawClient.connect();
-    try {
-      client.headers(1, GET);
+    await withRawClient(async (client) => {
+      client.headers(1, REQUEST);
       client.send(...frame(FrameType.DATA, 0, 1, Buffer.from("late")));
       expect(await client.reset(1)).toBe(ErrorCode.STREAM_CLOSED);
-    } finally {
-      client.close();
-    }
+    });
   });
 
   test("streams beyond the 1,000 concurrent are refused, and the earlier ones stay open", async () => {
     handler = () => {};
-    const client = await RawClient.connect();
-    try {
+    await withRawClient(async (client) => {
       const frames: Buffer[] = [];
-      for (let i = 0; i < 1001; i++) frames.push(...frame(FrameType.HEADERS, Flag.END_HEADERS, 1 + 2 * i, client.encoder.encode(GET)));
+      for (let i = 0; i < 1001; i++) frames.push(...frame(FrameType.HEADERS, Flag.END_HEADERS, 1 + 2 * i, client.encoder.encode(REQUEST)));
       client.send(...frames);
       expect(await client.reset(2001)).toBe(ErrorCode.REFUSED_STREAM);
       expect(client.frames.filter((f) => f.type === FrameType.RST_STREAM)).toHaveLength(1);
-    } finally {
-      client.close();
-    }
+    });
   });
 
   test("a header list over 64 KiB gets 431; the HPACK state stays in step for the next request", async () => {
-    const client = await RawClient.connect();
-    try {
-      const big = client.encoder.encode([...GET, ["x-big", "b".repeat(70 * 1024)]]);
+    await withRawClient(async (client) => {
+      const big = client.encoder.encode([...REQUEST, ["x-big", "b".repeat(70 * 1024)]]);
       const frames: Buffer[] = [];
       for (let offset = 0; offset < big.length; offset += 16_384) {
         const piece = big.subarray(offset, offset + 16_384);
@@ -487,12 +474,10 @@ describe("with hand-made frames", () => {
       }
       client.send(...frames);
       await client.expectFrame((f) => f.type === FrameType.HEADERS && f.streamId === 1);
-      client.headers(3, GET);
+      client.headers(3, REQUEST);
       await client.expectFrame((f) => f.type === FrameType.HEADERS && f.streamId === 3);
       expect(client.frames.some((f) => f.type === FrameType.GOAWAY)).toBe(false);
-    } finally {
-      client.close();
-    }
+    });
   });
 
   test("a response to a client with a zero stream window waits for its WINDOW_UPDATEs, and sends no more than they allow", async () => {
@@ -502,11 +487,10 @@ describe("with hand-made frames", () => {
         stream.write(Buffer.alloc(1000, 1));
         stream.end({ "grpc-status": "0" });
       });
-    const client = await RawClient.connect(false);
-    const data = () => client.frames.filter((f) => f.type === FrameType.DATA && f.streamId === 1).reduce((n, f) => n + f.payload.length, 0);
-    try {
+    await withRawClient(async (client) => {
+      const data = () => client.frames.filter((f) => f.type === FrameType.DATA && f.streamId === 1).reduce((n, f) => n + f.payload.length, 0);
       client.send(CLIENT_PREFACE, ...settingsFrame([[0x4, 0]]));
-      client.headers(1, GET);
+      client.headers(1, REQUEST);
       await client.expectFrame((f) => f.type === FrameType.HEADERS && f.streamId === 1);
       client.send(...frame(FrameType.PING, 0, 0, Buffer.alloc(8)));
       await client.expectFrame((f) => f.type === FrameType.PING);
@@ -521,8 +505,6 @@ describe("with hand-made frames", () => {
       const trailers = await client.expectFrame((f) => f.type === FrameType.HEADERS && (f.flags & Flag.END_STREAM) !== 0);
       expect(trailers.streamId).toBe(1);
       expect(data()).toBe(1000);
-    } finally {
-      client.close();
-    }
+    }, false);
   });
 });

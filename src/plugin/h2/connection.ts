@@ -36,7 +36,7 @@ import {
   windowUpdateFrame,
 } from "./frames";
 import { type IncomingHeaders, type OutgoingHeaders, requestHeaders, responseFields } from "./headers";
-import { HeaderListTooLarge, HpackDecoder, HpackEncoder, HpackError } from "./hpack";
+import { type HeaderField, HeaderListTooLarge, HpackDecoder, HpackEncoder, HpackError } from "./hpack";
 
 const LOCAL_SETTINGS = {
   maxConcurrentStreams: 1000,
@@ -110,8 +110,6 @@ interface StreamState {
   remoteClosed: boolean;
   /** end() was called: the queued data, then `trailers` (or an empty DATA frame), end the stream. */
   ending: { readonly trailers: OutgoingHeaders | undefined } | undefined;
-  /** END_STREAM or RST_STREAM has been sent. */
-  localClosed: boolean;
   readonly pending: Buffer[];
   pendingBytes: number;
   needDrain: boolean;
@@ -126,11 +124,11 @@ interface HeaderBlock {
 
 const EMPTY = Buffer.alloc(0);
 
-export function serveHttp2(socket: Duplex, options: ConnectionOptions): Connection {
-  return new Connection(socket, options);
+export function serveHttp2(socket: Duplex, options: ConnectionOptions): void {
+  new Connection(socket, options);
 }
 
-export class Connection {
+class Connection {
   private input: Buffer = EMPTY;
   private prefaceSeen = false;
   private settingsSeen = false;
@@ -172,21 +170,21 @@ export class Connection {
 
   isLocallyClosed(id: number): boolean {
     const state = this.streams.get(id);
-    return !state || state.localClosed || state.ending !== undefined;
+    return !state || state.ending !== undefined;
   }
 
   respond(id: number, headers: OutgoingHeaders, endStream: boolean): void {
     const state = this.streams.get(id);
-    if (!state || state.localClosed) return;
+    if (!state) return;
     if (state.headersSent) throw new Error(`stream ${id}: response headers already sent`);
     state.headersSent = true;
-    this.send(...headerFrames(id, this.encoder.encode(responseFields(headers)), endStream, this.peerMaxFrameSize));
+    this.sendHeaders(id, responseFields(headers), endStream);
     if (endStream) this.closeLocal(state);
   }
 
   write(id: number, data: Uint8Array): boolean {
     const state = this.streams.get(id);
-    if (!state || state.localClosed || state.ending) return true;
+    if (!state || state.ending) return true;
     if (!state.headersSent) throw new Error(`stream ${id}: data before response headers`);
     if (data.length > 0) {
       state.pending.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
@@ -200,7 +198,7 @@ export class Connection {
 
   end(id: number, trailers: OutgoingHeaders | undefined): void {
     const state = this.streams.get(id);
-    if (!state || state.localClosed || state.ending) return;
+    if (!state || state.ending) return;
     if (!state.headersSent) throw new Error(`stream ${id}: end before response headers`);
     state.ending = { trailers };
     this.flushStream(state);
@@ -333,7 +331,7 @@ export class Connection {
     }
     if (tooLarge || !fields) {
       // §8.2.3 / RFC 6585: the request is not served; the client learns why.
-      this.send(...headerFrames(streamId, this.encoder.encode([[":status", "431"]]), true, this.peerMaxFrameSize));
+      this.sendHeaders(streamId, [[":status", "431"]], true);
       if (!block.endStream) this.send(...rstStreamFrame(streamId, ErrorCode.NO_ERROR));
       return;
     }
@@ -350,7 +348,6 @@ export class Connection {
       headersSent: false,
       remoteClosed: false,
       ending: undefined,
-      localClosed: false,
       pending: [],
       pendingBytes: 0,
       needDrain: false,
@@ -398,7 +395,6 @@ export class Connection {
     if (payload.length !== 4) throw new ConnectionError(ErrorCode.FRAME_SIZE_ERROR, "RST_STREAM not 4 bytes");
     const state = this.streams.get(h.streamId);
     if (state) {
-      state.localClosed = state.remoteClosed = true;
       this.close(state);
     } else if (h.streamId > this.lastStreamId) {
       throw new ConnectionError(ErrorCode.PROTOCOL_ERROR, `RST_STREAM on idle stream ${h.streamId}`);
@@ -516,12 +512,16 @@ export class Connection {
       state.needDrain = false;
       process.nextTick(() => state.stream.emit("drain"));
     }
-    if (state.ending && !state.localClosed) {
+    if (state.ending) {
       const { trailers } = state.ending;
-      if (trailers) this.send(...headerFrames(id, this.encoder.encode(responseFields(trailers)), true, this.peerMaxFrameSize));
+      if (trailers) this.sendHeaders(id, responseFields(trailers), true);
       else this.send(...frame(FrameType.DATA, Flag.END_STREAM, id));
       this.closeLocal(state);
     }
+  }
+
+  private sendHeaders(id: number, fields: HeaderField[], endStream: boolean): void {
+    this.send(...headerFrames(id, this.encoder.encode(fields), endStream, this.peerMaxFrameSize));
   }
 
   private flushBlocked(): void {
@@ -533,10 +533,10 @@ export class Connection {
 
   // --- stream ends -----------------------------------------------------------------------------
 
+  /** The request is complete; the stream stays open (in `streams`) until our response ends it. */
   private closeRemote(state: StreamState): void {
     state.remoteClosed = true;
     state.stream.emit("end");
-    if (state.localClosed) this.close(state);
   }
 
   /**
@@ -544,11 +544,7 @@ export class Connection {
    * response is complete and did not need the rest.
    */
   private closeLocal(state: StreamState): void {
-    state.localClosed = true;
-    if (!state.remoteClosed) {
-      this.send(...rstStreamFrame(state.stream.id, ErrorCode.NO_ERROR));
-      state.remoteClosed = true;
-    }
+    if (!state.remoteClosed) this.send(...rstStreamFrame(state.stream.id, ErrorCode.NO_ERROR));
     this.close(state);
   }
 
@@ -556,15 +552,13 @@ export class Connection {
   private reset(state: StreamState, code: ErrorCode): void {
     this.log("reset a stream", { stream: state.stream.id, code });
     this.send(...rstStreamFrame(state.stream.id, code));
-    state.localClosed = state.remoteClosed = true;
     this.close(state);
   }
 
+  /** The stream is over for both sides, however it ended: a stream is open while it is in `streams`. */
   private close(state: StreamState): void {
     if (!this.streams.delete(state.stream.id)) return;
     this.blocked.delete(state);
-    state.pending.length = 0;
-    state.pendingBytes = 0;
     process.nextTick(() => state.stream.emit("close"));
   }
 
@@ -605,10 +599,7 @@ export class Connection {
   private teardown(): void {
     this.dead = true;
     this.outbox = [];
-    for (const state of [...this.streams.values()]) {
-      state.localClosed = state.remoteClosed = true;
-      this.close(state);
-    }
+    for (const state of [...this.streams.values()]) this.close(state);
   }
 
   private log(message: string, fields?: Record<string, unknown>): void {

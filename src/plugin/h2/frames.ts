@@ -76,7 +76,7 @@ export function readFrameHeader(bytes: Buffer, offset: number): FrameHeader {
   };
 }
 
-export function frameHeader(length: number, type: number, flags: number, streamId: number): Buffer {
+function frameHeader(length: number, type: number, flags: number, streamId: number): Buffer {
   const out = Buffer.allocUnsafe(FRAME_HEADER_LENGTH);
   out.writeUIntBE(length, 0, 3);
   out[3] = type;

@@ -64,7 +64,8 @@ export class HuffmanError extends Error {}
 
 /**
  * Decodes a Huffman-coded string to its octets (as latin1, one char per octet). Refuses what
- * §5.2 refuses: the EOS symbol, and padding longer than 7 bits or not made of ones.
+ * §5.2 refuses: the EOS symbol, and padding longer than 7 bits or not made of ones. The code is
+ * complete (every 30 bits hold a symbol), so no other bit string is invalid.
  */
 export function huffmanDecode(bytes: Uint8Array): string {
   const { symbols, firstCode, firstIndex, count } = table();
@@ -82,8 +83,6 @@ export function huffmanDecode(bytes: Uint8Array): string {
         out.push(symbol);
         code = 0;
         length = 0;
-      } else if (length === MAX_LENGTH) {
-        throw new HuffmanError("invalid Huffman code");
       }
     }
   }
