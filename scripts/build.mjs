@@ -93,14 +93,33 @@ await esbuild.build({
 // 3. Executables.
 step("bin");
 mkdirSync(join(root, "bin"), { recursive: true });
-for (const [name, target] of [
-  ["mgmt", "cli.js"],
-  ["terraform-provider-mgmt", "plugin.js"],
-]) {
-  const file = join(root, "bin", name);
-  writeFileSync(file, `#!/usr/bin/env node\nrequire("../dist/${target}");\n`);
+/**
+ * The plugin's launcher, a shell script: `plugin` is the bundle's path relative to the script's
+ * folder. The folder comes from $0 by parameter expansion: `$(dirname "$0")` forked a subshell and
+ * dirname, about 7 ms of every start (the engines start the plugin several times per command);
+ * only a start through a symlink (npm's node_modules/.bin) pays for readlink. exec, so the
+ * engine's signals reach node itself. NODE_EXTRA_CA_CERTS is handed over under another name:
+ * node would parse that file and its own roots before running anything, tens of milliseconds
+ * of every start, while only the API client needs them (src/provider/extra-ca.ts).
+ */
+const pluginLauncher = (plugin) => `#!/bin/sh
+if [ -n "\${NODE_EXTRA_CA_CERTS-}" ]; then
+  MGMT_PLUGIN_NODE_EXTRA_CA_CERTS=$NODE_EXTRA_CA_CERTS
+  export MGMT_PLUGIN_NODE_EXTRA_CA_CERTS
+  unset NODE_EXTRA_CA_CERTS
+fi
+self=$0
+[ -L "$self" ] && self=$(readlink -f "$self")
+case $self in */*) dir=\${self%/*} ;; *) dir=. ;; esac
+exec node "$dir/${plugin}" "$@"
+`;
+
+const writeExecutable = (file, text) => {
+  writeFileSync(file, text);
   chmodSync(file, 0o755);
-}
+};
+writeExecutable(join(root, "bin", "mgmt"), `#!/usr/bin/env node\nrequire("../dist/cli.js");\n`);
+writeExecutable(join(root, "bin", "terraform-provider-mgmt"), pluginLauncher("../dist/plugin.js"));
 
 // The same plugin as a local provider mirror (unpacked layout), for engines and tools that
 // insist on a version constraint, such as cdktf: dev_overrides cannot satisfy one at init.
@@ -110,14 +129,10 @@ const mirrorDir = join(root, "dist", "mirror", source, version, platform);
 mkdirSync(mirrorDir, { recursive: true });
 // Self-contained and relative: the bundles sit beside a launcher that finds node on PATH, so
 // the package (and the h1: hash engines record in .terraform.lock.hcl) is the same on every
-// machine that builds this version. exec, so the engine's signals reach node itself. The folder
-// comes from $0 by parameter expansion: `$(dirname "$0")` forked a subshell and dirname, about
-// 7 ms of every start (the engines start the plugin several times per command).
+// machine that builds this version.
 for (const bundle of ["plugin.js", "services.js", "calls.js", "provider.js", "schema-response.bin"])
   copyFileSync(join(root, "dist", bundle), join(mirrorDir, bundle));
-const mirrored = join(mirrorDir, "terraform-provider-mgmt");
-writeFileSync(mirrored, `#!/bin/sh\ncase $0 in */*) dir=\${0%/*} ;; *) dir=. ;; esac\nexec node "$dir/plugin.js" "$@"\n`);
-chmodSync(mirrored, 0o755);
+writeExecutable(join(mirrorDir, "terraform-provider-mgmt"), pluginLauncher("plugin.js"));
 
 // `--mirror-only` stops here: the provider package is all that tests of the package need.
 if (process.argv.includes("--mirror-only")) process.exit(0);

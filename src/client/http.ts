@@ -4,6 +4,7 @@
  */
 import { STATUS_CODES } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
+import type { SecureContext } from "node:tls";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { version } from "../../package.json";
@@ -80,6 +81,8 @@ export interface HttpOptions {
   readonly dispatcher?: Dispatcher;
   /** Pool size when the client makes its own Pool; default 16. */
   readonly connections?: number;
+  /** TLS trust for an https API when the client makes its own Pool; default node's. */
+  readonly secureContext?: SecureContext;
   readonly onRetry?: (event: RetryEvent) => void;
   readonly onAttempt?: (event: AttemptEvent) => void;
   /** Cancels every call that does not bring its own signal (the provider's "stop"). */
@@ -253,7 +256,7 @@ export class HttpClient {
         connections: opts.connections ?? DEFAULT_CONNECTIONS,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        connect: { timeout: Math.min(this.timeoutMs, 10_000) },
+        connect: { timeout: Math.min(this.timeoutMs, 10_000), ...(opts.secureContext ? { secureContext: opts.secureContext } : {}) },
       });
       this.#ownsDispatcher = true;
     }

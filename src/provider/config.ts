@@ -6,6 +6,7 @@
 import { ApiError, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, MgmtClient, type Credentials } from "../client";
 import { ChildAccountEuuid } from "../contract/account";
 import { batchedReads, type BatchedReads } from "./batched-reads";
+import { extraCaContext } from "./extra-ca";
 import { bool, int, listBlock, number, string } from "./framework/attributes";
 import { attr, error, type AttributePath, type Diagnostic } from "./framework/diagnostics";
 import type { Log } from "./framework/log";
@@ -117,11 +118,13 @@ export async function configureProvider(
   if (diagnostics.length > 0 || !url || !token) return { diagnostics };
 
   const minDelay = knownNumber(config, "retry_min_delay_ms") ?? PROVIDER_DEFAULTS.retryMinDelayMs;
+  const secureContext = new URL(url).protocol === "https:" ? extraCaContext(env, log) : undefined;
   const clientWith = (credentials: string | Credentials) =>
     new MgmtClient({
       url,
       token: credentials,
       signal,
+      ...(secureContext ? { secureContext } : {}),
       timeoutMs: (knownNumber(config, "request_timeout") ?? PROVIDER_DEFAULTS.requestTimeoutSeconds) * 1000,
       maxRetries: knownNumber(config, "max_retries") ?? PROVIDER_DEFAULTS.maxRetries,
       retry: { baseDelayMs: minDelay, maxDelayMs: knownNumber(config, "retry_max_delay_ms") ?? Math.max(minDelay, PROVIDER_DEFAULTS.retryMaxDelayMs) },

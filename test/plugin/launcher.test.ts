@@ -1,0 +1,106 @@
+/**
+ * bin/terraform-provider-mgmt, the shell launcher the engines run (the provider package's is
+ * the same script): it finds the bundle through a symlink, and it takes NODE_EXTRA_CA_CERTS
+ * away from node (which would parse it at every start) and hands it to the provider, which
+ * must then trust it for an HTTPS API exactly as node would have.
+ */
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { type Server, createServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { repoPath } from "../../src/harness/paths";
+import { startServe, type RunningServer } from "../../src/harness/serve";
+import { createSelfSignedCertificate } from "../../src/plugin/tls";
+import { HANDED_OVER_ENV } from "../../src/provider/extra-ca";
+import { PluginHarness } from "./harness";
+
+const LAUNCHER = repoPath("bin/terraform-provider-mgmt");
+
+/** The environment node was exec'd with, as Linux shows it. */
+function environOf(pid: number): Map<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+  return new Map(entries.map((e) => [e.slice(0, e.indexOf("=")), e.slice(e.indexOf("=") + 1)]));
+}
+
+/** An HTTPS front for the local API, with a certificate no bundled root signed. */
+async function httpsFront(target: string, cert: { certPem: string; keyPem: string }): Promise<{ server: Server; url: string }> {
+  const upstream = new URL(target);
+  const server = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
+    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on("error", () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, url: `https://localhost:${(server.address() as AddressInfo).port}${upstream.pathname}` };
+}
+
+describe("the plugin's launcher", () => {
+  let dir: string;
+  let api: RunningServer;
+  let front: { server: Server; url: string };
+  let caFile: string;
+  const plugins: PluginHarness[] = [];
+
+  const start = async (env: Record<string, string | undefined>, executable = LAUNCHER) => {
+    const plugin = await PluginHarness.start({ executable, env: { NODE_EXTRA_CA_CERTS: undefined, ...env } });
+    plugins.push(plugin);
+    return plugin;
+  };
+  const readProfile = async (plugin: PluginHarness) => {
+    expect((await plugin.configureProvider({ url: front.url, token: api.token })).diagnostics).toEqual([]);
+    return plugin.readDataSource("mgmt_profile", {});
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "mgmt-launcher-"));
+    const cert = createSelfSignedCertificate();
+    caFile = join(dir, "extra-ca.pem");
+    writeFileSync(caFile, cert.certPem);
+    api = await startServe();
+    front = await httpsFront(api.url, cert);
+  });
+  afterAll(async () => {
+    await Promise.all(plugins.map((p) => p.kill()));
+    front?.server.close();
+    await api?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("starts through a symlink, as from node_modules/.bin", async () => {
+    const link = join(dir, "terraform-provider-mgmt");
+    symlinkSync(LAUNCHER, link);
+    const plugin = await start({}, link);
+    expect((await plugin.getProviderSchema()).diagnostics).toEqual([]);
+  });
+
+  it("starts node without NODE_EXTRA_CA_CERTS and hands the file to the provider", async () => {
+    const plugin = await start({ NODE_EXTRA_CA_CERTS: caFile });
+    const environ = environOf(plugin.child.pid!);
+    expect(environ.has("NODE_EXTRA_CA_CERTS")).toBe(false);
+    expect(environ.get(HANDED_OVER_ENV)).toBe(caFile);
+  });
+
+  it("trusts the handed-over certificates for an HTTPS API, as node would", async () => {
+    const { state, diagnostics } = await readProfile(await start({ NODE_EXTRA_CA_CERTS: caFile }));
+    expect(diagnostics).toEqual([]);
+    expect(state).toMatchObject({ username: "admin" });
+  });
+
+  it("refuses the same API without them", async () => {
+    const { diagnostics } = await readProfile(await start({}));
+    expect(diagnostics).toEqual([expect.objectContaining({ severity: "error", detail: expect.stringMatching(/SELF_SIGNED_CERT/) })]);
+  });
+
+  it("skips a CA file it cannot read, with a warning, as node does", async () => {
+    const missing = join(dir, "missing.pem");
+    const plugin = await start({ NODE_EXTRA_CA_CERTS: missing });
+    const { diagnostics } = await readProfile(plugin);
+    expect(diagnostics).toEqual([expect.objectContaining({ severity: "error", detail: expect.stringMatching(/SELF_SIGNED_CERT/) })]);
+    expect(plugin.stderr).toContain(`Ignoring extra certs from ${missing}`);
+  });
+});
