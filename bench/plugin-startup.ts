@@ -3,25 +3,99 @@
  * go-plugin's environment and P-521 client certificate, read the handshake line, dial the
  * address over TLS (ALPN h2, mutual authentication), send GetProviderSchema and time the
  * complete answer. Against a bare `node -e 0` (spawn to exit) in the same run, interleaved so
- * that machine noise falls on both alike. The engines start the plugin two or three times per
- * command and ask for the schema each time, so this is latency a user feels.
- * Run with `npm run bench` (BENCH_RUNS sets the runs per side).
+ * that machine noise falls on all alike, and against a floor: a node process that does only
+ * what no plugin can skip (listen, print the line, the same mutual TLS handshake, write as many
+ * bytes as the answer). The engines start the plugin two or three times per command and ask for
+ * the schema each time, so this is latency a user feels.
+ *
+ * NODE_EXTRA_CA_CERTS makes every node process parse a CA bundle before it runs any code; the
+ * plugin's launcher avoids that (src/provider/extra-ca.ts), bare node cannot. So when it is set,
+ * the runs are repeated without it, where the ratios measure the plugin's own work.
+ * Run with `npm run bench` (BENCH_RUNS sets the runs per contender).
  */
 import { spawn } from "node:child_process";
 import type { ClientHttp2Session } from "node:http2";
 import { performance } from "node:perf_hooks";
+import { connect as tlsConnect } from "node:tls";
 import { repoPath } from "../src/harness/paths";
 import { tfplugin6 } from "../src/plugin/proto/gen/messages";
-import { connectH2, goPluginClientCertificate, launchPlugin } from "../test/plugin/harness";
+import { createSelfSignedCertificate } from "../src/plugin/tls";
+import { connectH2, goPluginClientCertificate, launchPlugin, parseHandshake } from "../test/plugin/harness";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
 const clientCert = goPluginClientCertificate(); // go-plugin makes it before the spawn, too
+const floorCert = createSelfSignedCertificate();
 
 /** Milliseconds from spawn to the process exiting. */
-function bareNode(): Promise<number> {
+function bareNode(env: NodeJS.ProcessEnv): Promise<number> {
   const start = performance.now();
-  const child = spawn(process.execPath, ["-e", "0"], { stdio: "ignore" });
+  const child = spawn(process.execPath, ["-e", "0"], { stdio: "ignore", env });
   return new Promise((resolve) => child.once("exit", () => resolve(performance.now() - start)));
+}
+
+// The floor's whole program. Its certificate comes made, and the client's is accepted
+// unchecked after the handshake, as the plugin pins it: less work than any plugin does.
+const FLOOR = `
+const path = require("path").join(require("os").tmpdir(), "floor-" + process.pid + ".sock");
+const server = require("net").createServer();
+server.listen(path, () => {
+  require("fs").writeSync(1, "1|6|unix|" + path + "|grpc|" + process.env.FLOOR_CERT_DER + "\\n");
+  const tls = require("tls");
+  const context = tls.createSecureContext({ cert: process.env.FLOOR_CERT, key: process.env.FLOOR_KEY, ca: [] });
+  server.on("connection", (socket) => {
+    const secure = new tls.TLSSocket(socket, { isServer: true, secureContext: context, requestCert: true, rejectUnauthorized: false, ALPNProtocols: ["h2"] });
+    secure.on("secure", () => secure.write(Buffer.alloc(Number(process.env.FLOOR_BYTES))));
+    secure.on("error", () => {});
+  });
+});
+process.on("SIGTERM", () => { server.close(); process.exit(0); });
+`;
+
+/** Milliseconds from spawn to `bytes` bytes received over the floor's TLS connection. */
+async function floor(env: NodeJS.ProcessEnv, bytes: number): Promise<number> {
+  const start = performance.now();
+  const child = spawn(process.execPath, ["-e", FLOOR], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: {
+      ...env,
+      FLOOR_CERT: floorCert.certPem,
+      FLOOR_KEY: floorCert.keyPem,
+      FLOOR_CERT_DER: floorCert.certDer.toString("base64").replace(/=+$/, ""),
+      FLOOR_BYTES: String(bytes),
+    },
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout!.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("\n")) resolve(out.slice(0, out.indexOf("\n")));
+      });
+      child.once("exit", (code) => reject(new Error(`floor exited (${code}) before its line`)));
+    });
+    const { address } = parseHandshake(line, true);
+    await new Promise<void>((resolve, reject) => {
+      const socket = tlsConnect({
+        path: address,
+        servername: "localhost",
+        ALPNProtocols: ["h2"],
+        ca: floorCert.certPem,
+        cert: clientCert.certPem,
+        key: clientCert.keyPem,
+      });
+      let received = 0;
+      socket.on("data", (d: Buffer) => {
+        received += d.length;
+        if (received >= bytes) resolve();
+      });
+      socket.on("error", reject);
+    });
+    return performance.now() - start;
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+  }
 }
 
 /** One unary gRPC call on the session; resolves with the response message once the trailers say OK. */
@@ -44,9 +118,9 @@ function unary(session: ClientHttp2Session, path: string, request: Uint8Array): 
   });
 }
 
-/** Milliseconds from spawn to the handshake line and to the whole GetProviderSchema answer. */
-async function pluginFirstAnswer(): Promise<{ handshake: number; schema: number }> {
-  const plugin = await launchPlugin({ executable: repoPath("bin/terraform-provider-mgmt"), clientCert });
+/** Milliseconds from spawn to the handshake line and to the whole GetProviderSchema answer, and the answer's size. */
+async function pluginFirstAnswer(env: NodeJS.ProcessEnv): Promise<{ handshake: number; schema: number; bytes: number }> {
+  const plugin = await launchPlugin({ executable: repoPath("bin/terraform-provider-mgmt"), clientCert, env });
   const session = connectH2(plugin.handshake, clientCert);
   try {
     session.on("error", () => {}); // a failure shows up as the call's rejection
@@ -56,7 +130,7 @@ async function pluginFirstAnswer(): Promise<{ handshake: number; schema: number 
     if (answer.diagnostics.length > 0 || Object.keys(answer.resourceSchemas).length === 0) {
       throw new Error(`unexpected answer: ${answer.diagnostics.map((d) => d.summary).join("; ") || "no resource schemas"}\n${plugin.output.stderr}`);
     }
-    return { handshake: plugin.startMs, schema };
+    return { handshake: plugin.startMs, schema, bytes: bytes.length };
   } finally {
     session.destroy();
     plugin.child.kill("SIGTERM");
@@ -66,25 +140,36 @@ async function pluginFirstAnswer(): Promise<{ handshake: number; schema: number 
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function main() {
+async function measure(label: string, env: NodeJS.ProcessEnv): Promise<void> {
   const bare: number[] = [];
+  const floors: number[] = [];
   const handshake: number[] = [];
   const schema: number[] = [];
-  await pluginFirstAnswer(); // warm the file cache for both
-  await bareNode();
+  const { bytes } = await pluginFirstAnswer(env); // warms the file cache for all
+  await floor(env, bytes);
+  await bareNode(env);
   for (let i = 0; i < RUNS; i++) {
-    bare.push(await bareNode());
-    const p = await pluginFirstAnswer();
+    bare.push(await bareNode(env));
+    floors.push(await floor(env, bytes));
+    const p = await pluginFirstAnswer(env);
     handshake.push(p.handshake);
     schema.push(p.schema);
   }
   const b = median(bare);
-  const row = (label: string, ms: number, ratio = true) =>
-    `${label.padEnd(48)}median ${ms.toFixed(1).padStart(6)} ms${ratio ? `  ${(ms / b).toFixed(2)}x` : ""}\n`;
-  process.stdout.write(`runs per side: ${RUNS} (interleaved)\n`);
+  const row = (name: string, ms: number, ratio = true) =>
+    `  ${name.padEnd(54)}median ${ms.toFixed(1).padStart(6)} ms${ratio ? `  ${(ms / b).toFixed(2)}x` : ""}\n`;
+  process.stdout.write(`${label}\n`);
   process.stdout.write(row("bare node -e 0, spawn to exit", b, false));
+  process.stdout.write(row(`floor: line, mutual TLS, ${bytes} bytes`, median(floors)));
   process.stdout.write(row("plugin, spawn to handshake line", median(handshake)));
   process.stdout.write(row("plugin, spawn to GetProviderSchema answer", median(schema)));
+}
+
+async function main() {
+  process.stdout.write(`runs per contender: ${RUNS} (interleaved)\n`);
+  const extraCa = process.env.NODE_EXTRA_CA_CERTS;
+  await measure(extraCa ? `with NODE_EXTRA_CA_CERTS=${extraCa}` : "without NODE_EXTRA_CA_CERTS", process.env);
+  if (extraCa) await measure("without NODE_EXTRA_CA_CERTS", { ...process.env, NODE_EXTRA_CA_CERTS: undefined });
 }
 
 void main();
