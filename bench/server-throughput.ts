@@ -33,6 +33,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /** BENCH_POSTGRES=0 leaves Postgres out (a quicker run while working on the SQLite path). */
 const POSTGRES = process.env.BENCH_POSTGRES !== "0";
 const WARMUP = 200;
+/** Each target's unmeasured traffic of each method before its rounds. */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 
 function ed25519KeyText(): string {
   const der = generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" });
@@ -145,6 +147,10 @@ async function main(): Promise<void> {
 
     const rounds = { GET: [] as Rate[][], POST: [] as Rate[][] };
     for (const method of ["GET", "POST"] as const) {
+      // V8 takes seconds of a route's traffic to compile its hot paths (POSTs ran at a third of
+      // their later rate in the first second): the rounds measure the steady state a long-running
+      // server is in, not its first few thousand requests.
+      for (const target of targets) await load(target, method, { seconds: WARMUP_SECONDS });
       for (let round = 0; round < ROUNDS; round++) {
         const rates: Rate[] = [];
         // Each round starts with another target, and each turn with a short warm-up, so the
