@@ -18,13 +18,28 @@ import type { ClientHttp2Session } from "node:http2";
 import { performance } from "node:perf_hooks";
 import { connect as tlsConnect } from "node:tls";
 import { repoPath } from "../src/harness/paths";
+import { encodeValue } from "../src/plugin/codec";
 import { tfplugin6 } from "../src/plugin/proto/gen/messages";
+import { createProvider } from "../src/provider";
+import { blockType } from "../src/provider/framework/schema";
 import { createSelfSignedCertificate } from "../src/plugin/tls";
 import { connectH2, goPluginClientCertificate, launchPlugin, parseHandshake } from "../test/plugin/harness";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
 const clientCert = goPluginClientCertificate(); // go-plugin makes it before the spawn, too
 const floorCert = createSelfSignedCertificate();
+
+/** ValidateProviderConfig of an empty provider block, the engines' first call after the schema in most starts. */
+const VALIDATE_PROVIDER_CONFIG = (() => {
+  const { block } = createProvider().schemas().provider;
+  const empty = {
+    ...Object.fromEntries(Object.keys(block.attributes ?? {}).map((name) => [name, null])),
+    ...Object.fromEntries(
+      Object.entries(block.block_types ?? {}).map(([name, bt]) => [name, bt.nesting_mode === "list" || bt.nesting_mode === "set" ? [] : null]),
+    ),
+  };
+  return tfplugin6.ValidateProviderConfig.Request.encode({ config: { msgpack: encodeValue(empty, blockType(block)) } }).finish();
+})();
 
 /** Milliseconds from spawn to the process exiting. */
 function bareNode(env: NodeJS.ProcessEnv): Promise<number> {
@@ -118,8 +133,12 @@ function unary(session: ClientHttp2Session, path: string, request: Uint8Array): 
   });
 }
 
-/** Milliseconds from spawn to the handshake line and to the whole GetProviderSchema answer, and the answer's size. */
-async function pluginFirstAnswer(env: NodeJS.ProcessEnv): Promise<{ handshake: number; schema: number; bytes: number }> {
+/**
+ * Milliseconds from spawn to the handshake line, to the whole GetProviderSchema answer, and to the
+ * answer to the ValidateProviderConfig sent after it (which loads the provider); and the schema
+ * answer's size.
+ */
+async function pluginFirstAnswer(env: NodeJS.ProcessEnv): Promise<{ handshake: number; schema: number; validate: number; bytes: number }> {
   const plugin = await launchPlugin({ executable: repoPath("bin/terraform-provider-mgmt"), clientCert, env });
   const session = connectH2(plugin.handshake, clientCert);
   try {
@@ -130,7 +149,12 @@ async function pluginFirstAnswer(env: NodeJS.ProcessEnv): Promise<{ handshake: n
     if (answer.diagnostics.length > 0 || Object.keys(answer.resourceSchemas).length === 0) {
       throw new Error(`unexpected answer: ${answer.diagnostics.map((d) => d.summary).join("; ") || "no resource schemas"}\n${plugin.output.stderr}`);
     }
-    return { handshake: plugin.startMs, schema, bytes: bytes.length };
+    const validation = tfplugin6.ValidateProviderConfig.Response.decode(
+      await unary(session, "/tfplugin6.Provider/ValidateProviderConfig", VALIDATE_PROVIDER_CONFIG),
+    );
+    const validate = performance.now() - plugin.spawnedAt;
+    if (validation.diagnostics.length > 0) throw new Error(`ValidateProviderConfig: ${validation.diagnostics.map((d) => d.summary).join("; ")}`);
+    return { handshake: plugin.startMs, schema, validate, bytes: bytes.length };
   } finally {
     session.destroy();
     plugin.child.kill("SIGTERM");
@@ -145,6 +169,7 @@ async function measure(label: string, env: NodeJS.ProcessEnv): Promise<void> {
   const floors: number[] = [];
   const handshake: number[] = [];
   const schema: number[] = [];
+  const validate: number[] = [];
   const { bytes } = await pluginFirstAnswer(env); // warms the file cache for all
   await floor(env, bytes);
   await bareNode(env);
@@ -154,6 +179,7 @@ async function measure(label: string, env: NodeJS.ProcessEnv): Promise<void> {
     const p = await pluginFirstAnswer(env);
     handshake.push(p.handshake);
     schema.push(p.schema);
+    validate.push(p.validate);
   }
   const b = median(bare);
   const row = (name: string, ms: number, ratio = true) =>
@@ -163,6 +189,7 @@ async function measure(label: string, env: NodeJS.ProcessEnv): Promise<void> {
   process.stdout.write(row(`floor: line, mutual TLS, ${bytes} bytes`, median(floors)));
   process.stdout.write(row("plugin, spawn to handshake line", median(handshake)));
   process.stdout.write(row("plugin, spawn to GetProviderSchema answer", median(schema)));
+  process.stdout.write(row("plugin, then to the ValidateProviderConfig answer", median(validate)));
 }
 
 async function main() {
