@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 
@@ -47,8 +47,29 @@ execFileSync(bin("pbts"), ["-o", join(genDir, "messages.d.ts"), join(genDir, "me
 
 // 2. Bundles.
 step("bundle");
+/**
+ * zod re-exports every locale it has as a namespace (`z.locales`), which esbuild cannot prune
+ * from `z.object(...)`-style use: 360 KB of the 950 KB provider bundle, parsed on every load.
+ * Nothing here selects a locale; zod registers English by importing it directly, so the
+ * namespace is reduced to that one.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, ({ path, resolveDir }) => {
+      const dir = dirname(join(resolveDir, path));
+      // Named relative to the checkout: the name lands in the bundle, and the package hash must not depend on where it was built.
+      return dir.includes(join("node_modules", "zod")) ? { path: relative(root, dir), namespace: "zod-locales", pluginData: dir } : undefined;
+    });
+    build.onLoad({ filter: /.*/, namespace: "zod-locales" }, ({ pluginData }) => ({
+      contents: `export { default as en } from "./en.js";`,
+      resolveDir: pluginData,
+    }));
+  },
+};
 const common = {
   bundle: true,
+  plugins: [zodEnglishOnly],
   platform: "node",
   target: "node20",
   format: "cjs",
@@ -69,7 +90,12 @@ const undiciApart = {
   },
 };
 await Promise.all([
-  esbuild.build({ ...common, entryPoints: [join(root, "src/provider/index.ts")], outfile: join(root, "dist/provider.js"), plugins: [undiciApart] }),
+  esbuild.build({
+    ...common,
+    entryPoints: [join(root, "src/provider/index.ts")],
+    outfile: join(root, "dist/provider.js"),
+    plugins: [...common.plugins, undiciApart],
+  }),
   esbuild.build({ ...common, entryPoints: [createRequire(import.meta.url).resolve("undici")], outfile: join(root, "dist/undici.js") }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/cli/main.ts")], outfile: join(root, "dist/cli.js") }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/harness/start.ts")], outfile: join(root, "dist/start.js") }),
