@@ -23,7 +23,7 @@ import { tfplugin6 } from "../src/plugin/proto/gen/messages";
 import { createProvider } from "../src/provider";
 import { blockType } from "../src/provider/framework/schema";
 import { createSelfSignedCertificate } from "../src/plugin/tls";
-import { connectH2, goPluginClientCertificate, launchPlugin, parseHandshake } from "../test/plugin/harness";
+import { connectH2, goPluginClientCertificate, launchPlugin } from "../test/plugin/harness";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
 const clientCert = goPluginClientCertificate(); // go-plugin makes it before the spawn, too
@@ -32,12 +32,10 @@ const floorCert = createSelfSignedCertificate();
 /** ValidateProviderConfig of an empty provider block, the engines' first call after the schema in most starts. */
 const VALIDATE_PROVIDER_CONFIG = (() => {
   const { block } = createProvider().schemas().provider;
-  const empty = {
-    ...Object.fromEntries(Object.keys(block.attributes ?? {}).map((name) => [name, null])),
-    ...Object.fromEntries(
-      Object.entries(block.block_types ?? {}).map(([name, bt]) => [name, bt.nesting_mode === "list" || bt.nesting_mode === "set" ? [] : null]),
-    ),
-  };
+  // Absent attributes go out as null (the codec fills them); an absent list or set block is empty, as the engines send it.
+  const empty = Object.fromEntries(
+    Object.entries(block.block_types ?? {}).map(([name, bt]) => [name, bt.nesting_mode === "list" || bt.nesting_mode === "set" ? [] : null]),
+  );
   return tfplugin6.ValidateProviderConfig.Request.encode({ config: { msgpack: encodeValue(empty, blockType(block)) } }).finish();
 })();
 
@@ -68,9 +66,10 @@ process.on("SIGTERM", () => { server.close(); process.exit(0); });
 
 /** Milliseconds from spawn to `bytes` bytes received over the floor's TLS connection. */
 async function floor(env: NodeJS.ProcessEnv, bytes: number): Promise<number> {
-  const start = performance.now();
-  const child = spawn(process.execPath, ["-e", FLOOR], {
-    stdio: ["ignore", "pipe", "inherit"],
+  const started = await launchPlugin({
+    executable: process.execPath,
+    args: ["-e", FLOOR],
+    clientCert,
     env: {
       ...env,
       FLOOR_CERT: floorCert.certPem,
@@ -79,20 +78,10 @@ async function floor(env: NodeJS.ProcessEnv, bytes: number): Promise<number> {
       FLOOR_BYTES: String(bytes),
     },
   });
-  const exited = new Promise((resolve) => child.once("exit", resolve));
   try {
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout!.on("data", (d: Buffer) => {
-        out += d.toString();
-        if (out.includes("\n")) resolve(out.slice(0, out.indexOf("\n")));
-      });
-      child.once("exit", (code) => reject(new Error(`floor exited (${code}) before its line`)));
-    });
-    const { address } = parseHandshake(line, true);
     await new Promise<void>((resolve, reject) => {
       const socket = tlsConnect({
-        path: address,
+        path: started.handshake.address,
         servername: "localhost",
         ALPNProtocols: ["h2"],
         ca: floorCert.certPem,
@@ -106,10 +95,10 @@ async function floor(env: NodeJS.ProcessEnv, bytes: number): Promise<number> {
       });
       socket.on("error", reject);
     });
-    return performance.now() - start;
+    return performance.now() - started.spawnedAt;
   } finally {
-    child.kill("SIGTERM");
-    await exited;
+    started.child.kill("SIGTERM");
+    await started.exited;
   }
 }
 
