@@ -5,7 +5,6 @@
 // with lazily-loaded provider code starts far faster than a tree of node_modules.
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -79,14 +78,16 @@ const common = {
   external: ["better-sqlite3", "pg", "pg-native"],
 };
 const snapshotTool = join(mkdtempSync(join(tmpdir(), "mgmt-build-")), "schema-snapshot.js");
-// undici was half of dist/provider.js's bytes, and node parses every byte of a bundle it loads,
-// while the engines' validation calls (a start of their own per command) load the provider and
-// never make a request. So it is a bundle of its own, dist/undici.js, which the API client
-// requires when it makes its connection pool (src/client/http.ts).
-const undiciApart = {
-  name: "undici-apart",
+// undici and zod were four fifths of dist/provider.js's bytes, and node parses every byte of a
+// bundle it loads, while the engines' validation calls (a start of their own per command) load
+// the provider and never make a request. So each is a bundle of its own beside it, which only
+// the API client requires: undici when it makes its connection pool (src/client/http.ts), zod
+// with the contract's schemas, which load with the client on ConfigureProvider (src/provider/config.ts).
+const APART = ["undici", "zod"];
+const apart = {
+  name: "apart",
   setup(build) {
-    build.onResolve({ filter: /^undici$/ }, () => ({ path: "./undici.js", external: true }));
+    build.onResolve({ filter: new RegExp(`^(${APART.join("|")})$`) }, ({ path }) => ({ path: `./${path}.js`, external: true }));
   },
 };
 await Promise.all([
@@ -94,9 +95,11 @@ await Promise.all([
     ...common,
     entryPoints: [join(root, "src/provider/index.ts")],
     outfile: join(root, "dist/provider.js"),
-    plugins: [...common.plugins, undiciApart],
+    plugins: [...common.plugins, apart],
   }),
-  esbuild.build({ ...common, entryPoints: [createRequire(import.meta.url).resolve("undici")], outfile: join(root, "dist/undici.js") }),
+  ...APART.map((name) =>
+    esbuild.build({ ...common, stdin: { contents: `export * from "${name}";`, resolveDir: root }, outfile: join(root, `dist/${name}.js`) }),
+  ),
   esbuild.build({ ...common, entryPoints: [join(root, "src/cli/main.ts")], outfile: join(root, "dist/cli.js") }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/harness/start.ts")], outfile: join(root, "dist/start.js") }),
   esbuild.build({
@@ -168,7 +171,7 @@ mkdirSync(mirrorDir, { recursive: true });
 // Self-contained and relative: the bundles sit beside a launcher that finds node on PATH, so
 // the package (and the h1: hash engines record in .terraform.lock.hcl) is the same on every
 // machine that builds this version.
-for (const bundle of ["plugin.js", "services.js", "calls.js", "provider.js", "undici.js", "schema-response.bin"])
+for (const bundle of ["plugin.js", "services.js", "calls.js", "provider.js", ...APART.map((name) => `${name}.js`), "schema-response.bin"])
   copyFileSync(join(root, "dist", bundle), join(mirrorDir, bundle));
 writeExecutable(join(mirrorDir, "terraform-provider-mgmt"), pluginLauncher("plugin.js"));
 

@@ -8,7 +8,7 @@
  * the client's retry budget. A refusal (4xx) is final, as before.
  */
 import type { z } from "zod";
-import { formatTimestamp, parseTimestamp } from "../contract/common";
+import { formatTimestamp, parseTimestamp } from "../contract/timestamps";
 import type { OAuthClient, OAuthClientCreate } from "../contract/oauth-clients";
 import { sameSshKey } from "../contract/sshkey-format";
 import type { SshKey, SshKeyCreate } from "../contract/sshkeys";

@@ -10,11 +10,9 @@ import type { z } from "zod";
 import { version } from "../../package.json";
 import { ErrorBody } from "../contract/common";
 import { ApiError, NetworkError, ResponseShapeError, type ApiErrorItem, type ShapeIssue } from "./errors";
-import { DEFAULT_RETRY_POLICY, backoffDelay, classifyError, decideRetry, type FailureKind, type RetryPolicy } from "./retry";
+import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, backoffDelay, classifyError, decideRetry, type FailureKind, type RetryPolicy } from "./retry";
 
 export const DEFAULT_USER_AGENT = `terraform-provider-mgmt/${version}`;
-/** Per attempt: covers connecting, waiting for headers and reading the body. */
-export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECTIONS = 16;
 
 export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";

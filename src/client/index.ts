@@ -23,10 +23,10 @@ import { HttpClient, route, type BinaryResponse, type CallOptions, type HttpOpti
 import { paginate } from "./paginate";
 
 export * from "./errors";
-export { DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT_MS, DEFAULT_USER_AGENT, HttpClient, route, type Credentials } from "./http";
+export { DEFAULT_CONNECTIONS, DEFAULT_USER_AGENT, HttpClient, route, type Credentials } from "./http";
 export type { AttemptEvent, BinaryResponse, CallOptions, HttpOptions, Method, Query, RequestSpec, RetryEvent, Sleep } from "./http";
 export { listAll, paginate, type PageFetcher } from "./paginate";
-export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry";
+export { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, type RetryPolicy } from "./retry";
 
 export type MgmtClientOptions = HttpOptions;
 

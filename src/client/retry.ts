@@ -47,6 +47,9 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
   maxRetryAfterMs: 120_000,
 });
 
+/** How long one attempt may take: connecting, waiting for headers and reading the body. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
 /** Methods that may be repeated without changing the result (RFC 9110 §9.2.2). */
 export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
 /** Statuses worth another try of an idempotent request. */

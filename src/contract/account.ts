@@ -4,100 +4,12 @@
  * maintenance and notifications. Account-wide logins reuse `Login` (Part 1).
  */
 import { z } from "zod";
-import { Timestamp } from "./common";
-
-/** The contract's field lengths for `PUT /account`. */
-export const ACCOUNT_FIELD_MAX = {
-  address_1: 64,
-  address_2: 64,
-  city: 24,
-  company: 128,
-  email: 128,
-  first_name: 50,
-  last_name: 50,
-  phone: 32,
-  state: 24,
-  tax_id: 25,
-} as const;
-/** Not shown by the contract; a cap so a zip stays a zip. */
-export const ZIP_MAX = 16;
+import { Timestamp, ruled } from "./common";
+import { ACCOUNT_CONTACT_RULES, childAccountEuuid } from "./field-rules";
 
 export const BILLING_SOURCES = ["partner", "compute"] as const;
 
-/** US zip: five digits, optionally `-` and four more (ZIP+4). */
-export const US_ZIP_PATTERN = /^\d{5}(-\d{4})?$/;
-
-/** USPS codes: states, DC, territories and the military AA, AE, AP. */
-export const US_STATE_CODES = [
-  "AL",
-  "AK",
-  "AZ",
-  "AR",
-  "CA",
-  "CO",
-  "CT",
-  "DE",
-  "DC",
-  "FL",
-  "GA",
-  "HI",
-  "ID",
-  "IL",
-  "IN",
-  "IA",
-  "KS",
-  "KY",
-  "LA",
-  "ME",
-  "MD",
-  "MA",
-  "MI",
-  "MN",
-  "MS",
-  "MO",
-  "MT",
-  "NE",
-  "NV",
-  "NH",
-  "NJ",
-  "NM",
-  "NY",
-  "NC",
-  "ND",
-  "OH",
-  "OK",
-  "OR",
-  "PA",
-  "RI",
-  "SC",
-  "SD",
-  "TN",
-  "TX",
-  "UT",
-  "VT",
-  "VA",
-  "WA",
-  "WV",
-  "WI",
-  "WY",
-  "AS",
-  "GU",
-  "MP",
-  "PR",
-  "VI",
-  "UM",
-  "FM",
-  "MH",
-  "PW",
-  "AA",
-  "AE",
-  "AP",
-] as const;
-export const CA_PROVINCE_CODES = ["AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU", "ON", "PE", "QC", "SK", "YT"] as const;
-
-const lengthReason = (max: number) => `Length must be ${max} characters or less.`;
-const text = (field: keyof typeof ACCOUNT_FIELD_MAX) =>
-  z.string(`${field} must be a string`).max(ACCOUNT_FIELD_MAX[field], lengthReason(ACCOUNT_FIELD_MAX[field]));
+const contact = (field: keyof typeof ACCOUNT_CONTACT_RULES) => ruled(ACCOUNT_CONTACT_RULES[field], `${field} must be a string`).optional();
 
 export const CreditCardSummary = z.object({
   expiry: z.string().nullable(),
@@ -115,23 +27,6 @@ export const Promotion = z.object({
   this_month_credit_remaining: z.string(),
 });
 export type Promotion = z.infer<typeof Promotion>;
-
-/** The contact fields `PUT /account` may change. */
-export const ACCOUNT_CONTACT_FIELDS = [
-  "address_1",
-  "address_2",
-  "city",
-  "company",
-  "country",
-  "email",
-  "first_name",
-  "last_name",
-  "phone",
-  "state",
-  "tax_id",
-  "zip",
-] as const;
-export type AccountContactField = (typeof ACCOUNT_CONTACT_FIELDS)[number];
 
 const accountFields = {
   active_since: Timestamp,
@@ -170,22 +65,20 @@ export type ChildAccount = z.infer<typeof ChildAccount>;
  * are the server's.
  */
 export const AccountUpdate = z.object({
-  address_1: text("address_1").optional(),
-  address_2: text("address_2").optional(),
-  city: text("city").optional(),
-  company: text("company").optional(),
-  country: z
-    .string("country must be a string")
-    .regex(/^[A-Za-z]{2}$/, "country must be a two-letter ISO 3166 code")
+  address_1: contact("address_1"),
+  address_2: contact("address_2"),
+  city: contact("city"),
+  company: contact("company"),
+  country: ruled(ACCOUNT_CONTACT_RULES.country, "country must be a string")
     .transform((s) => s.toUpperCase())
     .optional(),
-  email: z.email("Must be a valid email address").max(ACCOUNT_FIELD_MAX.email, lengthReason(ACCOUNT_FIELD_MAX.email)).optional(),
-  first_name: text("first_name").optional(),
-  last_name: text("last_name").optional(),
-  phone: text("phone").optional(),
-  state: text("state").optional(),
-  tax_id: text("tax_id").optional(),
-  zip: z.string("zip must be a string").max(ZIP_MAX, lengthReason(ZIP_MAX)).optional(),
+  email: contact("email"),
+  first_name: contact("first_name"),
+  last_name: contact("last_name"),
+  phone: contact("phone"),
+  state: contact("state"),
+  tax_id: contact("tax_id"),
+  zip: contact("zip"),
 });
 export type AccountUpdate = z.input<typeof AccountUpdate>;
 
@@ -199,10 +92,7 @@ export const RegionAvailability = z.object({
 });
 export type RegionAvailability = z.infer<typeof RegionAvailability>;
 
-/** A child account's euuid as a path segment takes it (the operator assigns them; upstream's are upper-case UUIDs). */
-export const ChildAccountEuuid = z
-  .string()
-  .regex(/^[^\s/]+$/, { error: (issue) => `must be a child account euuid, without spaces or slashes; got "${String(issue.input)}"` });
+export const ChildAccountEuuid = ruled(childAccountEuuid);
 
 /** Proxy-user tokens last 15 minutes unless the operator says otherwise. */
 export const PROXY_TOKEN_MINUTES = 15;

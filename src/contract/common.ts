@@ -1,16 +1,16 @@
 /** Shapes every area shares: timestamps, the error body, the paginated envelope, page bounds. */
 import { z } from "zod";
+import { PATH_ID_PATTERN, type FieldRule } from "./field-rules";
+import { TIMESTAMP_PATTERN } from "./timestamps";
 
-/** All times on the wire are UTC without offset or fraction, as upstream clients parse them. */
-export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 export const Timestamp = z.string().regex(TIMESTAMP_PATTERN, "must be a UTC timestamp YYYY-MM-DDTHH:MM:SS");
 
-export function formatTimestamp(date: Date): string {
-  return date.toISOString().slice(0, 19);
-}
-
-export function parseTimestamp(text: string): Date {
-  return new Date(`${text}Z`);
+/** A string schema that applies a field rule (./field-rules.ts), its reason the issue's message. */
+export function ruled(rule: FieldRule, typeMessage?: string) {
+  return z.string(typeMessage).superRefine((text, ctx) => {
+    const reason = rule(text);
+    if (reason !== undefined) ctx.addIssue({ code: "custom", message: reason });
+  });
 }
 
 export const ErrorItem = z.object({
@@ -66,7 +66,4 @@ export const PageQuery = z.object({
 export type PageQuery = z.output<typeof PageQuery>;
 
 /** Path ids are positive integers; anything else is simply not found. */
-export const PathId = z
-  .string()
-  .regex(/^[1-9]\d{0,15}$/)
-  .transform(Number);
+export const PathId = z.string().regex(PATH_ID_PATTERN).transform(Number);

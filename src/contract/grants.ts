@@ -1,40 +1,7 @@
 /** `GET /profile/grants`: what a restricted user may do (204, no body, for an unrestricted user). */
 import { z } from "zod";
+import { GLOBAL_GRANT_FLAGS, GRANT_ENTITY_TYPES, GRANT_PERMISSIONS, type GlobalGrantFlag, type GrantEntityType } from "./enums";
 
-export const GRANT_ENTITY_TYPES = [
-  "database",
-  "domain",
-  "image",
-  "compute",
-  "loadbalancer",
-  "longview",
-  "nodebalancer",
-  "stackscript",
-  "volume",
-  "vpc",
-] as const;
-export type GrantEntityType = (typeof GRANT_ENTITY_TYPES)[number];
-
-export const GLOBAL_GRANT_FLAGS = [
-  "add_databases",
-  "add_domains",
-  "add_firewalls",
-  "add_images",
-  "add_computes",
-  "add_loadbalancers",
-  "add_longview",
-  "add_nodebalancers",
-  "add_stackscripts",
-  "add_volumes",
-  "add_vpcs",
-  "cancel_account",
-  "child_account_access",
-  "longview_subscription",
-] as const;
-export type GlobalGrantFlag = (typeof GLOBAL_GRANT_FLAGS)[number];
-
-/** The values the service gives; the complete set is "not shown" (null: no access). */
-export const GRANT_PERMISSIONS = ["read_only", "read_write"] as const;
 export const GrantPermission = z.enum(GRANT_PERMISSIONS).nullable();
 
 export const EntityGrant = z.object({ id: z.number().int(), label: z.string(), permissions: GrantPermission });

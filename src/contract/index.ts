@@ -1,4 +1,7 @@
 export * from "./common";
+export * from "./timestamps";
+export * from "./field-rules";
+export * from "./enums";
 export * from "./profile";
 export * from "./sshkeys";
 export * from "./sshkey-format";

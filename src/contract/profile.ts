@@ -1,9 +1,10 @@
 /** The acting user's profile (`/profile`). */
 import { z } from "zod";
-import { parseSshPublicKey } from "./sshkey-format";
+import { ruled } from "./common";
+import { LISH_AUTH_METHODS } from "./enums";
+import { email, sshPublicKeyText, timeZone } from "./field-rules";
 
 export const AUTHENTICATION_TYPES = ["password", "idp"] as const;
-export const LISH_AUTH_METHODS = ["password_keys", "keys_only", "disabled"] as const;
 
 export const Referrals = z.object({
   code: z.string(),
@@ -31,19 +32,6 @@ export const Profile = z.object({
 });
 export type Profile = z.infer<typeof Profile>;
 
-export const EMAIL_MAX = 128;
-
-/** Whether `name` is a time zone the runtime knows (IANA names, plus `UTC`). */
-export function isTimeZone(name: string): boolean {
-  if (name === "" || name.length > 64) return false;
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * `PUT /profile`: every field optional; read-only fields sent back (uid, username,
  * referrals...) are ignored. Rules that depend on the stored profile (ip_whitelist_enabled
@@ -51,21 +39,13 @@ export function isTimeZone(name: string): boolean {
  * email cannot change) are the server's.
  */
 export const ProfileUpdate = z.object({
-  authorized_keys: z
-    .array(
-      z.string().superRefine((text, ctx) => {
-        const parsed = parseSshPublicKey(text);
-        if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.reason });
-      }),
-    )
-    .nullable()
-    .optional(),
-  email: z.email("Must be a valid email address").max(EMAIL_MAX, `Length must be ${EMAIL_MAX} characters or less.`).optional(),
+  authorized_keys: z.array(ruled(sshPublicKeyText)).nullable().optional(),
+  email: ruled(email).optional(),
   email_notifications: z.boolean().optional(),
   ip_whitelist_enabled: z.boolean().optional(),
   lish_auth_method: z.enum(LISH_AUTH_METHODS).optional(),
   restricted: z.boolean().optional(),
-  timezone: z.string().refine(isTimeZone, "Must be a valid time zone such as UTC or America/New_York").optional(),
+  timezone: ruled(timeZone).optional(),
   two_factor_auth: z.boolean().optional(),
 });
 export type ProfileUpdate = z.input<typeof ProfileUpdate>;

@@ -1,16 +1,10 @@
 /** SSH keys of the profile (`/profile/sshkeys`). */
 import { z } from "zod";
-import { Timestamp } from "./common";
-import { parseSshPublicKey } from "./sshkey-format";
+import { Timestamp, ruled } from "./common";
+import { sshKeyLabel, sshPublicKeyText } from "./field-rules";
 
-export const SSH_KEY_LABEL_MAX = 64;
-
-export const SshKeyLabel = z.string().max(SSH_KEY_LABEL_MAX, `Length must be ${SSH_KEY_LABEL_MAX} characters or less.`);
-
-export const SshPublicKeyText = z.string().superRefine((text, ctx) => {
-  const parsed = parseSshPublicKey(text);
-  if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.reason });
-});
+export const SshKeyLabel = ruled(sshKeyLabel);
+export const SshPublicKeyText = ruled(sshPublicKeyText);
 
 export const SshKey = z.object({
   id: z.number().int(),

@@ -5,10 +5,8 @@
  * names where the seed says "not shown" (`watchdog_enabled`, `backups.schedule.day`).
  */
 import { z } from "zod";
-import { Timestamp } from "./common";
-
-export const TAG_LABEL = { min: 3, max: 50 } as const;
-const lengthMessage = `Length must be between ${TAG_LABEL.min} and ${TAG_LABEL.max} characters.`;
+import { Timestamp, ruled } from "./common";
+import { tagLabel } from "./field-rules";
 
 export const Tag = z.object({ label: z.string() });
 export type Tag = z.infer<typeof Tag>;
@@ -17,7 +15,7 @@ const ids = z.array(z.number().int().positive("must be a positive integer")).max
 
 /** `POST /tags`. The seed leaves the domain list's name "not shown"; upstream calls it `domains`. */
 export const TagCreate = z.object({
-  label: z.string().min(TAG_LABEL.min, lengthMessage).max(TAG_LABEL.max, lengthMessage),
+  label: ruled(tagLabel),
   computes: ids.optional(),
   domains: ids.optional(),
   volumes: ids.optional(),

@@ -1,9 +1,8 @@
 /** Personal access tokens (`/profile/tokens`) and the OAuth scope text they carry. */
 import { z } from "zod";
-import { Timestamp, formatTimestamp } from "./common";
-import { Scopes } from "./scopes";
-
-export const TOKEN_LABEL = { min: 1, max: 100 } as const;
+import { Timestamp, ruled } from "./common";
+import { oauthScopesText, tokenLabel } from "./field-rules";
+import { formatTimestamp } from "./timestamps";
 
 /** After creation the API shows only this many leading characters of a token. */
 export const TOKEN_PREFIX_LENGTH = 16;
@@ -11,17 +10,8 @@ export const TOKEN_PREFIX_LENGTH = 16;
 /** `mgmt serve` labels the token it mints for its bootstrap user with the time of the start. */
 export const bootstrapTokenLabel = (at: string): string => `mgmt serve ${at}`;
 export const BOOTSTRAP_TOKEN_LABEL = /^mgmt serve \d{4}-\d{2}-\d{2}T/;
-const labelReason = `Length must be between ${TOKEN_LABEL.min} and ${TOKEN_LABEL.max} characters.`;
-export const TokenLabel = z.string().min(TOKEN_LABEL.min, labelReason).max(TOKEN_LABEL.max, labelReason);
-
-/**
- * OAuth scope text: `*`, or space-separated `<area>:<access>` items; `*` stands alone.
- * The grammar is `Scopes.parse`, which the server enforces with the same rules.
- */
-export const OAuthScopesText = z.string().superRefine((text, ctx) => {
-  const parsed = Scopes.parse(text);
-  if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.reason });
-});
+export const TokenLabel = ruled(tokenLabel);
+export const OAuthScopesText = ruled(oauthScopesText);
 
 /**
  * A date-time a client sends: `YYYY-MM-DDTHH:MM:SS`, optionally with a fraction and a `Z` or

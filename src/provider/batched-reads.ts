@@ -9,9 +9,9 @@
  * scope), reads fall back to one GET each.
  */
 import type { MgmtClient } from "../client";
-import { formatTimestamp, parseTimestamp } from "../contract/common";
+import { formatTimestamp, parseTimestamp } from "../contract/timestamps";
 import type { Event } from "../contract/events";
-import { TaggedObject } from "../contract/tags";
+import { TAGGED_OBJECT_TYPES } from "../contract/enums";
 import { orNullIfGone } from "./resources/ids";
 
 export class BatchedCollection<T> {
@@ -67,14 +67,13 @@ const CLOCK_SLACK_MS = 60_000;
  * serves them all (the events it asks for are rare, so the extra hour costs little).
  */
 const WINDOW_LEAD_MS = 3600_000;
-const TAGGABLE_TYPES = TaggedObject.options.map((o) => o.shape.type.value);
 /**
  * The events that may change which objects carry a tag: the tag deleted (a label is unique, so
  * made again only after a delete), and anything happening to a taggable object (deleted,
  * transferred, tagged by its own operations), whatever the action's name.
  */
 const TAG_CHANGES = {
-  "+or": [{ action: "tag_delete" }, { action: "entity_transfer_accept" }, ...TAGGABLE_TYPES.map((type) => ({ "entity.type": type }))],
+  "+or": [{ action: "tag_delete" }, { action: "entity_transfer_accept" }, ...TAGGED_OBJECT_TYPES.map((type) => ({ "entity.type": type }))],
 };
 
 interface ChangeWindow {

@@ -3,15 +3,17 @@
  * it. Environment variables fill what the configuration leaves out, so CI can inject the token
  * without writing it in code.
  */
-import { ApiError, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, MgmtClient, type Credentials } from "../client";
-import { ChildAccountEuuid } from "../contract/account";
+import type { Credentials, MgmtClient } from "../client";
+import { ApiError } from "../client/errors";
+import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from "../client/retry";
+import { childAccountEuuid as euuidRule } from "../contract/field-rules";
 import { batchedReads, type BatchedReads } from "./batched-reads";
 import { extraCaContext } from "./extra-ca";
 import { bool, int, listBlock, number, string } from "./framework/attributes";
 import { attr, error, type AttributePath, type Diagnostic } from "./framework/diagnostics";
 import type { Log } from "./framework/log";
 import type { Attributes } from "./framework/resource";
-import { atLeast, between, matches } from "./framework/validators";
+import { atLeast, between } from "./framework/validators";
 import { isUnknown, knownNumber, type ObjectValue } from "./framework/value";
 import { ProxySession, revokeWithItself } from "./proxy-session";
 
@@ -37,7 +39,7 @@ export const PROVIDER_DEFAULTS = {
 export const providerDescription = "Manages a Management API account: SSH keys, tokens, OAuth clients, tags, contact details and profile settings.";
 
 /** The child account to act in: the provider's child_account block and mgmt_child_account_token take it alike. */
-export const childAccountEuuid = string("required", "The child account's euuid (see data.mgmt_child_accounts).", { validate: matches(ChildAccountEuuid) });
+export const childAccountEuuid = string("required", "The child account's euuid (see data.mgmt_child_accounts).", { validate: euuidRule });
 
 export const providerAttributes: Attributes = {
   url: string(
@@ -117,6 +119,9 @@ export async function configureProvider(
   if (!token) diagnostics.push(error("Missing token", "Set the provider's token attribute or the MGMT_TOKEN environment variable.", attr("token")));
   if (diagnostics.length > 0 || !url || !token) return { diagnostics };
 
+  // The client, and zod that shapes its answers, load only here: most plugin starts only answer the
+  // schema and validate a configuration, and loading them was most of such a start's time.
+  const { MgmtClient } = await import("../client");
   const minDelay = knownNumber(config, "retry_min_delay_ms") ?? PROVIDER_DEFAULTS.retryMinDelayMs;
   const secureContext = new URL(url).protocol === "https:" ? extraCaContext(env, log) : undefined;
   const clientWith = (credentials: string | Credentials) =>

@@ -108,7 +108,7 @@ describe("the provider package", () => {
     const platformDir = join(repoPath("dist", "mirror"), PROVIDER_SOURCE, PROVIDER_VERSION);
     const [platform] = readdirSync(platformDir);
     const files = readdirSync(join(platformDir, platform!)).sort();
-    expect(files).toEqual(["calls.js", "plugin.js", "provider.js", "schema-response.bin", "services.js", "terraform-provider-mgmt", "undici.js"]);
+    expect(files).toEqual(["calls.js", "plugin.js", "provider.js", "schema-response.bin", "services.js", "terraform-provider-mgmt", "undici.js", "zod.js"]);
     const launcher = readFileSync(join(platformDir, platform!, "terraform-provider-mgmt"), "utf8");
     expect(launcher).toMatch(/^#!\/bin\/sh\n/);
     expect(launcher).toMatch(/\nexec node "\$dir\/plugin\.js" "\$@"\n$/);

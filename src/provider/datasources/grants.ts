@@ -1,5 +1,6 @@
 /** data mgmt_grants: what the acting user may do (restricted users; everything for the unrestricted). */
-import { GLOBAL_GRANT_FLAGS, GRANT_ENTITY_TYPES, type GrantsResponse } from "../../contract/grants";
+import type { GrantsResponse } from "../../contract";
+import { GLOBAL_GRANT_FLAGS, GRANT_ENTITY_TYPES } from "../../contract/enums";
 import type { ProviderContext } from "../config";
 import { bool, int, list, object, string, type AttributeSpec } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";

@@ -1,5 +1,5 @@
 /** data mgmt_invoice: one invoice by id, with its items. */
-import { listAll } from "../../client";
+import { listAll } from "../../client/paginate";
 import type { ProviderContext } from "../config";
 import { int } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";

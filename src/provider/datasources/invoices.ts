@@ -1,5 +1,5 @@
 /** data mgmt_invoices: the account's invoices, optionally with their items. */
-import { listAll } from "../../client";
+import { listAll } from "../../client/paginate";
 import { bool } from "../framework/attributes";
 import { invoiceAttributes, invoiceItemsAttribute, invoiceItemValue, invoiceValue } from "./invoice-shape";
 import { defineListDataSource } from "./list";

@@ -1,5 +1,5 @@
 /** data mgmt_ssh_key: one SSH key of the profile, by id or by label. */
-import { listAll } from "../../client";
+import { listAll } from "../../client/paginate";
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { attr, error } from "../framework/diagnostics";

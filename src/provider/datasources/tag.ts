@@ -1,5 +1,5 @@
 /** data mgmt_tag: the objects carrying one tag, grouped by type. */
-import { listAll } from "../../client";
+import { listAll } from "../../client/paginate";
 import type { ComputeInstance, DomainZone, NodeBalancer, Volume } from "../../contract/tags";
 import type { ProviderContext } from "../config";
 import { bool, int, list, number, object, string, type AttributeSpec } from "../framework/attributes";

@@ -10,7 +10,7 @@
  * renew only warns that it is about to run out; the provider's child_account block is the
  * answer for runs longer than its 15 minutes.
  */
-import { ApiError } from "../../client";
+import { ApiError } from "../../client/errors";
 import { childAccountEuuid, type ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { defineEphemeralResource, type Operation } from "../framework/resource";

@@ -1,26 +1,12 @@
 /**
  * Validators: pure checks of one known, non-null configuration value, answering a reason or
  * undefined. The framework runs them at plan (ValidateResourceConfig) and reports each failure
- * as "Invalid <attribute>" on the attribute's path. Limits come from the contract: `matches`
- * runs one of its zod schemas, so a rule the server enforces is written once.
+ * as "Invalid <attribute>" on the attribute's path. A rule the server enforces is the
+ * contract's own (src/contract/field-rules.ts), which is a validator as it is.
  */
 import type { TfValue } from "./value";
 
 export type Validator<T extends TfValue = TfValue> = (value: T) => string | undefined;
-
-/** The part of a zod schema validation needs (kept structural so the framework does not load zod). */
-export interface Parser {
-  safeParse(value: unknown): { success: true } | { success: false; error: { issues: readonly { message: string; path: readonly PropertyKey[] }[] } };
-}
-
-/** The value must parse with this contract schema; the reasons are the contract's. */
-export function matches<T extends TfValue>(schema: Parser): Validator<T> {
-  return (value) => {
-    const result = schema.safeParse(value);
-    if (result.success) return undefined;
-    return [...new Set(result.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)))].join("; ");
-  };
-}
 
 /** Length in characters as a person counts them (code points), inclusive bounds. */
 export function lengthBetween(min: number, max: number): Validator<string> {

@@ -3,20 +3,13 @@
  * the attributes the configuration sets are managed; the others show the live values and never
  * make a diff.
  */
-import {
-  ACCOUNT_CONTACT_FIELDS,
-  AccountUpdate,
-  CA_PROVINCE_CODES,
-  US_STATE_CODES,
-  US_ZIP_PATTERN,
-  type Account,
-  type AccountContactField,
-} from "../../contract";
+import type { Account, AccountUpdate } from "../../contract";
+import { ACCOUNT_CONTACT_FIELDS, CA_PROVINCE_CODES, US_STATE_CODES, type AccountContactField } from "../../contract/enums";
+import { ACCOUNT_CONTACT_RULES, US_ZIP_PATTERN } from "../../contract/field-rules";
 import type { ProviderContext } from "../config";
 import { string, type AttributeSpec } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import { defineResource } from "../framework/resource";
-import { matches } from "../framework/validators";
 import { knownString, type ObjectValue } from "../framework/value";
 import { singletonCrud } from "./singleton";
 
@@ -38,11 +31,10 @@ const DESCRIPTIONS: Record<AccountContactField, string> = {
 const caseInsensitive = (a: string, b: string) => a.toUpperCase() === b.toUpperCase();
 
 function field(name: AccountContactField): AttributeSpec {
-  const limit = AccountUpdate.shape[name];
   const upperCase = name === "country" || name === "state";
   return string("optional_computed", `${DESCRIPTIONS[name]} Managed only when set.`, {
     keepPrior: true,
-    validate: matches(limit),
+    validate: ACCOUNT_CONTACT_RULES[name],
     ...(upperCase ? { semanticEquals: caseInsensitive } : {}),
   });
 }

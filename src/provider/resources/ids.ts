@@ -1,9 +1,9 @@
-import { isNotFound } from "../../client";
-import { PathId } from "../../contract/common";
+import { isNotFound } from "../../client/errors";
+import { PATH_ID_PATTERN } from "../../contract/field-rules";
 
 /** Why a text is not one of the API's integer ids (the contract's path id), or undefined when it is. */
 export const idProblem = (id: string): string | undefined =>
-  PathId.safeParse(id).success ? undefined : `"${id}" is not a valid id: expected a positive integer such as 12345`;
+  PATH_ID_PATTERN.test(id) ? undefined : `"${id}" is not a valid id: expected a positive integer such as 12345`;
 
 /** Resource ids are the API's integer ids written as strings, as Terraform convention has it. */
 export function parseId(id: string): number {

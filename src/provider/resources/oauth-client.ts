@@ -4,13 +4,13 @@
  * return. Changing `secret_version` resets it in place. The thumbnail is uploaded as bytes and
  * compared, as bytes, with what the public thumbnail operation serves.
  */
-import { OAUTH_CLIENT_LABEL_MAX, RedirectUri, THUMBNAIL_MAX_BYTES, sniffImage, type OAuthClient } from "../../contract";
+import type { OAuthClient } from "../../contract";
+import { OAUTH_CLIENT_LABEL_MAX, THUMBNAIL_MAX_BYTES, oauthClientLabel, redirectUri, sniffImage } from "../../contract/field-rules";
 import { createOAuthClientOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { bool, number, string } from "../framework/attributes";
 import { typedEqual } from "../framework/equality";
 import { PartialApply, defineResource } from "../framework/resource";
-import { lengthBetween, matches } from "../framework/validators";
 import { Unknown, knownString, requireString, type ObjectValue } from "../framework/value";
 import { adoptedWarning, orNullIfGone } from "./ids";
 
@@ -74,10 +74,10 @@ export const oauthClientResource = defineResource<ProviderContext>({
   attributes: {
     id: string("computed", "The client id.", { keepPrior: true }),
     label: string("required", `A name for the client, 1 to ${OAUTH_CLIENT_LABEL_MAX} characters, shown to users authorizing it. Changed in place.`, {
-      validate: lengthBetween(1, OAUTH_CLIENT_LABEL_MAX),
+      validate: oauthClientLabel,
     }),
     redirect_uri: string("required", "Where users are sent after authorizing: an absolute http or https URL. Changed in place.", {
-      validate: matches(RedirectUri),
+      validate: redirectUri,
     }),
     public: bool("optional_computed", "Whether the client is public (cannot keep a secret, such as a single-page app). Changed in place.", { default: false }),
     secret: string("computed", "The client secret, known from creation and from each reset.", { sensitive: true, keepPrior: true }),

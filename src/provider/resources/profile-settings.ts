@@ -2,11 +2,14 @@
  * mgmt_profile_settings: the acting user's profile settings (`PUT /profile`), a singleton with
  * the account contact's semantics: only configured attributes are managed.
  */
-import { LISH_AUTH_METHODS, ProfileUpdate, SshPublicKeyText, sameSshKey, type Profile } from "../../contract";
+import type { Profile, ProfileUpdate } from "../../contract";
+import { LISH_AUTH_METHODS } from "../../contract/enums";
+import { email, sshPublicKeyText, timeZone } from "../../contract/field-rules";
+import { sameSshKey } from "../../contract/sshkey-format";
 import type { ProviderContext } from "../config";
 import { bool, list, string } from "../framework/attributes";
 import { defineResource } from "../framework/resource";
-import { eachElement, matches, oneOf } from "../framework/validators";
+import { eachElement, oneOf } from "../framework/validators";
 import type { ObjectValue, TfValue } from "../framework/value";
 import { singletonCrud } from "./singleton";
 
@@ -47,10 +50,10 @@ export const profileSettingsResource = defineResource<ProviderContext>({
   importId: { description: "any text; `profile` by convention (the acting user's profile)", example: "profile" },
   attributes: {
     id: string("computed", "The user's uid.", { keepPrior: true }),
-    email: string("optional_computed", `Address used for communication. ${managed}`, { keepPrior: true, validate: matches(ProfileUpdate.shape.email) }),
+    email: string("optional_computed", `Address used for communication. ${managed}`, { keepPrior: true, validate: email }),
     timezone: string("optional_computed", `Display time zone, an IANA name such as UTC or Europe/Berlin. ${managed}`, {
       keepPrior: true,
-      validate: matches(ProfileUpdate.shape.timezone),
+      validate: timeZone,
     }),
     email_notifications: bool("optional_computed", `Whether account-activity emails are sent. ${managed}`, { keepPrior: true }),
     lish_auth_method: string("optional_computed", `How Lish connections authenticate: ${LISH_AUTH_METHODS.join(", ")}. ${managed}`, {
@@ -64,7 +67,7 @@ export const profileSettingsResource = defineResource<ProviderContext>({
       {
         keepPrior: true,
         semanticEquals: sameKeys,
-        validate: eachElement(matches(SshPublicKeyText)),
+        validate: eachElement(sshPublicKeyText),
       },
     ),
     restricted: bool(

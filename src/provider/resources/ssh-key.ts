@@ -1,10 +1,12 @@
 /** mgmt_ssh_key: an SSH public key on the acting user's profile. */
-import { SSH_KEY_LABEL_MAX, SshPublicKeyText, sameSshKey, type SshKey } from "../../contract";
+import type { SshKey } from "../../contract";
+import { SSH_KEY_LABEL_MAX, sshPublicKeyText } from "../../contract/field-rules";
+import { sameSshKey } from "../../contract/sshkey-format";
 import { createSshKeyOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { defineResource } from "../framework/resource";
-import { lengthBetween, matches } from "../framework/validators";
+import { lengthBetween } from "../framework/validators";
 import { requireString, type ObjectValue } from "../framework/value";
 import { toRfc3339 } from "../timestamps";
 import { adoptedWarning, orNullIfGone, parseId } from "./ids";
@@ -28,7 +30,7 @@ export const sshKeyResource = defineResource<ProviderContext>({
     ssh_key: string(
       "required",
       "The public key in OpenSSH format (`<algorithm> <base64> [comment]`). A different comment or spacing around the same key is not a change.",
-      { requiresReplace: true, semanticEquals: sameSshKey, validate: matches(SshPublicKeyText) },
+      { requiresReplace: true, semanticEquals: sameSshKey, validate: sshPublicKeyText },
     ),
     created: string("computed", "When the key was added (RFC 3339, UTC).", { keepPrior: true }),
   },

@@ -4,13 +4,14 @@
  * tag (delete, then create with the new lists). A refresh reads every tag's objects one request
  * at a time, unless batched reads can vouch they are unchanged (../batched-reads.ts, TagReads).
  */
-import { TAG_LABEL, TagCreate, type TaggedObject } from "../../contract";
+import type { TagCreate, TaggedObject } from "../../contract";
+import { TAG_LABEL, tagLabel } from "../../contract/field-rules";
 import { createTagOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { set, string } from "../framework/attributes";
 import type { PrivateState } from "../framework/private-state";
 import { defineResource, type ResourceOperation } from "../framework/resource";
-import { eachElement, matches } from "../framework/validators";
+import { eachElement } from "../framework/validators";
 import { requireString, type ObjectValue, type TfValue } from "../framework/value";
 import { adoptedWarning, orNullIfGone } from "./ids";
 
@@ -66,7 +67,7 @@ export const tagResource = defineResource<ProviderContext>({
   importId: { description: "the tag's label", example: "production" },
   attributes: {
     id: string("computed", "The tag's label.", { keepPrior: true }),
-    label: string("required", `The tag, ${TAG_LABEL.min} to ${TAG_LABEL.max} characters.`, { requiresReplace: true, validate: matches(TagCreate.shape.label) }),
+    label: string("required", `The tag, ${TAG_LABEL.min} to ${TAG_LABEL.max} characters.`, { requiresReplace: true, validate: tagLabel }),
     computes: idList("compute instances"),
     domains: idList("domains"),
     volumes: idList("volumes"),

@@ -4,13 +4,14 @@
  * or was revoked is gone: the next plan creates a new one. `renew_before` makes a scheduled
  * apply rotate it before it expires.
  */
-import { OAuthScopesText, TOKEN_LABEL, TokenLabel, sameScopes, type PersonalAccessToken } from "../../contract";
+import type { PersonalAccessToken } from "../../contract";
+import { TOKEN_LABEL, oauthScopesText, tokenLabel } from "../../contract/field-rules";
+import { sameScopes } from "../../contract/scopes";
 import { createTokenOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import { defineResource } from "../framework/resource";
-import { matches } from "../framework/validators";
 import { Unknown, knownString, requireString, type ObjectValue } from "../framework/value";
 import { parseDuration, parseRfc3339, positiveDuration, rfc3339, sameInstant, toApiTimestamp, toRfc3339 } from "../timestamps";
 import { orNullIfGone, parseId } from "./ids";
@@ -44,12 +45,12 @@ export const tokenResource = defineResource<ProviderContext>({
   attributes: {
     id: string("computed", "The token's id.", { keepPrior: true }),
     label: string("required", `A name for the token, ${TOKEN_LABEL.min} to ${TOKEN_LABEL.max} characters. Changed in place.`, {
-      validate: matches(TokenLabel),
+      validate: tokenLabel,
     }),
     scopes: string(
       "optional_computed",
       "OAuth scopes: `*` or space-separated `<area>:read_only` / `<area>:read_write` items. Omitted: the scopes of the provider's own token. Order, repetition and a `read_only` implied by `read_write` on the same area are not changes.",
-      { keepPrior: true, requiresReplace: true, semanticEquals: sameScopes, validate: matches(OAuthScopesText) },
+      { keepPrior: true, requiresReplace: true, semanticEquals: sameScopes, validate: oauthScopesText },
     ),
     expiry: string(
       "optional_computed",

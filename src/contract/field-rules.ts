@@ -1,0 +1,152 @@
+/**
+ * The contract's rules for single values, as plain functions answering a reason (or undefined
+ * when the value obeys). The request schemas the server enforces are built from them (`ruled`
+ * in ./common.ts) and the provider's plan-time validators are them, so a rule is written once;
+ * and the engines' validation starts check a configuration without loading zod.
+ * Lengths are UTF-16 code units, as JSON schema validators and zod count them.
+ */
+import type { AccountContactField } from "./enums";
+import { parseSshPublicKey } from "./sshkey-format";
+import { Scopes } from "./scopes";
+
+export type FieldRule = (text: string) => string | undefined;
+
+/** The first reason any of the rules gives. */
+const allOf =
+  (...rules: FieldRule[]): FieldRule =>
+  (text) => {
+    for (const rule of rules) {
+      const reason = rule(text);
+      if (reason !== undefined) return reason;
+    }
+    return undefined;
+  };
+const lengthBetween =
+  (min: number, max: number): FieldRule =>
+  (text) =>
+    text.length < min || text.length > max ? `Length must be between ${min} and ${max} characters.` : undefined;
+const lengthAtMost =
+  (max: number): FieldRule =>
+  (text) =>
+    text.length > max ? `Length must be ${max} characters or less.` : undefined;
+const pattern =
+  (re: RegExp, reason: string): FieldRule =>
+  (text) =>
+    re.test(text) ? undefined : reason;
+
+/** Path ids are positive integers (at most 16 digits); anything else is simply not found. */
+export const PATH_ID_PATTERN = /^[1-9]\d{0,15}$/;
+
+// Profile and account.
+
+/** Dot-separated atoms, `@`, and a domain of at least two labels ending in letters. */
+const EMAIL_PATTERN = /^[\w'+-]+(?:\.[\w'+-]+)*@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
+export const EMAIL_MAX = 128;
+const emailAtMost = (max: number): FieldRule => allOf(pattern(EMAIL_PATTERN, "Must be a valid email address"), lengthAtMost(max));
+export const email: FieldRule = emailAtMost(EMAIL_MAX);
+
+/** Whether `name` is a time zone the runtime knows (IANA names, plus `UTC`). */
+export function isTimeZone(name: string): boolean {
+  if (name === "" || name.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+export const timeZone: FieldRule = (text) => (isTimeZone(text) ? undefined : "Must be a valid time zone such as UTC or America/New_York");
+
+/** The contract's field lengths for `PUT /account`. */
+export const ACCOUNT_FIELD_MAX = {
+  address_1: 64,
+  address_2: 64,
+  city: 24,
+  company: 128,
+  email: 128,
+  first_name: 50,
+  last_name: 50,
+  phone: 32,
+  state: 24,
+  tax_id: 25,
+} as const;
+/** Not shown by the contract; a cap so a zip stays a zip. */
+export const ZIP_MAX = 16;
+/** US zip: five digits, optionally `-` and four more (ZIP+4). */
+export const US_ZIP_PATTERN = /^\d{5}(-\d{4})?$/;
+
+/** Each contact field alone; rules across fields (zip and state against the country) are the server's. */
+export const ACCOUNT_CONTACT_RULES: Record<AccountContactField, FieldRule> = {
+  address_1: lengthAtMost(ACCOUNT_FIELD_MAX.address_1),
+  address_2: lengthAtMost(ACCOUNT_FIELD_MAX.address_2),
+  city: lengthAtMost(ACCOUNT_FIELD_MAX.city),
+  company: lengthAtMost(ACCOUNT_FIELD_MAX.company),
+  country: pattern(/^[A-Za-z]{2}$/, "country must be a two-letter ISO 3166 code"),
+  email: emailAtMost(ACCOUNT_FIELD_MAX.email),
+  first_name: lengthAtMost(ACCOUNT_FIELD_MAX.first_name),
+  last_name: lengthAtMost(ACCOUNT_FIELD_MAX.last_name),
+  phone: lengthAtMost(ACCOUNT_FIELD_MAX.phone),
+  state: lengthAtMost(ACCOUNT_FIELD_MAX.state),
+  tax_id: lengthAtMost(ACCOUNT_FIELD_MAX.tax_id),
+  zip: lengthAtMost(ZIP_MAX),
+};
+
+/** A child account's euuid as a path segment takes it (the operator assigns them; upstream's are upper-case UUIDs). */
+export const childAccountEuuid: FieldRule = (text) =>
+  /^[^\s/]+$/.test(text) ? undefined : `must be a child account euuid, without spaces or slashes; got "${text}"`;
+
+// SSH keys and tokens.
+
+export const SSH_KEY_LABEL_MAX = 64;
+export const sshKeyLabel: FieldRule = lengthAtMost(SSH_KEY_LABEL_MAX);
+export const sshPublicKeyText: FieldRule = (text) => {
+  const parsed = parseSshPublicKey(text);
+  return parsed.ok ? undefined : parsed.reason;
+};
+
+export const TOKEN_LABEL = { min: 1, max: 100 } as const;
+export const tokenLabel: FieldRule = lengthBetween(TOKEN_LABEL.min, TOKEN_LABEL.max);
+
+/** OAuth scope text: `*`, or space-separated `<area>:<access>` items; `*` stands alone (the grammar is `Scopes.parse`). */
+export const oauthScopesText: FieldRule = (text) => {
+  const parsed = Scopes.parse(text);
+  return parsed.ok ? undefined : parsed.reason;
+};
+
+// OAuth clients.
+
+export const OAUTH_CLIENT_LABEL_MAX = 512;
+export const oauthClientLabel: FieldRule = lengthBetween(1, OAUTH_CLIENT_LABEL_MAX);
+
+/** Longest accepted `redirect_uri` (the contract gives none). */
+export const REDIRECT_URI_MAX = 2000;
+/** An absolute `http` or `https` URL. */
+export const redirectUri: FieldRule = allOf(lengthAtMost(REDIRECT_URI_MAX), (text) => {
+  try {
+    const url = new URL(text);
+    if ((url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "") return undefined;
+  } catch {
+    // not a URL at all: the same reason
+  }
+  return "redirect_uri must be an absolute http or https URL";
+});
+
+/** Image types a thumbnail may have, with the leading bytes that identify each. */
+export const THUMBNAIL_TYPES = ["image/png", "image/jpeg", "image/gif"] as const;
+export type ThumbnailType = (typeof THUMBNAIL_TYPES)[number];
+/** Largest accepted thumbnail, in bytes (the contract gives none). */
+export const THUMBNAIL_MAX_BYTES = 256 * 1024;
+
+/** The image type the bytes are, judged by their magic numbers; null when none. */
+export function sniffImage(bytes: Uint8Array): ThumbnailType | null {
+  const starts = (...sig: number[]) => bytes.length >= sig.length && sig.every((b, i) => bytes[i] === b);
+  if (starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return "image/png";
+  if (starts(0xff, 0xd8, 0xff)) return "image/jpeg";
+  if (starts(0x47, 0x49, 0x46, 0x38, 0x37, 0x61) || starts(0x47, 0x49, 0x46, 0x38, 0x39, 0x61)) return "image/gif";
+  return null;
+}
+
+// Tags.
+
+export const TAG_LABEL = { min: 3, max: 50 } as const;
+export const tagLabel: FieldRule = lengthBetween(TAG_LABEL.min, TAG_LABEL.max);
