@@ -17,6 +17,8 @@ const anyBut = (...allowed) => `^(?!(?:${allowed.join("|")})$)`;
 /** A file of the importer's own folder or below it: `./x`, `./x/y`, never `..`. */
 const OWN_FOLDER = "\\./(?![^]*\\.\\.)[^]*";
 const NODE = "node:[^]+";
+/** Modules of the client and the contract that load no zod, which the provider may import values from. */
+const ZOD_FREE = ["errors", "retry", "paginate", "create-once", "field-rules", "enums", "timestamps", "scopes", "sshkey-format", "filterable"];
 const layer = (files, ...patterns) => ({ files, rules: { "no-restricted-imports": ["error", { patterns }] } });
 
 export default tseslint.config(
@@ -54,10 +56,21 @@ export default tseslint.config(
     regex: anyBut("zod", "undici", NODE, OWN_FOLDER, "\\.\\./contract(?:/[^]*)?", "\\.\\./\\.\\./package\\.json"),
     message: `layers: the client imports only the contract, undici, zod and node: built-ins ${SEE}`,
   }),
-  layer(["src/provider/**"], {
-    regex: climbsTo("plugin", "server", "cli", "harness", "report"),
-    message: `layers: the provider imports the client and the contract, never the plugin, server, cli, harness or report ${SEE}`,
-  }),
+  layer(
+    ["src/provider/**"],
+    {
+      regex: climbsTo("plugin", "server", "cli", "harness", "report"),
+      message: `layers: the provider imports the client and the contract, never the plugin, server, cli, harness or report ${SEE}`,
+    },
+    {
+      // The modules that load zod (the client's HTTP and index, the contract's schemas) load on
+      // ConfigureProvider, through config.ts's import(): an engine start that only validates never
+      // reads zod (test/plugin/bundles.test.ts).
+      regex: `^(?:\\.\\./)+(?:client|contract)(?:/(?!(?:${ZOD_FREE.join("|")})$)[^]*)?$`,
+      allowTypeImports: true,
+      message: `layers: the provider takes values only from the zod-free modules of the client and the contract (${ZOD_FREE.join(", ")}), types from any ${SEE}`,
+    },
+  ),
   layer(["src/plugin/**"], {
     regex: climbsTo("provider(?!/framework(?:/|$))", "client", "contract", "server", "cli", "harness", "report"),
     message: `layers: the plugin imports from the provider only its framework (src/provider/framework), nothing of the API ${SEE}`,

@@ -28,6 +28,7 @@ const importing = (file: string, specifier: string, type = false): Case => {
 const CONTRACT = "layers: the contract imports only zod, node: built-ins and other contract files";
 const CLIENT = "layers: the client imports only the contract, undici, zod and node: built-ins";
 const PROVIDER = "layers: the provider imports the client and the contract, never the plugin, server, cli, harness or report";
+const PROVIDER_VALUES = "layers: the provider takes values only from the zod-free modules of the client and the contract";
 const PLUGIN = "layers: the plugin imports from the provider only its framework (src/provider/framework)";
 const REPORT = "layers: report is pure rendering";
 const DOMAIN = "layers: the server's domain never imports HTTP or admin";
@@ -49,6 +50,10 @@ const REFUSED: Array<[string, string, string, boolean]> = [
   [PROVIDER, "src/provider/resources/fixture.ts", "../../cli/main", false],
   [PROVIDER, "src/provider/fixture.ts", "../harness/engine", false],
   [PROVIDER, "src/provider/fixture.ts", "../report/summary", true],
+  [PROVIDER_VALUES, "src/provider/resources/fixture.ts", "../../client", false],
+  [PROVIDER_VALUES, "src/provider/datasources/fixture.ts", "../../client/http", false],
+  [PROVIDER_VALUES, "src/provider/fixture.ts", "../contract", false],
+  [PROVIDER_VALUES, "src/provider/resources/fixture.ts", "../../contract/tokens", false],
   [PLUGIN, "src/plugin/fixture.ts", "../provider/resources/token", false],
   [PLUGIN, "src/plugin/fixture.ts", "../provider", true],
   [PLUGIN, "src/plugin/fixture.ts", "../client", false],
@@ -76,8 +81,8 @@ const REFUSED: Array<[string, string, string, boolean]> = [
   [AREA_SERVICE, "src/server/areas/tags/objects.ts", "../../admin/context", false],
 ];
 
-/** [importing file, specifier]: imports the layers make, each allowed. */
-const ALLOWED: Array<[string, string]> = [
+/** [importing file, specifier, type-only import]: imports the layers make, each allowed. */
+const ALLOWED: Array<[string, string, boolean?]> = [
   ["src/contract/fixture.ts", "zod"],
   ["src/contract/fixture.ts", "node:crypto"],
   ["src/contract/fixture.ts", "./common"],
@@ -85,8 +90,11 @@ const ALLOWED: Array<[string, string]> = [
   ["src/client/fixture.ts", "undici"],
   ["src/client/fixture.ts", "./retry"],
   ["src/client/fixture.ts", "../../package.json"],
-  ["src/provider/resources/fixture.ts", "../../client"],
-  ["src/provider/resources/fixture.ts", "../../contract"],
+  ["src/provider/resources/fixture.ts", "../../client", true],
+  ["src/provider/resources/fixture.ts", "../../client/create-once"],
+  ["src/provider/resources/fixture.ts", "../../contract/tokens", true],
+  ["src/provider/resources/fixture.ts", "../../contract/field-rules"],
+  ["src/provider/fixture.ts", "../client/errors"],
   ["src/provider/resources/fixture.ts", "../framework/server"],
   ["src/plugin/fixture.ts", "../provider/framework/server"],
   ["src/plugin/codec/fixture.ts", "../../provider/framework/value"],
@@ -115,7 +123,7 @@ let results: Message[][];
 beforeAll(() => {
   const cases = [
     ...REFUSED.map(([, file, specifier, type]) => importing(file, specifier, type)),
-    ...ALLOWED.map(([file, specifier]) => importing(file, specifier)),
+    ...ALLOWED.map(([file, specifier, type]) => importing(file, specifier, type)),
     CYCLE,
   ];
   results = JSON.parse(execFileSync(process.execPath, [join(__dirname, "lint.mjs")], { input: JSON.stringify(cases), encoding: "utf8", timeout: 120_000 }));
@@ -126,9 +134,12 @@ test.each(REFUSED.map((c, i) => [...c, i] as const))("%s: %s importing %s (type 
   expect(results[i]![0]!.message).toContain("(see design.md, Layers)");
 });
 
-test.each(ALLOWED.map((c, i) => [...c, REFUSED.length + i] as const))("allowed: %s importing %s", (_file, _specifier, i) => {
-  expect(results[i]).toEqual([]);
-});
+test.each(ALLOWED.map(([file, specifier, type], i) => [file, specifier, type === true, REFUSED.length + i] as const))(
+  "allowed: %s importing %s (type only: %s)",
+  (_file, _specifier, _type, i) => {
+    expect(results[i]).toEqual([]);
+  },
+);
 
 test("import-x/no-cycle refuses an import cycle", () => {
   expect(results[REFUSED.length + ALLOWED.length]).toEqual([{ ruleId: "import-x/no-cycle", message: expect.stringContaining("Dependency cycle detected") }]);
