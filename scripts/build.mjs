@@ -80,9 +80,8 @@ const common = {
 const snapshotTool = join(mkdtempSync(join(tmpdir(), "mgmt-build-")), "schema-snapshot.js");
 // undici and zod were four fifths of dist/provider.js's bytes, and node parses every byte of a
 // bundle it loads, while the engines' validation calls (a start of their own per command) load
-// the provider and never make a request. So each is a bundle of its own beside it, which only
-// the API client requires: undici when it makes its connection pool (src/client/http.ts), zod
-// with the contract's schemas, which load with the client on ConfigureProvider (src/provider/config.ts).
+// the provider and never make a request. So each is a bundle of its own beside it, required only
+// by the API client and the contract's schemas, which load on ConfigureProvider (src/provider/config.ts).
 const APART = ["undici", "zod"];
 const apart = {
   name: "apart",

@@ -5,7 +5,7 @@
 import { STATUS_CODES } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import type { SecureContext } from "node:tls";
-import type { Dispatcher } from "undici";
+import { Pool, type Dispatcher } from "undici";
 import type { z } from "zod";
 import { version } from "../../package.json";
 import { ErrorBody } from "../contract/common";
@@ -247,9 +247,6 @@ export class HttpClient {
       this.#dispatcher = opts.dispatcher;
       this.#ownsDispatcher = false;
     } else {
-      // Required here rather than at the top: the engines load the provider for validation calls
-      // that never make a request, and evaluating undici was about a quarter of that load.
-      const { Pool } = require("undici") as typeof import("undici");
       this.#dispatcher = new Pool(origin, {
         connections: opts.connections ?? DEFAULT_CONNECTIONS,
         headersTimeout: this.timeoutMs,

@@ -19,10 +19,7 @@ import {
   tagLabel,
   timeZone,
   tokenLabel,
-  type FieldRule,
 } from "../../src/contract";
-
-const refusals = (rule: FieldRule, values: string[]) => values.map(rule).filter((r) => r === undefined);
 
 describe("field rules", () => {
   test("lengths count UTF-16 code units, as the server's JSON validation does", () => {
@@ -44,7 +41,7 @@ describe("field rules", () => {
   });
 
   test("redirect URIs, time zones, euuids and scopes", () => {
-    expect(refusals(redirectUri, ["https://app.example.com/cb", "http://127.0.0.1:8080/callback?x=1"])).toEqual([]);
+    for (const ok of ["https://app.example.com/cb", "http://127.0.0.1:8080/callback?x=1"]) expect(redirectUri(ok)).toBeUndefined();
     for (const bad of ["ftp://example.com/cb", "/relative/path", "not a url", "https://"]) {
       expect(redirectUri(bad)).toBe("redirect_uri must be an absolute http or https URL");
     }
