@@ -21,7 +21,7 @@ const allOf =
     }
     return undefined;
   };
-const lengthBetween =
+export const lengthBetween =
   (min: number, max: number): FieldRule =>
   (text) =>
     text.length < min || text.length > max ? `Length must be between ${min} and ${max} characters.` : undefined;

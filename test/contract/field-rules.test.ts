@@ -11,8 +11,11 @@ import {
   TAGGED_OBJECT_TYPES,
   TagCreate,
   TaggedObject,
+  SSH_KEY_LABEL_MAX,
   TokenCreate,
   childAccountEuuid,
+  lengthBetween,
+  sshKeyLabel,
   email,
   oauthScopesText,
   redirectUri,
@@ -29,6 +32,9 @@ describe("field rules", () => {
     // One emoji is two code units: 25 of them are 50, 26 are too many for a tag.
     expect(tagLabel("🙂".repeat(25))).toBeUndefined();
     expect(tagLabel("🙂".repeat(26))).toBe("Length must be between 3 and 50 characters.");
+    // The API takes no more: an SSH key label of 33 emoji (66 units) is refused by both.
+    expect(lengthBetween(1, SSH_KEY_LABEL_MAX)("🙂".repeat(33))).toBe("Length must be between 1 and 64 characters.");
+    expect(sshKeyLabel("🙂".repeat(33))).toBe("Length must be 64 characters or less.");
   });
 
   test("email addresses", () => {

@@ -104,7 +104,7 @@ describe.each(availableEngines())("$name drives mgmt_ssh_key end to end", (engin
     const r = await run("plan");
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/Invalid label/);
-    expect(r.stderr).toMatch(/label: must be between 1 and 64 characters/);
+    expect(r.stderr).toMatch(/label: Length must be between 1 and 64 characters/);
     expect(r.stderr).toMatch(/mgmt_ssh_key\.a/);
   });
 

@@ -81,6 +81,14 @@ describe("mgmt_ssh_key against mgmt serve", () => {
     });
   });
 
+  it("counts a label's length as the API does (UTF-16 units), so plan refuses what apply would", async () => {
+    const labelProblems = async (label: string) =>
+      (await provider.validateResourceConfig("mgmt_ssh_key", config(label))).diagnostics.map((d) => `${d.summary}: ${d.detail}`);
+    expect(await labelProblems("🙂".repeat(32))).toEqual([]);
+    expect(await labelProblems("🙂".repeat(33))).toEqual(["Invalid label: label: Length must be between 1 and 64 characters."]);
+    expect(await labelProblems("")).toEqual(["Invalid label: label: Length must be between 1 and 64 characters."]);
+  });
+
   it("names an unknown type", async () => {
     const r = await provider.readDataSource("mgmt_nothing", {});
     expect(r.diagnostics[0]!.summary).toMatch(/no data source type "mgmt_nothing"/);

@@ -8,14 +8,6 @@ import type { TfValue } from "./value";
 
 export type Validator<T extends TfValue = TfValue> = (value: T) => string | undefined;
 
-/** Length in characters as a person counts them (code points), inclusive bounds. */
-export function lengthBetween(min: number, max: number): Validator<string> {
-  return (value) => {
-    const length = [...value].length;
-    return length < min || length > max ? `must be between ${min} and ${max} characters long; got ${length}` : undefined;
-  };
-}
-
 export function oneOf(values: readonly string[]): Validator<string> {
   return (value) => (values.includes(value) ? undefined : `must be one of ${values.map((v) => `"${v}"`).join(", ")}; got "${value}"`);
 }

@@ -1,12 +1,11 @@
 /** mgmt_ssh_key: an SSH public key on the acting user's profile. */
 import type { SshKey } from "../../contract";
-import { SSH_KEY_LABEL_MAX, sshPublicKeyText } from "../../contract/field-rules";
+import { SSH_KEY_LABEL_MAX, lengthBetween, sshPublicKeyText } from "../../contract/field-rules";
 import { sameSshKey } from "../../contract/sshkey-format";
 import { createSshKeyOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { defineResource } from "../framework/resource";
-import { lengthBetween } from "../framework/validators";
 import { requireString, type ObjectValue } from "../framework/value";
 import { toRfc3339 } from "../timestamps";
 import { adoptedWarning, orNullIfGone, parseId } from "./ids";
