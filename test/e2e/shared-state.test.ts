@@ -158,15 +158,16 @@ describe("state shared in Postgres (the pg backend)", () => {
       // What the backend keeps: one row per workspace in the schema's `states` table, the state as JSON.
       const rows = await query<{ name: string; data: string }>(`select name, data from ${schema}.states`);
       expect(rows.map((r) => r.name)).toEqual(["default"]);
-      const state = JSON.parse(rows[0]!.data) as { resources: { type: string; name: string }[] };
-      expect(
-        state.resources
-          .filter((r) => r.type.startsWith("mgmt_"))
-          .map((r) => `${r.type}.${r.name}`)
-          .sort(),
-      ).toEqual(["mgmt_ssh_key.key_bastion", "mgmt_ssh_key.key_ci", "mgmt_ssh_key.key_laptop", "mgmt_tag.team", "mgmt_token.reporting"].sort());
+      const state = JSON.parse(rows[0]!.data) as { resources: { type: string; name: string; instances: { attributes: Record<string, string> }[] }[] };
+      expect(state.resources.map((r) => `${r.type}.${r.name}`).sort()).toEqual(
+        ["mgmt_ssh_key.key_bastion", "mgmt_ssh_key.key_ci", "mgmt_ssh_key.key_laptop", "mgmt_tag.team", "mgmt_token.reporting"].sort(),
+      );
+      // Sensitive values are in it in plain text: the token's secret, of which the API shows only the start.
+      const token = state.resources.find((r) => r.type === "mgmt_token")!.instances[0]!.attributes;
+      expect(token.token!.length).toBeGreaterThan(16);
+      expect(token.token!.startsWith((await client.getToken(Number(token.id))).token)).toBe(true);
       // No lock outlives the jobs that held it.
-      expect(await query(`select 1 from pg_locks where locktype = 'advisory'`)).toEqual([]);
+      expect(await advisoryLocks()).toEqual([]);
 
       // A third job from a fresh checkout: synthesized again, its own init, the state read from Postgres.
       const fresh = await synth(stack);
@@ -182,40 +183,93 @@ describe("state shared in Postgres (the pg backend)", () => {
       const [holder, impatient] = [job(synthesized, "holder"), job(synthesized, "impatient")];
       await ok(engine, holder, "init");
       await ok(engine, impatient, "init");
-      const before = await query<{ data: string }>(`select data from ${schema}.states where name = 'default'`);
+      const before = await stateRow(schema);
 
-      // An apply waiting for its approval holds the lock the whole time, as a job paused for review does.
-      const interactive: NodeJS.ProcessEnv = { ...baseEnv };
-      for (const name of Object.keys(AUTOMATION_ENV)) if (name !== "CHECKPOINT_DISABLE") delete interactive[name];
-      const held = spawn(engine.binary, ["apply", "-no-color", "-replace=mgmt_tag.team"], { cwd: holder, env: interactive, stdio: ["pipe", "pipe", "pipe"] });
-      let heldOutput = "";
-      const prompted = new Promise<void>((resolve, reject) => {
-        held.stdout.on("data", (chunk: Buffer) => {
-          heldOutput += chunk.toString();
-          if (heldOutput.includes("Enter a value:")) resolve();
-        });
-        held.stderr.on("data", (chunk: Buffer) => (heldOutput += chunk.toString()));
-        held.once("close", (code) => reject(new Error(`the holding apply ended (${code}) before its prompt:\n${heldOutput}`)));
-      });
-      const heldExit = new Promise<number | null>((resolve) => held.once("close", resolve));
+      const held = await holdLock(engine, holder);
       try {
-        await prompted;
-        expect((await query(`select 1 from pg_locks where locktype = 'advisory' and granted`)).length).toBeGreaterThan(0);
-
+        expect((await advisoryLocks()).map((l) => l.pid)).toContain(held.backendPid);
         const r = await engineRun(engine, impatient, ["apply", "-auto-approve", "-replace=mgmt_tag.team"]);
         expect(r.code).toBe(1);
         expect(r.stderr).toContain("Error acquiring the state lock");
         expect(r.stdout).not.toContain("Apply complete");
       } finally {
-        held.stdin.end("no\n");
-        await heldExit;
-        transcript.push(heldOutput);
+        held.answer("no");
       }
-      expect(heldOutput).toContain("Apply cancelled");
+      expect(await held.exit).not.toBe(0);
+      expect(held.output()).toContain("Apply cancelled");
       // Neither job touched the state or the account.
-      expect(await query<{ data: string }>(`select data from ${schema}.states where name = 'default'`)).toEqual(before);
+      expect(await stateRow(schema)).toEqual(before);
       expect((await liveLabels(stack)).tags).toEqual([`${stack}-team`]);
-      expect(await query(`select 1 from pg_locks where locktype = 'advisory'`)).toEqual([]);
+      expect(await advisoryLocks()).toEqual([]);
+    });
+
+    it("force-unlock cannot take the lock from a live job; a cancelled job's lock goes with its connection", async () => {
+      const synthesized = await synth(stack);
+      const [holder, next] = [job(synthesized, "holder"), job(synthesized, "next")];
+      await ok(engine, holder, "init");
+      await ok(engine, next, "init");
+      const held = await holdLock(engine, holder);
+      try {
+        const blocked = await engineRun(engine, next, ["plan"]);
+        expect(blocked.code).toBe(1);
+        const lockId = /ID:\s+(\S+)/.exec(blocked.stderr)?.[1];
+        expect(lockId).toBeDefined();
+        // The engine reports success, but an advisory lock belongs to the session that took it.
+        await ok(engine, next, "force-unlock", "-force", lockId!);
+        expect((await advisoryLocks()).map((l) => l.pid)).toContain(held.backendPid);
+        expect((await engineRun(engine, next, ["plan"])).stderr).toContain("Error acquiring the state lock");
+      } finally {
+        // A CI job cancelled outright: its process dies, Postgres ends its session and frees the lock.
+        held.kill();
+      }
+      await held.exit;
+      // No force-unlock needed: the next job takes the lock once Postgres has seen the session end.
+      await ok(engine, next, "plan", "-detailed-exitcode", "-lock-timeout=60s");
+      expect(await advisoryLocks()).toEqual([]);
     });
   });
+
+  /** A row of pg_locks for an advisory lock, with the backend that holds it. */
+  function advisoryLocks(): Promise<{ pid: number }[]> {
+    return query<{ pid: number }>(`select pid from pg_locks where locktype = 'advisory' and granted`);
+  }
+
+  async function stateRow(schema: string): Promise<string | undefined> {
+    return (await query<{ data: string }>(`select data from ${schema}.states where name = 'default'`))[0]?.data;
+  }
+
+  /**
+   * An apply waiting for its approval, which holds the state lock the whole time, as a CI job paused
+   * for review does. Resolves once it prompts, with the Postgres backend that holds its lock.
+   */
+  async function holdLock(engine: Engine, dir: string) {
+    const before = new Set((await advisoryLocks()).map((l) => l.pid));
+    const interactive: NodeJS.ProcessEnv = { ...baseEnv };
+    for (const name of Object.keys(AUTOMATION_ENV)) if (name !== "CHECKPOINT_DISABLE") delete interactive[name];
+    const child = spawn(engine.binary, ["apply", "-no-color", "-replace=mgmt_tag.team"], { cwd: dir, env: interactive, stdio: ["pipe", "pipe", "pipe"] });
+    let output = "";
+    const exit = new Promise<number | null>((resolve) =>
+      child.once("close", (code) => {
+        transcript.push(output);
+        resolve(code);
+      }),
+    );
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes("Enter a value:")) resolve();
+      });
+      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      void exit.then((code) => reject(new Error(`the holding apply ended (${code}) before its prompt:\n${output}`)));
+    });
+    const holders = (await advisoryLocks()).map((l) => l.pid).filter((pid) => !before.has(pid));
+    if (holders.length === 0) throw new Error(`the apply prompts without holding a lock:\n${output}`);
+    return {
+      backendPid: holders[0]!,
+      exit,
+      output: () => output,
+      answer: (text: string) => child.stdin.end(`${text}\n`),
+      kill: () => child.kill("SIGKILL"),
+    };
+  }
 });
