@@ -6,9 +6,9 @@
  * `mgmt drift` reports clean. Without -lock-timeout, a job fails at once while another holds the lock.
  */
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { Client } from "pg";
 import { MgmtClient } from "../../src/client";
 import { AUTOMATION_ENV, availableEngines, engineEnvironment, runEngine, writeCliConfig, type Engine, type EngineResult } from "../../src/harness/engine";
@@ -173,9 +173,10 @@ describe("state shared in Postgres (the pg backend)", () => {
       const fresh = await synth(stack);
       await ok(engine, fresh, "init");
       await ok(engine, fresh, "plan", "-detailed-exitcode", "-lock-timeout=60s");
-      const drift = await runProcess(repoPath("bin/mgmt"), ["drift", "--dir", fresh, "--engine", engine.name, "--format", "json"], { env: baseEnv });
-      transcript.push(drift.stdout, drift.stderr);
-      expect({ code: drift.code, stderr: drift.stderr }).toEqual({ code: 0, stderr: "" });
+      expect(await mgmtDrift(fresh, engine)).toMatchObject({ code: 0, stderr: "" });
+      // Nothing a job keeps in its folder (.terraform/terraform.tfstate records the backend's settings) holds the password.
+      expect(filesContaining(first, schema)).toContain(join(first, ".terraform", "terraform.tfstate"));
+      for (const dir of [first, second, fresh]) expect(filesContaining(dir, PASSWORD)).toEqual([]);
     });
 
     it("a job without -lock-timeout fails at once while another holds the lock, and changes nothing", async () => {
@@ -191,6 +192,7 @@ describe("state shared in Postgres (the pg backend)", () => {
         const r = await engineRun(engine, impatient, ["apply", "-auto-approve", "-replace=mgmt_tag.team"]);
         expect(r.code).toBe(1);
         expect(r.stderr).toContain("Error acquiring the state lock");
+        expect(r.stderr).toContain("Workspace is already locked: default");
         expect(r.stdout).not.toContain("Apply complete");
       } finally {
         held.answer("no");
@@ -218,16 +220,37 @@ describe("state shared in Postgres (the pg backend)", () => {
         await ok(engine, next, "force-unlock", "-force", lockId!);
         expect((await advisoryLocks()).map((l) => l.pid)).toContain(held.backendPid);
         expect((await engineRun(engine, next, ["plan"])).stderr).toContain("Error acquiring the state lock");
+        // mgmt drift passes no lock flag: without one it fails as a check that could not run.
+        const drift = await mgmtDrift(next, engine);
+        expect(drift.code).toBe(1);
+        expect(drift.stderr).toContain("Error acquiring the state lock");
       } finally {
         // A CI job cancelled outright: its process dies, Postgres ends its session and frees the lock.
         held.kill();
       }
       await held.exit;
-      // No force-unlock needed: the next job takes the lock once Postgres has seen the session end.
+      // No force-unlock needed: the next job takes the lock once Postgres has seen the session end; a drift
+      // check gets its lock timeout through the engines' TF_CLI_ARGS_plan.
       await ok(engine, next, "plan", "-detailed-exitcode", "-lock-timeout=60s");
+      expect(await mgmtDrift(next, engine, { TF_CLI_ARGS_plan: "-lock-timeout=60s" })).toMatchObject({ code: 0, stderr: "" });
       expect(await advisoryLocks()).toEqual([]);
     });
   });
+
+  /** `mgmt drift` (a refresh-only plan) in DIR, as a scheduled job runs it. */
+  async function mgmtDrift(dir: string, engine: Engine, extra: NodeJS.ProcessEnv = {}): Promise<EngineResult> {
+    const r = await runProcess(repoPath("bin/mgmt"), ["drift", "--dir", dir, "--engine", engine.name, "--format", "json"], { env: { ...baseEnv, ...extra } });
+    transcript.push(r.stdout, r.stderr);
+    return r;
+  }
+
+  /** The files under DIR holding TEXT, the provider binaries the engine installed aside. */
+  function filesContaining(dir: string, text: string): string[] {
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && !join(e.parentPath, e.name).includes(`${sep}.terraform${sep}providers${sep}`))
+      .map((e) => join(e.parentPath, e.name))
+      .filter((file) => readFileSync(file).includes(text));
+  }
 
   /** A row of pg_locks for an advisory lock, with the backend that holds it. */
   function advisoryLocks(): Promise<{ pid: number }[]> {
