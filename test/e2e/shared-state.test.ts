@@ -121,6 +121,7 @@ describe("state shared in Postgres (the pg backend)", () => {
 
   const added = (r: EngineResult): number => Number(/Resources: (\d+) added/.exec(r.stdout)?.[1] ?? "-1");
 
+  // An engine's tests run in order: the later ones work on the state the first one wrote.
   describe.each(availableEngines())("with $name", (engine: Engine) => {
     const stack = `shared-${engine.name}`;
     const schema = stateSchema(stack);
@@ -188,7 +189,9 @@ describe("state shared in Postgres (the pg backend)", () => {
 
       const held = await holdLock(engine, holder);
       try {
-        expect((await advisoryLocks()).map((l) => l.pid)).toContain(held.backendPid);
+        // The lock is a session's advisory lock on the workspace's row id; nothing about it is written to the table.
+        const [row] = await query<{ id: string }>(`select id from ${schema}.states where name = 'default'`);
+        expect((await advisoryLocks()).filter((l) => l.pid === held.backendPid).map((l) => l.key)).toContain(row!.id);
         const r = await engineRun(engine, impatient, ["apply", "-auto-approve", "-replace=mgmt_tag.team"]);
         expect(r.code).toBe(1);
         expect(r.stderr).toContain("Error acquiring the state lock");
@@ -252,9 +255,11 @@ describe("state shared in Postgres (the pg backend)", () => {
       .filter((file) => readFileSync(file).includes(text));
   }
 
-  /** A row of pg_locks for an advisory lock, with the backend that holds it. */
-  function advisoryLocks(): Promise<{ pid: number }[]> {
-    return query<{ pid: number }>(`select pid from pg_locks where locktype = 'advisory' and granted`);
+  /** The advisory locks held: the backend holding each, and its bigint key (pg_locks splits it in two halves). */
+  function advisoryLocks(): Promise<{ pid: number; key: string }[]> {
+    return query<{ pid: number; key: string }>(
+      `select pid, ((classid::bigint << 32) | objid::bigint)::text as key from pg_locks where locktype = 'advisory' and granted`,
+    );
   }
 
   async function stateRow(schema: string): Promise<string | undefined> {
