@@ -182,11 +182,4 @@ describe.each(availableEngines().map((e) => [e.name, e] as const))("drift import
     expect({ code: clean.code, stderr: clean.stderr }).toEqual({ code: 0, stderr: "" });
     expect(JSON.parse(clean.stdout)).toMatchObject({ summary: { drifted: 0, deleted: 0, unmanaged: 0 }, has_drift: false });
   });
-
-  it("names the formats when it cannot tell one from the file name", async () => {
-    const r = await runMgmt(["drift", "--dir", work, "--engine", engine.name, "--unmanaged", "--import-out", join(work, "imports.txt")], { env });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain("--import-out");
-    expect(r.stderr).toMatch(/\.ts file for cdktf code or a \.tf file for HCL import blocks.*--import-format cdktf\|hcl/);
-  });
 });

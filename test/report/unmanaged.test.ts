@@ -25,7 +25,7 @@ import { parsePlan } from "../../src/report/plan-model";
 import { driftEntries } from "../../src/report/summary";
 import { findUnmanaged, importBlocks, resourceName, type LiveObject } from "../../src/report/unmanaged";
 import { tokenRole, UNMANAGED_TYPES } from "../../src/cli/unmanaged-types";
-import { folds } from "./run-mgmt";
+import { folds, runMgmt } from "./run-mgmt";
 import { key, rc } from "./plans";
 
 const types = (...names: string[]) => UNMANAGED_TYPES.filter((t) => names.includes(t.type));
@@ -380,6 +380,31 @@ describe("the --import-out format", () => {
       problem: expect.stringMatching(/\.ts file for cdktf.*\.tf file for HCL.*--import-format cdktf\|hcl/),
     });
     expect(importFormat("imports.ts", "json")).toEqual({ problem: "--import-format must be cdktf or hcl, not 'json'" });
+  });
+
+  it("is checked by the command before it runs anything, and --help documents it", async () => {
+    const drift = async (...args: string[]) => {
+      const r = await runMgmt(["drift", "--dir", repoPath("docs"), ...args]);
+      return { code: r.code, stderr: r.stderr.trim() };
+    };
+    expect(await drift("--unmanaged", "--import-out", "imports.txt")).toEqual({
+      code: 1,
+      stderr:
+        "mgmt drift: --import-out 'imports.txt': name a .ts file for cdktf code or a .tf file for HCL import blocks, or say which with --import-format cdktf|hcl",
+    });
+    expect(await drift("--unmanaged", "--import-out", "imports.ts", "--import-format", "yaml")).toEqual({
+      code: 1,
+      stderr: "mgmt drift: --import-format must be cdktf or hcl, not 'yaml'",
+    });
+    expect(await drift("--import-format", "cdktf")).toEqual({ code: 1, stderr: "mgmt drift: --import-format needs --import-out" });
+    expect(await drift("--unmanaged", "--import-out", "imports.tf", "--bindings", "x")).toEqual({
+      code: 1,
+      stderr: "mgmt drift: --bindings applies to cdktf code (--import-out FILE.ts)",
+    });
+    const help = (await runMgmt(["drift", "--help"])).stdout;
+    for (const text of ["--import-format F", "--bindings MODULE", "importUnmanaged(scope: Construct)", "@mgmt/cdktf-provider-mgmt", ".tf  import {} blocks"]) {
+      expect(help).toContain(text);
+    }
   });
 });
 
