@@ -4,7 +4,7 @@
  * the stack's source. The engine runs and the API calls are here; the report and the code are made
  * by src/report.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { MgmtClient } from "../client";
@@ -49,7 +49,8 @@ options:
                             from its live values, and .importFrom(id). Keep it in the
                             stack's source and call importUnmanaged(this) in the stack;
                             the next plan only imports. Secrets the API does not show
-                            (a token's value, an OAuth client's secret) are left out.
+                            (a token's value, an OAuth client's secret) are left out. A
+                            module that already imports objects is never replaced.
                        .tf  import {} blocks; then 'plan -generate-config-out=generated.tf'
                             writes their configuration
   --import-format F  cdktf or hcl, whatever FILE is named
@@ -107,6 +108,14 @@ async function refreshOnlyPlan(engine: Engine, dir: string): Promise<string> {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** Whether FILE is a module that already adopts objects (`.importFrom(...)` outside comments). */
+function declaresImports(file: string): boolean {
+  if (!existsSync(file)) return false;
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .some((line) => !line.trimStart().startsWith("//") && line.includes(".importFrom("));
 }
 
 async function readImported(objects: readonly UnmanagedObject[]): Promise<ImportSubject[]> {
@@ -169,6 +178,13 @@ export async function runDrift(args: string[]): Promise<number> {
     if (chosen && "problem" in chosen) throw new DriftError(chosen.problem);
     if (values.bindings !== undefined && chosen?.format !== "cdktf") throw new DriftError("--bindings applies to cdktf code (--import-out FILE.ts)");
     if (values.bindings === "") throw new DriftError("--bindings needs a module name");
+    if (chosen?.format === "cdktf" && declaresImports(resolve(importOut!))) {
+      // Once applied, that module's declarations are what keeps its objects in the stack; this run
+      // lists only what is still unmanaged, so overwriting it would have the next plan destroy them.
+      throw new DriftError(
+        `${importOut} already declares objects to import: once applied, those declarations keep them in the stack, and replacing them would have the next plan destroy them. Write to another file, or delete this one if it was never applied.`,
+      );
+    }
     const dir = resolve(values.dir);
     if (!existsSync(dir)) throw new DriftError(`no such folder: ${dir}`);
     const engine = chooseEngine(values.engine);

@@ -246,6 +246,8 @@ export function cdktfImportModule(subjects: readonly ImportSubject[], options: C
     `// Written by \`${command}\`: the live objects no state`,
     "// manages, configured from their live values and imported by the next apply.",
     "// Call importUnmanaged(this) in the stack; the plan should only import them.",
+    "// Once applied, these declarations are what keeps the objects: a later run",
+    "// lists only what is still unmanaged, so write its output to another file.",
     'import type { Construct } from "constructs";',
     ...(namespaces.length > 0 ? importLine(namespaces, options.bindings) : []),
     "",

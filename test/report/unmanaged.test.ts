@@ -5,7 +5,9 @@
  * (default fixtures, a second token acting).
  */
 import { createRequire } from "node:module";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { App, TerraformStack, Testing } from "cdktf";
 import type { Construct } from "constructs";
 import * as ts from "typescript";
@@ -401,6 +403,19 @@ describe("the --import-out format", () => {
       code: 1,
       stderr: "mgmt drift: --bindings applies to cdktf code (--import-out FILE.ts)",
     });
+    // A module that already adopts objects is not replaced: its declarations keep them in the stack.
+    const dir = mkdtempSync(join(tmpdir(), "mgmt-imports-"));
+    try {
+      const applied = join(dir, "imports.ts");
+      writeFileSync(applied, cdktfImportModule(SUBJECTS.slice(0, 1), { bindings: "@mgmt/cdktf-provider-mgmt", provider: "mgmt" }));
+      expect(await drift("--unmanaged", "--import-out", applied)).toEqual({
+        code: 1,
+        stderr: expect.stringContaining(`mgmt drift: ${applied} already declares objects to import`),
+      });
+      expect(readFileSync(applied, "utf8")).toContain(".importFrom(");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     const help = (await runMgmt(["drift", "--help"])).stdout;
     for (const text of ["--import-format F", "--bindings MODULE", "importUnmanaged(scope: Construct)", "@mgmt/cdktf-provider-mgmt", ".tf  import {} blocks"]) {
       expect(help).toContain(text);
