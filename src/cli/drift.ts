@@ -1,23 +1,30 @@
 /**
  * `mgmt drift`: a refresh-only plan in a stack folder, reported; with --unmanaged, the live objects no
- * state holds, and with --import-out, import blocks for them. The engine runs and the API calls are
- * here; the report itself is made by src/report.
+ * state holds, and with --import-out, code that adopts them: HCL import blocks, or a cdktf module for
+ * the stack's source. The engine runs and the API calls are here; the report and the code are made
+ * by src/report.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { MgmtClient } from "../client";
+import { PROVIDER_SOURCE } from "../provider/identity";
 import { AUTOMATION_ENV, availableEngines, runEngine, type Engine } from "../harness/engine";
 import { driftFound, driftLineCount, driftReportJson, renderDriftMarkdown, type DriftReport } from "../report/drift-report";
 import { parsePlanJson, priorStateResources, PlanFormatError } from "../report/plan-model";
 import { driftEntries } from "../report/summary";
 import { DEFAULT_MAX_CHARS, fit } from "../report/truncate";
 import { REPORT_OPTIONS, parseCommand, reportSettings } from "./args";
-import { findUnmanaged, importBlocks, type LiveObject, type UnmanagedResult } from "../report/unmanaged";
-import { UNMANAGED_TYPES } from "./unmanaged-types";
+import { cdktfImportModule, type ImportSubject } from "../report/import-cdktf";
+import { importFormat } from "../report/import-format";
+import { findUnmanaged, importBlocks, type LiveObject, type UnmanagedObject, type UnmanagedResult } from "../report/unmanaged";
+import { importedObjects, UNMANAGED_TYPES } from "./unmanaged-types";
+
+export const DEFAULT_BINDINGS = "@mgmt/cdktf-provider-mgmt";
 
 export const DRIFT_USAGE = `usage: mgmt drift [--dir DIR] [--engine tofu|terraform] [--format markdown|json]
-                  [--unmanaged] [--import-out FILE] [--title TEXT] [--max-chars N]
+                  [--unmanaged] [--import-out FILE] [--import-format cdktf|hcl]
+                  [--bindings MODULE] [--title TEXT] [--max-chars N]
 
 Runs a refresh-only plan ('plan -refresh-only', then 'show -json') in DIR and reports
 each managed object whose live state differs from the state (attributes before -> after,
@@ -35,8 +42,21 @@ options:
                      manages that no state holds (needs MGMT_URL and MGMT_TOKEN); the
                      bootstrap token of 'mgmt serve' and the token this run acts with are
                      listed as such and not counted
-  --import-out FILE  with --unmanaged: write import {} blocks for those objects to FILE;
-                     then 'plan -generate-config-out=generated.tf' writes their config
+  --import-out FILE  with --unmanaged: write code that adopts those objects to FILE, in
+                     the format its extension names (or --import-format):
+                       .ts  a cdktf module exporting importUnmanaged(scope: Construct):
+                            each object declared with the bindings' construct, configured
+                            from its live values, and .importFrom(id). Keep it in the
+                            stack's source and call importUnmanaged(this) in the stack;
+                            the next plan only imports. Secrets the API does not show
+                            (a token's value, an OAuth client's secret) are left out. A
+                            module that already imports objects is never replaced.
+                       .tf  import {} blocks; then 'plan -generate-config-out=generated.tf'
+                            writes their configuration
+  --import-format F  cdktf or hcl, whatever FILE is named
+  --bindings MODULE  where the cdktf module imports the constructs from (default
+                     ${DEFAULT_BINDINGS}; a path such as
+                     ../generated/providers/mgmt for bindings generated into the project)
   --title TEXT       the report's heading (default "Drift report")
   --max-chars N      keep the markdown under N characters (default ${DEFAULT_MAX_CHARS})
   -h, --help         show this help
@@ -44,6 +64,9 @@ options:
 exit codes: 0 no drift and nothing unmanaged, 2 drift or unmanaged objects found,
 1 error (the engine failed, the API could not be read, bad arguments).
 `;
+
+/** The provider's local name, the prefix of its resource types. */
+const PROVIDER_NAME = PROVIDER_SOURCE.slice(PROVIDER_SOURCE.lastIndexOf("/") + 1);
 
 class DriftError extends Error {}
 
@@ -87,6 +110,22 @@ async function refreshOnlyPlan(engine: Engine, dir: string): Promise<string> {
   }
 }
 
+/** Whether FILE is a module that already adopts objects (`.importFrom(...)` outside comments). */
+function declaresImports(file: string): boolean {
+  if (!existsSync(file)) return false;
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .some((line) => !line.trimStart().startsWith("//") && line.includes(".importFrom("));
+}
+
+async function readImported(objects: readonly UnmanagedObject[]): Promise<ImportSubject[]> {
+  try {
+    return await importedObjects(objects, process.env);
+  } catch (err) {
+    throw new DriftError(err instanceof Error ? err.message : String(err));
+  }
+}
+
 async function listUnmanaged(state: ReturnType<typeof priorStateResources>): Promise<UnmanagedResult> {
   const url = process.env.MGMT_URL;
   const token = process.env.MGMT_TOKEN;
@@ -121,6 +160,8 @@ export async function runDrift(args: string[]): Promise<number> {
       engine: { type: "string", default: "tofu" },
       unmanaged: { type: "boolean", default: false },
       "import-out": { type: "string" },
+      "import-format": { type: "string" },
+      bindings: { type: "string" },
       ...REPORT_OPTIONS,
     },
     { usageExit: 1 },
@@ -130,17 +171,42 @@ export async function runDrift(args: string[]): Promise<number> {
   try {
     const settings = reportSettings(values);
     if ("problem" in settings) throw new DriftError(settings.problem);
-    if (values["import-out"] !== undefined && !values.unmanaged) throw new DriftError("--import-out needs --unmanaged");
+    const importOut = values["import-out"];
+    if (importOut !== undefined && !values.unmanaged) throw new DriftError("--import-out needs --unmanaged");
+    if (importOut === undefined && values["import-format"] !== undefined) throw new DriftError("--import-format needs --import-out");
+    const chosen = importOut === undefined ? undefined : importFormat(importOut, values["import-format"]);
+    if (chosen && "problem" in chosen) throw new DriftError(chosen.problem);
+    if (values.bindings !== undefined && chosen?.format !== "cdktf") throw new DriftError("--bindings applies to cdktf code (--import-out FILE.ts)");
+    if (values.bindings === "") throw new DriftError("--bindings needs a module name");
+    if (chosen?.format === "cdktf" && declaresImports(resolve(importOut!))) {
+      // Once applied, that module's declarations are what keeps its objects in the stack; this run
+      // lists only what is still unmanaged, so overwriting it would have the next plan destroy them.
+      throw new DriftError(
+        `${importOut} already declares objects to import: once applied, those declarations keep them in the stack, and replacing them would have the next plan destroy them. Write to another file, or delete this one if it was never applied.`,
+      );
+    }
     const dir = resolve(values.dir);
     if (!existsSync(dir)) throw new DriftError(`no such folder: ${dir}`);
     const engine = chooseEngine(values.engine);
 
     const plan = parsePlanJson(await refreshOnlyPlan(engine, dir));
+    const state = priorStateResources(plan);
     const report: DriftReport = {
       drift: driftEntries(plan, "all"),
-      ...(values.unmanaged ? { unmanaged: await listUnmanaged(priorStateResources(plan)) } : {}),
+      ...(values.unmanaged ? { unmanaged: await listUnmanaged(state) } : {}),
     };
-    if (values["import-out"] !== undefined && report.unmanaged) writeFileSync(resolve(values["import-out"]), importBlocks(report.unmanaged.unmanaged));
+    if (importOut !== undefined && chosen && report.unmanaged) {
+      const objects = report.unmanaged.unmanaged;
+      const text =
+        chosen.format === "hcl"
+          ? importBlocks(objects)
+          : cdktfImportModule(await readImported(objects), {
+              bindings: values.bindings ?? DEFAULT_BINDINGS,
+              provider: PROVIDER_NAME,
+              taken: state.map((r) => r.address.slice(r.address.lastIndexOf(".") + 1)),
+            });
+      writeFileSync(resolve(importOut), text);
+    }
 
     if (settings.format === "json") process.stdout.write(`${JSON.stringify(driftReportJson(report), null, 2)}\n`);
     else {

@@ -5,10 +5,16 @@
  *
  * Singletons (mgmt_account_contact, mgmt_profile_settings) have no entry on purpose: the object
  * always exists, so "not in state" means "not managed here", never "left behind".
+ *
+ * For code that imports them, `importedObjects` reads each object as the engine's import would
+ * put it in state: through the provider itself, in process.
  */
 import { listAll, type MgmtClient } from "../client";
 import { BOOTSTRAP_TOKEN_LABEL, TOKEN_PREFIX_LENGTH } from "../contract/tokens";
-import type { KnownRole, LiveObject, UnmanagedKind } from "../report/unmanaged";
+import { createProvider, providerDefinition } from "../provider";
+import type { Diagnostic } from "../provider/framework/diagnostics";
+import type { ImportAttribute, ImportSubject } from "../report/import-cdktf";
+import type { KnownRole, LiveObject, UnmanagedKind, UnmanagedObject } from "../report/unmanaged";
 
 export interface ListContext {
   readonly client: MgmtClient;
@@ -60,3 +66,48 @@ export const UNMANAGED_TYPES: readonly UnmanagedType[] = [
     list: async ({ client }) => (await listAll(client.listTags())).map((t) => ({ importId: t.label, label: t.label })),
   },
 ];
+
+/** The first error among diagnostics, as one line of text. */
+function firstError(diagnostics: readonly Diagnostic[]): string | undefined {
+  const e = diagnostics.find((d) => d.severity === "error");
+  return e && (e.detail ? `${e.summary}: ${e.detail}` : e.summary);
+}
+
+/**
+ * Each object as `import` then `refresh` leave it in state (ImportResourceState, then
+ * ReadResource, the provider's own code, configured from `env` as the engine configures it), with
+ * the attributes its resource declares. An object gone since it was listed is left out.
+ */
+export async function importedObjects(objects: readonly UnmanagedObject[], env: NodeJS.ProcessEnv): Promise<ImportSubject[]> {
+  const resources = new Map(providerDefinition(env).resources.map((r) => [r.typeName, r]));
+  const provider = createProvider({ env });
+  try {
+    const configured = firstError((await provider.configure({})).diagnostics);
+    if (configured) throw new Error(`cannot configure the provider: ${configured}`);
+    const subjects: ImportSubject[] = [];
+    for (const o of objects) {
+      const resource = resources.get(o.type);
+      if (!resource) throw new Error(`the provider has no resource ${o.type}`);
+      const imported = await provider.importResourceState(o.type, o.importId);
+      const importFailure = firstError(imported.diagnostics);
+      if (importFailure) throw new Error(`cannot import ${o.type} ${JSON.stringify(o.importId)}: ${importFailure}`);
+      const [first] = imported.imported;
+      if (!first) continue;
+      const read = await provider.readResource(o.type, first.state, first.private);
+      const readFailure = firstError(read.diagnostics);
+      if (readFailure) throw new Error(`cannot read ${o.type} ${JSON.stringify(o.importId)}: ${readFailure}`);
+      if (read.newState === null) continue;
+      const attributes: ImportAttribute[] = Object.entries(resource.attributes).map(([name, spec]) => ({
+        name,
+        mode: spec.mode,
+        type: spec.type,
+        sensitive: spec.sensitive,
+        ...(spec.default !== undefined ? { default: spec.default } : {}),
+      }));
+      subjects.push({ type: o.type, importId: o.importId, label: o.label, attributes, values: read.newState });
+    }
+    return subjects;
+  } finally {
+    await provider.close();
+  }
+}

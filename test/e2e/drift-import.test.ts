@@ -1,0 +1,185 @@
+/**
+ * `mgmt drift --unmanaged --import-out imports.ts`, end to end, per engine: a cdktf app outside
+ * the repository (the bindings package and cdktf as a team's project has them) deployed against a
+ * `mgmt serve` that holds objects the stack does not manage; drift writes the module, the stack
+ * calls importUnmanaged(this), and the next plan only imports (no create, update or destroy). Then
+ * a fresh checkout (the source and the state, no cdktf.out or .terraform) plans no changes, and
+ * drift finds the account clean.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { MgmtClient } from "../../src/client";
+import { availableEngines, engineEnvironment, runEngine, writeCliConfig, type Engine } from "../../src/harness/engine";
+import { repoPath } from "../../src/harness/paths";
+import { runProcess } from "../../src/harness/process";
+import { startServe, type RunningServer } from "../../src/harness/serve";
+import { runMgmt } from "../report/run-mgmt";
+import { sshKeyText } from "../support/ssh-keys";
+
+jest.setTimeout(600_000);
+
+const BINDINGS = "@mgmt/cdktf-provider-mgmt";
+const STACK = "account";
+
+/** The stack's source; with `imports`, it adopts what drift found. */
+const mainTs = (key: string, imports: boolean) => `import { App, LocalBackend, TerraformStack } from "cdktf";
+import type { Construct } from "constructs";
+import { provider, sshKey } from "${BINDINGS}";
+${imports ? 'import { importUnmanaged } from "./imports";\n' : ""}
+class Account extends TerraformStack {
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    // The state lives beside the source, where a team's remote backend would keep it for every checkout.
+    new LocalBackend(this, { path: process.env.STATE_FILE ?? "terraform.tfstate" });
+    new provider.MgmtProvider(this, "mgmt", {});
+    new sshKey.SshKey(this, "laptop", { label: "laptop", sshKey: ${JSON.stringify(key)} });${imports ? "\n    importUnmanaged(this);" : ""}
+  }
+}
+
+const app = new App();
+new Account(app, ${JSON.stringify(STACK)});
+app.synth();
+`;
+
+/** cdktf's project template settings. */
+const TSCONFIG = {
+  compilerOptions: {
+    target: "ES2020",
+    module: "CommonJS",
+    strict: true,
+    noUnusedLocals: true,
+    noUnusedParameters: true,
+    noImplicitReturns: true,
+    skipLibCheck: true,
+  },
+  include: ["*.ts"],
+};
+
+async function ok(binary: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const r = await runProcess(binary, args, { cwd, env });
+  if (r.code !== 0) throw new Error(`${binary} ${args.join(" ")} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+interface PlanJson {
+  resource_changes?: { address: string; change: { actions: string[]; importing?: { id: string } } }[];
+}
+
+describe.each(availableEngines().map((e) => [e.name, e] as const))("drift imports as cdktf code, with %s", (_name, engine: Engine) => {
+  let server: RunningServer;
+  let client: MgmtClient;
+  let work: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    server = await startServe();
+    client = new MgmtClient({ url: server.url, token: server.token });
+    work = mkdtempSync(join(tmpdir(), `mgmt-drift-import-${engine.name}-`));
+    env = {
+      ...engineEnvironment({ cliConfig: writeCliConfig(work, "mirror"), url: server.url, token: server.token }),
+      // cdktf checks the engine's version for import blocks at synth: the engine under test.
+      PATH: `${dirname(engine.binary)}${delimiter}${process.env.PATH ?? ""}`,
+      TERRAFORM_BINARY_NAME: engine.name === "tofu" ? "tofu" : "terraform",
+    };
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await server?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  /** A project folder: package.json, tsconfig.json, and node_modules as an install leaves them (the bindings package, cdktf, constructs, node's types). */
+  function project(name: string): string {
+    const dir = join(work, name);
+    for (const scope of ["@mgmt", "@types"]) mkdirSync(join(dir, "node_modules", scope), { recursive: true });
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version: "1.0.0", private: true }));
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(TSCONFIG));
+    symlinkSync(repoPath("dist/cdktf-bindings"), join(dir, "node_modules", BINDINGS));
+    for (const p of ["cdktf", "constructs", "@types/node"]) symlinkSync(repoPath("node_modules", p), join(dir, "node_modules", p));
+    return dir;
+  }
+
+  /** tsc, then the app: returns the synthesized stack's folder. */
+  async function synth(dir: string, state: string): Promise<string> {
+    await ok(process.execPath, [repoPath("node_modules/typescript/bin/tsc"), "-p", dir], dir);
+    await ok(process.execPath, [join(dir, "main.js")], dir, { ...env, CDKTF_OUTDIR: join(dir, "cdktf.out"), STATE_FILE: state, CHECKPOINT_DISABLE: "1" });
+    return join(dir, "cdktf.out", "stacks", STACK);
+  }
+
+  const tf = async (dir: string, ...args: string[]) => {
+    const r = await runEngine(engine, [...args.slice(0, 1), "-no-color", ...args.slice(1)], dir, env);
+    if (r.code !== 0) throw new Error(`${engine.name} ${args.join(" ")} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+    return r.stdout;
+  };
+
+  const drift = (stackDir: string, ...extra: string[]) =>
+    runMgmt(["drift", "--dir", stackDir, "--engine", engine.name, "--unmanaged", "--format", "json", ...extra], { env });
+
+  it("adopts every unmanaged object by code that survives a fresh checkout", async () => {
+    // Beyond the default fixtures' SSH key, OAuth clients and tags: a key whose label needs escaping,
+    // and a token with scopes and an expiry.
+    const oddLabel = 'dev "box" \\ ${x}\n%{y}';
+    const odd = await client.createSshKey({ label: oddLabel, ssh_key: sshKeyText("ed25519", "odd@example") });
+    const tokenMade = await client.createToken({ label: "old laptop", scopes: "account:read_only", expiry: "2030-01-01T00:00:00" });
+
+    const app = project("app");
+    const state = join(app, "terraform.tfstate");
+    const laptopKey = sshKeyText("ed25519", "laptop@example");
+    writeFileSync(join(app, "main.ts"), mainTs(laptopKey, false));
+    let stackDir = await synth(app, state);
+    await tf(stackDir, "init");
+    await tf(stackDir, "apply", "-auto-approve");
+
+    // Drift finds what the stack does not manage and writes the module into the app's source.
+    const found = await drift(stackDir, "--import-out", join(app, "imports.ts"));
+    expect({ code: found.code, stderr: found.stderr }).toEqual({ code: 2, stderr: "" });
+    const unmanaged = (JSON.parse(found.stdout) as { unmanaged: { type: string; id: string }[] }).unmanaged;
+    expect(unmanaged).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: "mgmt_ssh_key", id: String(odd.id) }),
+        expect.objectContaining({ type: "mgmt_token", id: String(tokenMade.id) }),
+        expect.objectContaining({ type: "mgmt_oauth_client" }),
+        expect.objectContaining({ type: "mgmt_tag" }),
+      ]),
+    );
+    const module = readFileSync(join(app, "imports.ts"), "utf8");
+    expect(module).toContain(`from "${BINDINGS}";`);
+    expect(module).toContain("export function importUnmanaged(scope: Construct): void {");
+    expect(module).not.toContain('"laptop"');
+    expect(module).toContain("// token: a secret the API shows only when it is created; unset after the import.");
+    expect(module).toContain("// secret: a secret the API shows only when it is created; unset after the import.");
+    expect(module).not.toContain(server.token);
+
+    // The stack calls it; the plan imports each object and changes, creates and destroys nothing.
+    writeFileSync(join(app, "main.ts"), mainTs(laptopKey, true));
+    stackDir = await synth(app, state);
+    await tf(stackDir, "plan", "-out=import.tfplan");
+    const plan = JSON.parse(await tf(stackDir, "show", "-json", "import.tfplan")) as PlanJson;
+    const changes = plan.resource_changes ?? [];
+    expect(changes.filter((c) => c.change.actions.join() !== "no-op").map((c) => [c.address, c.change.actions])).toEqual([]);
+    expect(
+      changes
+        .filter((c) => c.change.importing)
+        .map((c) => c.change.importing!.id)
+        .sort(),
+    ).toEqual(unmanaged.map((u) => u.id).sort());
+    await tf(stackDir, "apply", "import.tfplan");
+    // The odd label came through cdktf's JSON and the engine unchanged.
+    expect((await client.getSshKey(odd.id)).label).toBe(oddLabel);
+
+    // A fresh checkout: the source and the state only.
+    const fresh = project("fresh");
+    for (const f of ["main.ts", "imports.ts"]) copyFileSync(join(app, f), join(fresh, f));
+    copyFileSync(state, join(fresh, "terraform.tfstate"));
+    const freshStack = await synth(fresh, join(fresh, "terraform.tfstate"));
+    await tf(freshStack, "init");
+    const r = await runEngine(engine, ["plan", "-no-color", "-detailed-exitcode"], freshStack, env);
+    expect({ code: r.code, output: r.code === 0 ? "" : r.stdout + r.stderr }).toEqual({ code: 0, output: "" });
+
+    const clean = await drift(freshStack);
+    expect({ code: clean.code, stderr: clean.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse(clean.stdout)).toMatchObject({ summary: { drifted: 0, deleted: 0, unmanaged: 0 }, has_drift: false });
+  });
+});
