@@ -98,12 +98,12 @@ export function fit(render: Render, detailed: number, lines: number, maxChars: n
   return { text, detailsDropped: detailed - details, linesDropped: lines - shown };
 }
 
-/** The note that ends a report cut at a line: it says the report is incomplete, whole or not at all. */
+/** The note that ends a report cut at a line, kept short so the summary line fits beside it at small limits. */
 export const cutNote = (maxChars: number): string =>
-  `> [!NOTE]\n> **Cut:** this report does not fit in ${count(maxChars)} characters even without its resource lines, so it stops here. The full plan is in the CI log (\`show PLANFILE\`).\n`;
+  `> [!NOTE]\n> **Cut at ${count(maxChars)} characters.** The full plan is in the CI log (\`show PLANFILE\`).\n`;
 
-/** Said instead when not even the note fits beside anything: short enough for the smallest limit --max-chars takes. */
-export const tooLong = (maxChars: number): string => `**Report cut:** it does not fit in ${count(maxChars)} characters; see the CI log.\n`;
+/** Said instead when not even the note fits (a limit below what --max-chars takes, for other callers). */
+export const tooLong = (maxChars: number): string => `**Cut at ${count(maxChars)} characters;** see the CI log.\n`;
 
 /**
  * The leading whole lines of `text` that fit before the cut note, never ending inside a fold, so what is
