@@ -125,6 +125,7 @@ export function cutAtLines(text: string, maxChars: number): string {
   let open = kept.length - 1;
   while (open >= 0 && !kept[open]!.startsWith("<details")) open--;
   if (open >= 0 && !kept.slice(open).includes("</details>")) kept.length = open;
-  while (kept.length > 0 && kept[kept.length - 1] === "") kept.pop();
+  // Nor end on a blank line or on an alert's `> [!WARNING]` heading without its text.
+  while (kept.length > 0 && /^(?:> \[!\w+\])?$/.test(kept[kept.length - 1]!)) kept.pop();
   return kept.length === 0 ? note : `${kept.join("\n")}\n\n${note}`;
 }

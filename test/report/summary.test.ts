@@ -283,6 +283,11 @@ describe("truncation", () => {
     expect(cutAtLines(text, room)).toBe(`## T\n\n**s**\n\n${cutNote(room)}`);
   });
 
+  it("drops an alert heading whose text does not fit", () => {
+    const text = "## T\n\n**s**\n\n> [!WARNING]\n> " + "x".repeat(300) + "\n";
+    expect(cutAtLines(text, 200)).toBe(`## T\n\n**s**\n\n${cutNote(200)}`);
+  });
+
   it("says plainly that the report does not fit when not even its note does", () => {
     expect(cutNote(60).length).toBeGreaterThan(60);
     expect(cutAtLines("## T\n", 60)).toBe("**Cut at 60 characters;** see the CI log.\n");
