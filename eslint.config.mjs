@@ -3,13 +3,13 @@ import { createNodeResolver, importX } from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
 
 /*
- * Layers (design.md, "Layers"; summed up in src/server/README.md): each folder imports only the
+ * Layers (docs/architecture.md, "Layers"; summed up in src/server/README.md): each folder imports only the
  * layers below it, proven by test/lint/layers.test.ts. The rules read import and export specifiers
  * as written, `import type` included (require(), import() and `typeof import()` are not seen), so a
  * folder is named by climbing to it: `../server`, `../../plugin/x`. A file matches one layer's block
  * at most, since a later `no-restricted-imports` replaces an earlier one rather than adding to it.
  */
-const SEE = "(see design.md, Layers)";
+const SEE = "(see docs/architecture.md, Layers)";
 /** A specifier that climbs out to one of the folders `names`: `../server`, `../../plugin/x`. */
 const climbsTo = (...names) => `^(?:\\.\\./)+(?:${names.join("|")})(?:/|$)`;
 /** Any specifier but the whole-specifier regexes `allowed`. */
@@ -17,6 +17,8 @@ const anyBut = (...allowed) => `^(?!(?:${allowed.join("|")})$)`;
 /** A file of the importer's own folder or below it: `./x`, `./x/y`, never `..`. */
 const OWN_FOLDER = "\\./(?![^]*\\.\\.)[^]*";
 const NODE = "node:[^]+";
+/** The HTTP framework, which only src/server/http, admin, the areas' routes and the composition root may load. */
+const FASTIFY = "^(?:fastify|@fastify/[^/]+)(?:/|$)";
 /** Modules of the client and the contract that load no zod, which the provider may import values from. */
 const ZOD_FREE = ["errors", "retry", "paginate", "create-once", "field-rules", "enums", "timestamps", "scopes", "sshkey-format", "filterable"];
 const layer = (files, ...patterns) => ({ files, rules: { "no-restricted-imports": ["error", { patterns }] } });
@@ -80,8 +82,8 @@ export default tseslint.config(
     message: `layers: report is pure rendering and imports no client, provider, plugin, server, cli or harness ${SEE}`,
   }),
   layer(["src/server/domain/**"], {
-    regex: climbsTo("http", "admin"),
-    message: `layers: the server's domain never imports HTTP or admin; the composition root (src/server/index.ts) wires them ${SEE}`,
+    regex: `${climbsTo("http", "admin")}|${FASTIFY}`,
+    message: `layers: the server's domain never imports HTTP (src/server/http or fastify) or admin; the composition root (src/server/index.ts) wires them ${SEE}`,
   }),
   layer(["src/server/http/**"], {
     regex: climbsTo("admin", "store", "areas"),
@@ -106,8 +108,8 @@ export default tseslint.config(
   ),
   {
     ...layer(["src/server/areas/*/*.ts"], {
-      regex: `${climbsTo("http", "admin")}|(?:^\\.|/[a-z-]+)/(?:routes|index)$`,
-      message: `layers: an area's services never import HTTP, admin or routes ${SEE}`,
+      regex: `${climbsTo("http", "admin")}|(?:^\\.|/[a-z-]+)/(?:routes|index)$|${FASTIFY}`,
+      message: `layers: an area's services never import HTTP (src/server/http or fastify), admin or routes ${SEE}`,
     }),
     // store.ts and routes.ts have their own rules; index.ts composes the area.
     ignores: ["src/server/areas/*/store.ts", "src/server/areas/*/routes.ts", "src/server/areas/*/index.ts"],

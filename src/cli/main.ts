@@ -31,6 +31,10 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./drift")).runDrift(rest);
     case "version":
     case "--version": {
+      const { parseCommand } = await import("./args");
+      const usage = "usage: mgmt version\n\nPrints the provider's version and registry source as JSON.\n\noptions:\n  -h, --help  show this help\n";
+      const parsed = parseCommand("version", usage, rest, {});
+      if ("exit" in parsed) return parsed.exit;
       const { PROVIDER_VERSION, PROVIDER_SOURCE } = await import("../provider/identity");
       process.stdout.write(`${JSON.stringify({ version: PROVIDER_VERSION, provider_source: PROVIDER_SOURCE })}\n`);
       return 0;

@@ -10,6 +10,8 @@ export interface AttributeDiff {
   readonly before: string | undefined;
   readonly after: string | undefined;
   readonly forcesReplacement: boolean;
+  /** The planned change only sets back a change made outside Terraform (see ./revert). */
+  readonly revertsDrift?: true;
 }
 
 const key = (path: AttributePath) => JSON.stringify(path);

@@ -5,6 +5,10 @@
 import type { PlanSummary, ResourceEntry } from "./summary";
 import { GROUPS } from "./summary";
 
+/**
+ * Changes only when a field changes meaning or goes away; a field may be added within a version (as
+ * `reverts_drift` was), so readers ignore fields they do not know.
+ */
 export const REPORT_FORMAT_VERSION = 1;
 
 /** Top-level attribute names only: `tags[0]` and `tags[1]` are both `tags`. */
@@ -18,7 +22,16 @@ export const driftEntryJson = (e: ResourceEntry) => ({ address: e.address, type:
 export interface PlanReportJson {
   format_version: number;
   summary: { add: number; change: number; replace: number; destroy: number; import: number; move: number; drift: number };
-  changes: { address: string; type: string; actions: string[]; attributes: string[]; previous_address?: string; import_id?: string }[];
+  changes: {
+    address: string;
+    type: string;
+    actions: string[];
+    attributes: string[];
+    previous_address?: string;
+    import_id?: string;
+    /** Of `attributes`, those whose planned change only sets back a change made outside Terraform, in every part. */
+    reverts_drift?: string[];
+  }[];
   drift: { address: string; type: string; actions: string[]; attributes: string[] }[];
   has_destroy: boolean;
 }
@@ -30,6 +43,7 @@ export function planReportJson(s: PlanSummary): PlanReportJson {
     for (const e of s.groups[g]) {
       if (seen.has(e)) continue;
       seen.add(e);
+      const reverts = attributeNames(e).filter((n) => e.attributes.every((a) => String(a.path[0]) !== n || a.revertsDrift));
       changes.push({
         address: e.address,
         type: e.type,
@@ -37,6 +51,7 @@ export function planReportJson(s: PlanSummary): PlanReportJson {
         attributes: attributeNames(e),
         ...(e.previousAddress !== undefined ? { previous_address: e.previousAddress } : {}),
         ...(e.importId !== undefined ? { import_id: e.importId } : {}),
+        ...(reverts.length > 0 ? { reverts_drift: reverts } : {}),
       });
     }
   }

@@ -47,6 +47,9 @@ const REASONS: Record<string, string> = {
 
 export const reasonText = (reason: string) => REASONS[reason] ?? reason.replace(/_/g, " ");
 
+/** Said on a planned attribute line whose change only undoes an edit made outside Terraform. */
+export const REVERT_NOTE = "changed outside Terraform; this plan sets it back";
+
 export interface EntryOptions {
   readonly details: boolean;
   /** What a before → after pair means here: `planned` changes or `drift` (live vs state). */
@@ -64,7 +67,7 @@ export function entryLines(e: ResourceEntry, o: EntryOptions): string[] {
   const lines = [`- ${code(e.address)}${tags.length ? ` (${tags.join("; ")})` : ""}`];
   if (!o.details) return lines;
   for (const a of e.attributes) {
-    const force = a.forcesReplacement ? " **(forces replacement)**" : "";
+    const force = (a.forcesReplacement ? " **(forces replacement)**" : "") + (a.revertsDrift ? ` (${REVERT_NOTE})` : "");
     if (a.before === undefined) lines.push(`  - ${code(a.name)}: ${value(a.after ?? "null")}${force}`);
     else if (a.after === undefined) lines.push(`  - ${code(a.name)}: ~~${value(a.before)}~~${force}`);
     else lines.push(`  - ${code(a.name)}: ${value(a.before)} → ${value(a.after)}${force}`);

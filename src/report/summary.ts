@@ -4,7 +4,8 @@
  */
 import { attributeDiffs, overlaps, type AttributeDiff } from "./diff";
 import { shownValue } from "./mask";
-import type { Change, Plan, ResourceChange } from "./plan-model";
+import type { AttributePath, Change, Plan, ResourceChange } from "./plan-model";
+import { driftOf, revertsDrift } from "./revert";
 
 export const GROUPS = ["create", "update", "replace", "delete", "import", "move", "forget"] as const;
 export type Group = (typeof GROUPS)[number];
@@ -82,8 +83,20 @@ export interface DriftOptions {
   readonly drift?: "relevant" | "all";
 }
 
-/** Drift entries: deletions always, updates only with attributes left after filtering. */
-export function driftEntries(plan: Plan, mode: "relevant" | "all"): ResourceEntry[] {
+/** The attribute changes of a planned change, each marked where it only sets back drift. */
+function plannedDiffs(rc: ResourceChange, drift: readonly ResourceChange[]): AttributeDiff[] {
+  const diffs = attributeDiffs(rc.change);
+  const drifted = driftOf(rc, drift);
+  if (!drifted) return diffs;
+  return diffs.map((d) => (revertsDrift(rc.change, drifted.change, d.path) ? { ...d, revertsDrift: true } : d));
+}
+
+/**
+ * Drift entries: deletions always, updates only with attributes left after filtering. `reverted` holds,
+ * per address, the paths the plan sets back: that drift is shown even where relevant_attributes omits it,
+ * since the plan changes those attributes because of it.
+ */
+export function driftEntries(plan: Plan, mode: "relevant" | "all", reverted: ReadonlyMap<string, readonly AttributePath[]> = new Map()): ResourceEntry[] {
   const relevant = plan.relevant_attributes ?? [];
   const out: ResourceEntry[] = [];
   for (const rc of plan.resource_drift ?? []) {
@@ -91,7 +104,7 @@ export function driftEntries(plan: Plan, mode: "relevant" | "all"): ResourceEntr
     let attributes = attributeDiffs(rc.change);
     const deleted = rc.change.actions.includes("delete") && !rc.change.actions.includes("create");
     if (mode === "relevant" && !deleted) {
-      const mine = relevant.filter((r) => r.resource === rc.address).map((r) => r.attribute);
+      const mine = [...relevant.filter((r) => r.resource === rc.address).map((r) => r.attribute), ...(reverted.get(rc.address) ?? [])];
       attributes = attributes.filter((a) => mine.some((p) => overlaps(p, a.path)));
     }
     if (deleted || attributes.length > 0) out.push(entryOf(rc, deleted ? [] : attributes));
@@ -110,19 +123,23 @@ function outputEntry(name: string, c: Change): OutputEntry {
 
 export function summarize(plan: Plan, options: DriftOptions = {}): PlanSummary {
   const groups: Record<Group, ResourceEntry[]> = { create: [], update: [], replace: [], delete: [], import: [], move: [], forget: [] };
+  const reverted = new Map<string, AttributePath[]>();
   for (const rc of plan.resource_changes ?? []) {
     if ((rc.mode ?? "managed") !== "managed") continue;
     const group = actionGroup(rc.change.actions);
     const moved = rc.previous_address !== undefined && rc.previous_address !== rc.address;
     if (group === undefined && !rc.change.importing && !moved) continue;
-    const entry = entryOf(rc);
+    const attributes = plannedDiffs(rc, plan.resource_drift ?? []);
+    const back = attributes.filter((a) => a.revertsDrift).map((a) => a.path);
+    if (back.length > 0 && rc.deposed === undefined) reverted.set(rc.address, back);
+    const entry = entryOf(rc, attributes);
     if (group) groups[group].push(entry);
     if (rc.change.importing) groups.import.push(entry);
     if (moved) groups.move.push(entry);
   }
   // A plan without resource_changes is a refresh-only plan: there, all drift is the point.
   const driftMode = options.drift ?? (plan.resource_changes === undefined ? "all" : "relevant");
-  const drift = driftEntries(plan, driftMode);
+  const drift = driftEntries(plan, driftMode, reverted);
   const outputs = Object.entries(plan.output_changes ?? {})
     .filter(([, c]) => !c.actions.every((a) => a === "no-op"))
     .map(([name, c]) => outputEntry(name, c))

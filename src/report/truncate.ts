@@ -91,10 +91,41 @@ export function fit(render: Render, detailed: number, lines: number, maxChars: n
   }
   let text = attempt(details, shown);
   if (text.length > maxChars) {
-    // Even the bare summary does not fit (a tiny limit or a huge title): cut the text itself, visibly.
-    const marker = "\n\n… (cut at the length limit)\n";
-    text = text.slice(0, Math.max(0, maxChars - marker.length)) + marker;
-    text = text.slice(0, maxChars);
+    // Even the bare summary does not fit (a tiny limit, a huge title, a long destroy list).
+    text = cutAtLines(render({ details: 0, lines: 0 }, undefined), maxChars);
+    shown = 0;
   }
   return { text, detailsDropped: detailed - details, linesDropped: lines - shown };
+}
+
+/** The note that ends a report cut at a line, kept short so the summary line fits beside it at small limits. */
+export const cutNote = (maxChars: number): string =>
+  `> [!NOTE]\n> **Cut at ${count(maxChars)} characters.** The full plan is in the CI log (\`show PLANFILE\`).\n`;
+
+/** Said instead when not even the note fits (a limit below what --max-chars takes, for other callers). */
+export const tooLong = (maxChars: number): string => `**Cut at ${count(maxChars)} characters;** see the CI log.\n`;
+
+/**
+ * The leading whole lines of `text` that fit before the cut note, never ending inside a fold, so what is
+ * shown renders as the report would and the note is never cut mid-sentence.
+ */
+export function cutAtLines(text: string, maxChars: number): string {
+  const note = cutNote(maxChars);
+  if (note.length > maxChars) {
+    const short = tooLong(maxChars);
+    return short.length <= maxChars ? short : short.slice(0, maxChars);
+  }
+  const kept: string[] = [];
+  let length = note.length + 1;
+  for (const line of text.split("\n")) {
+    if (length + line.length + 1 > maxChars) break;
+    kept.push(line);
+    length += line.length + 1;
+  }
+  let open = kept.length - 1;
+  while (open >= 0 && !kept[open]!.startsWith("<details")) open--;
+  if (open >= 0 && !kept.slice(open).includes("</details>")) kept.length = open;
+  // Nor end on a blank line or on an alert's `> [!WARNING]` heading without its text.
+  while (kept.length > 0 && /^(?:> \[!\w+\])?$/.test(kept[kept.length - 1]!)) kept.pop();
+  return kept.length === 0 ? note : `${kept.join("\n")}\n\n${note}`;
 }

@@ -9,7 +9,7 @@ const mgmt = (args: string[], cwd = process.cwd()) =>
   spawnSync(process.execPath, [repoPath("dist/cli.js"), ...args], { cwd, encoding: "utf8", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });
 
 describe("mgmt subcommands", () => {
-  it.each(["serve", "schema", "docs", "install-provider", "plan-report", "drift"])("%s --help and -h print usage and exit 0", (command) => {
+  it.each(["serve", "schema", "docs", "install-provider", "plan-report", "drift", "version"])("%s --help and -h print usage and exit 0", (command) => {
     for (const flag of ["--help", "-h"]) {
       const r = mgmt([command, flag]);
       expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
@@ -25,5 +25,21 @@ describe("mgmt subcommands", () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--bogus/);
     expect(mgmt(["schema", "extra"]).status).toBe(2);
+  });
+
+  it("version prints JSON, and refuses an unknown flag or an argument naming it", () => {
+    const r = mgmt(["version"]);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(JSON.parse(r.stdout)).toEqual({ version: expect.any(String), provider_source: expect.stringMatching(/\/mgmt$/) });
+    for (const args of [
+      ["version", "--bogus"],
+      ["--version", "--bogus"],
+      ["version", "extra"],
+    ]) {
+      const bad = mgmt(args);
+      expect({ status: bad.status, stdout: bad.stdout }).toEqual({ status: 2, stdout: "" });
+      expect(bad.stderr).toContain(`mgmt version: ${args[1] === "extra" ? "unexpected argument 'extra'" : "Unknown option '--bogus'"}`);
+      expect(bad.stderr).toContain("usage: mgmt version");
+    }
   });
 });

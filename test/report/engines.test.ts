@@ -12,6 +12,7 @@ import { availableEngines, engineEnvironment, runEngine, writeCliConfig, type En
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE } from "../../src/provider/identity";
 import { SENSITIVE } from "../../src/report/mask";
+import { REVERT_NOTE } from "../../src/report/md";
 import { parsePlanJson } from "../../src/report/plan-model";
 import { summarize } from "../../src/report/summary";
 import { sshKeyText } from "../support/ssh-keys";
@@ -175,7 +176,9 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
       outputs: ["labels", "secret"],
     });
     expect(f["Create"]).toContain("`label`: `(sensitive)`");
-    expect(f["Update in place"]).toContain('`label`: `"before"` → `"after"`');
+    expect(f["Update in place"]).toContain('`label`: `"before"` → `"after"`\n');
+    // The plan sets the hand-made label back: said on that line, not shown as the pull request's change.
+    expect(f["Update in place"]).toContain(`\`label\`: \`"changed by hand"\` → \`"drifted"\` (${REVERT_NOTE})`);
     expect(f["Replace"]).toMatch(/`ssh_key`: .* \*\*\(forces replacement\)\*\*/);
     expect(f["Import"]).toContain(`imported from id \`${outside.id}\``);
     expect(f["Changed outside of Terraform"]).toContain('`label`: `"drifted"` → `"changed by hand"`');
@@ -187,6 +190,9 @@ describe.each(availableEngines())("$name plans rendered by plan-report, stacks c
     const report = JSON.parse(json.stdout) as { summary: unknown; drift: unknown; has_destroy: boolean; changes: { address: string; actions: string[] }[] };
     expect(report.summary).toEqual({ add: 1, change: 2, replace: 1, destroy: 2, import: 1, move: 0, drift: 1 });
     expect(report.drift).toEqual([{ address: "mgmt_ssh_key.drifted", type: "mgmt_ssh_key", actions: ["update"], attributes: ["label"] }]);
+    expect(report.changes.filter((c) => "reverts_drift" in c)).toEqual([
+      expect.objectContaining({ address: "mgmt_ssh_key.drifted", reverts_drift: ["label"] }),
+    ]);
     expect(report.has_destroy).toBe(true);
 
     // State JSON is not a plan: a clear error and exit 1.

@@ -4,7 +4,7 @@ import { code } from "../../src/report/md";
 import { detailedEntries, lineCount, renderMarkdown } from "../../src/report/markdown";
 import { parsePlan, parsePlanJson, PlanFormatError, priorStateResources } from "../../src/report/plan-model";
 import { summarize } from "../../src/report/summary";
-import { fit } from "../../src/report/truncate";
+import { cutAtLines, cutNote, fit, tooLong } from "../../src/report/truncate";
 import { folds } from "./run-mgmt";
 import { key, plan, rc } from "./plans";
 
@@ -239,10 +239,58 @@ describe("truncation", () => {
     expect(tight.text.split("\n")[2]).toBe("**2,000 to add, 0 to change, 0 to replace, 0 to destroy, 0 to import**");
   });
 
-  it("cuts the text itself, visibly, when not even the summary fits", () => {
+  it("cuts at a line, never inside its note or a fold, when not even the summary fits", () => {
     const s = big(5);
     const f = fit((b, n) => renderMarkdown(s, b, { title: "t".repeat(500) }, n), detailedEntries(s), lineCount(s), 300);
     expect(f.text.length).toBeLessThanOrEqual(300);
-    expect(f.text).toMatch(/… \(cut at the length limit\)\n$/);
+    expect(f.text).toBe(cutNote(300));
+    expect(f).toMatchObject({ detailsDropped: 5, linesDropped: 5 });
+  });
+
+  it("keeps the summary and the whole note at --max-chars 400 with a long destroy list", () => {
+    const doomed = summarize(
+      parsePlan(plan({ resource_changes: Array.from({ length: 30 }, (_, i) => rc(`mgmt_ssh_key.k${i}`, ["delete"], { before: key(i, `k${i}`) })) })),
+    );
+    const f = fit((b, n) => renderMarkdown(doomed, b, {}, n), detailedEntries(doomed), lineCount(doomed), 400);
+    expect(f.text.length).toBeLessThanOrEqual(400);
+    expect(f.text.startsWith("## Plan result\n\n**0 to add, 0 to change, 0 to replace, 30 to destroy, 0 to import**\n")).toBe(true);
+    expect(f.text).toContain("> **Destructive changes:** 30 to destroy, 0 to replace.\n");
+    expect(f.text.endsWith(`\n\n${cutNote(400)}`)).toBe(true);
+    expect(cutNote(400)).toBe("> [!NOTE]\n> **Cut at 400 characters.** The full plan is in the CI log (`show PLANFILE`).\n");
+    expect(f.text).not.toContain("<details");
+  });
+
+  it("closes a fold it keeps and drops one it would cut", () => {
+    const text = [
+      "## T",
+      "",
+      "**s**",
+      "",
+      "<details><summary>A (1)</summary>",
+      "",
+      "- `a`",
+      "",
+      "</details>",
+      "",
+      "<details><summary>B (1)</summary>",
+      "",
+      "- `b`",
+    ].join("\n");
+    const whole = cutAtLines(text, 1000);
+    expect(whole).toBe(`${text.split("\n").slice(0, 9).join("\n")}\n\n${cutNote(1000)}`);
+    // Room for the head and part of fold A only: the fold goes whole.
+    const room = cutNote(1000).length + 40;
+    expect(cutAtLines(text, room)).toBe(`## T\n\n**s**\n\n${cutNote(room)}`);
+  });
+
+  it("drops an alert heading whose text does not fit", () => {
+    const text = "## T\n\n**s**\n\n> [!WARNING]\n> " + "x".repeat(300) + "\n";
+    expect(cutAtLines(text, 200)).toBe(`## T\n\n**s**\n\n${cutNote(200)}`);
+  });
+
+  it("says plainly that the report does not fit when not even its note does", () => {
+    expect(cutNote(60).length).toBeGreaterThan(60);
+    expect(cutAtLines("## T\n", 60)).toBe("**Cut at 60 characters;** see the CI log.\n");
+    expect(cutAtLines("## T\n", 10)).toBe(tooLong(10).slice(0, 10));
   });
 });

@@ -1,5 +1,6 @@
-resource "mgmt_tag" "production" {
-  label    = "production"
-  computes = [123, 456]
-  domains  = [789]
+# Compute instances 1 and 2 and domain 1 are in mgmt serve's default fixtures.
+resource "mgmt_tag" "frontend" {
+  label    = "frontend"
+  computes = [1, 2]
+  domains  = [1]
 }
