@@ -121,6 +121,16 @@ describe("an oversized body is answered 413, not reset", () => {
   });
 });
 
+test("a chunk framing the parser refuses, the client still sending: 400 JSON, not a reset", async () => {
+  const head = `POST /v4/profile/sshkeys HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+  const parts: Array<string | Buffer> = [head + "zz\r\n"];
+  for (let i = 0; i < 128; i++) parts.push(Buffer.alloc(64 * 1024, "a"));
+  const { responses, error } = await exchange(server.port, parts);
+  expect(error).toBeUndefined();
+  expect(responses.map((r) => r.status)).toEqual([400]);
+  expect(json(responses[0])).toEqual(errorBody("Bad request"));
+});
+
 describe("bytes that are not UTF-8 are refused, never stored as U+FFFD", () => {
   const post = (body: Buffer) =>
     exchange(server.port, [
