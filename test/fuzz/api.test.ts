@@ -88,7 +88,8 @@ afterAll(() => server.close());
 
 test("the OpenAPI document lists the operations the fuzzer covers", () => {
   expect(ops.length).toBeGreaterThan(60);
-  expect(ops.filter((o) => o.body !== undefined).length).toBeGreaterThan(20);
+  // Only the operations that read a body document one (bodiless POSTs such as reset-secret do not).
+  expect(ops.filter((o) => o.body !== undefined).length).toBeGreaterThan(15);
   expect(Object.keys(knowns.values).length).toBeGreaterThan(10);
 });
 

@@ -12,6 +12,8 @@ import { errorResponse, makeErrorHandler, NOT_FOUND_BODY } from "./errors";
 import { API_PREFIX, Router } from "./router";
 import { openApiRoutes } from "./openapi";
 import { installBodyConventions } from "./body";
+import { installConnectionHandlers, lingeringClose, onClientError } from "./connection";
+import { HttpError } from "./errors";
 
 export interface AppOptions {
   /** The caller a bearer token stands for (see `Router`). */
@@ -49,27 +51,9 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** Upstream serves every path under `/v4beta` as well; so do we, as the same routes. */
 const BETA_PREFIX = /^\/v4beta(?=[/?#]|$)/;
 
-const CLIENT_ERRORS: Record<string, [number, string, string]> = {
-  HPE_HEADER_OVERFLOW: [431, "Request Header Fields Too Large", "Request headers are too large"],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, "Request Timeout", "The request was not received in time"],
-};
-
-/**
- * A protocol-level error (unparseable request line or headers, or a request not received in
- * time): answered as JSON, then closed.
- */
-function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  // A response already under way cannot be replaced by an error: the client sees the cut.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (err.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent === true) {
-    socket.destroy();
-    return;
-  }
-  const [status, text, reason] = CLIENT_ERRORS[err.code ?? ""] ?? [400, "Bad Request", "Bad request"];
-  const body = JSON.stringify({ errors: [{ reason }] });
-  socket.end(
-    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+/** Makes node close `socket`, when it would, by `lingeringClose` rather than at once. */
+function closeGracefully(socket: Socket): void {
+  (socket as Socket & { destroySoon?: () => void }).destroySoon = () => lingeringClose(socket);
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -85,7 +69,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     rewriteUrl: (req) => (req.url ?? "/").replace(BETA_PREFIX, API_PREFIX),
     requestTimeout: request,
     // Node refuses a headers timeout longer than the request timeout.
-    http: { headersTimeout: Math.min(headers, request), connectionsCheckingInterval: checkInterval },
+    // A request without Host is refused below, as JSON, rather than by node with an empty 400.
+    http: { headersTimeout: Math.min(headers, request), connectionsCheckingInterval: checkInterval, requireHostHeader: false },
     clientErrorHandler: onClientError,
     frameworkErrors: (error, _req, reply) => {
       const { status, body } = errorResponse(error);
@@ -97,14 +82,27 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.removeContentTypeParser("text/plain");
   installBodyConventions(app);
 
-  app.setErrorHandler(makeErrorHandler(logger));
+  installConnectionHandlers(app.server);
+  const handleError = makeErrorHandler(logger);
+  app.setErrorHandler((err, req, reply) => {
+    // Answered before the body was read: if the connection closes after this answer, the client
+    // may still be sending, and must get to read the answer rather than a reset.
+    if (!req.raw.complete) closeGracefully(req.raw.socket);
+    handleError(err, req, reply);
+  });
   app.setNotFoundHandler((_req, reply) => {
     void reply.code(404).send(NOT_FOUND_BODY);
   });
   // An unknown route is 404 before its body is read, so a bad body cannot turn it into 400.
   // Hooks of every request take Fastify's callback form: an async hook costs a promise and a
   // microtask turn per request, for work that never waits.
-  app.addHook("onRequest", (req, _reply, done) => {
+  app.addHook("onRequest", (req, reply, done) => {
+    // HTTP/1.1 requires Host (RFC 9112 3.2); node's own refusal would be an empty 400.
+    if (req.raw.headers.host === undefined && req.raw.httpVersionMinor === 1 && req.raw.httpVersionMajor === 1) {
+      reply.header("connection", "close");
+      done(new HttpError(400, [{ reason: "Host header is required" }]));
+      return;
+    }
     // Nothing can be named with a NUL (bodies refuse one), and Postgres cannot even compare one.
     const nul = (v: unknown) => typeof v === "string" && v.includes("\u0000");
     done(req.is404 || Object.values(req.params as Record<string, unknown>).some(nul) ? notFound() : undefined);

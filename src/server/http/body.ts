@@ -5,17 +5,21 @@
  * - A request that carries no body is a bodiless request, whatever its `Content-Type` says
  *   (clients send `application/x-www-form-urlencoded` or `application/json` with
  *   `Content-Length: 0`, or a DELETE with a content type and no body at all). An empty JSON
- *   body (chunked, zero bytes) is no body either. An operation that takes a body then answers
- *   "Request body is required"; one that takes none simply runs.
+ *   body (chunked, zero bytes) is no body either, whatever its content type. An operation that
+ *   takes a body then answers "Request body is required"; one that takes none simply runs.
+ * - A body that is there must be JSON: any other content type with bytes is refused (400).
  * - JSON deeper than `MAX_JSON_DEPTH` is refused before it is parsed (a 400 naming the body):
  *   the schema checks and stores walk bodies recursively.
  * - A NUL character in any string or key of a body is refused with a 400 naming the field:
  *   Postgres cannot store one in text or jsonb, and SQLite would keep what Postgres refuses,
  *   so both stores answer alike. So is a lone UTF-16 surrogate (`"\ud800"`, valid JSON but
- *   no character): each store would turn it into different replacement characters.
+ *   no character): each store would turn it into different replacement characters. So are
+ *   bytes that are not UTF-8: decoding would store U+FFFD in place of what the client sent.
  */
 import type { FastifyInstance } from "fastify";
+import { isUtf8 } from "node:buffer";
 import { invalid } from "../domain/errors";
+import { HttpError } from "./errors";
 
 /** Deepest nesting of arrays and objects accepted in a JSON body. */
 export const MAX_JSON_DEPTH = 64;
@@ -76,6 +80,31 @@ export function findBadText(value: unknown, path: string[] = []): BadText | null
   return null;
 }
 
+/** What a decoder puts for bytes that are not UTF-8, and what valid UTF-8 bytes of it look like. */
+const REPLACEMENT = /\ufffd/g;
+const REPLACEMENT_BYTES = Buffer.from("\ufffd");
+
+/**
+ * The refusal of a JSON body that is not UTF-8, naming the field that holds the bad bytes when
+ * that can be told: each replacement character the decoder put in is swapped for a lone
+ * surrogate (which no UTF-8 text decodes to) and the result parsed. When the body also holds
+ * a real U+FFFD, or does not parse, the refusal names the body.
+ */
+export function notUtf8Refusal(bytes: Buffer, decoded: string) {
+  let field: string | null = null;
+  if (!bytes.includes(REPLACEMENT_BYTES)) {
+    try {
+      field = findBadText(JSON.parse(decoded.replace(REPLACEMENT, "\udfff")))?.field ?? null;
+    } catch {
+      // Not JSON once decoded: only the body can be named.
+    }
+  }
+  return field === null || field === "" ? invalid(null, "Request body must be valid UTF-8") : invalid(field, `${field} must be valid UTF-8 text`);
+}
+
+/** A body of a content type no route reads: nothing at all is no body; anything else is refused. */
+const notJson = () => new HttpError(400, [{ reason: "Content-Type must be application/json" }]);
+
 export function badTextRefusal({ field, problem }: BadText) {
   const what = problem === "nul" ? "must not contain NUL characters" : "must be valid Unicode text (it has a lone surrogate)";
   return field === "" ? invalid(null, `Request body ${what}`) : invalid(field, `${field} ${what}`);
@@ -98,14 +127,20 @@ export function installBodyConventions(app: FastifyInstance): void {
 
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, text, done) => {
-    const body = text as string;
-    if (body.length === 0) {
+  // As bytes, so bytes that are not UTF-8 are seen before decoding hides them.
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (req, raw, done) => {
+    const bytes = raw as Buffer;
+    if (bytes.length === 0) {
       done(null, undefined);
       return;
     }
+    const body = bytes.toString("utf8");
     if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
       done(tooDeep(), undefined);
+      return;
+    }
+    if (!isUtf8(bytes)) {
+      done(notUtf8Refusal(bytes, body), undefined);
       return;
     }
     parseJson(req, body, (err, parsed) => {
@@ -117,5 +152,12 @@ export function installBodyConventions(app: FastifyInstance): void {
       if (bad !== null) done(badTextRefusal(bad), undefined);
       else done(null, parsed);
     });
+  });
+
+  // Every other content type (a form, text/plain, one that does not parse): a body the client
+  // framed as chunked or with a length, but which turns out empty, is no body.
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, raw, done) => {
+    if ((raw as Buffer).length === 0) done(null, undefined);
+    else done(notJson(), undefined);
   });
 }

@@ -91,7 +91,7 @@ function operation(route: RouteInfo): Json {
     "500": ERROR_REF,
   };
   if (access !== "public") Object.assign(responses, { "401": ERROR_REF, "403": ERROR_REF });
-  if (route.method === "POST" || route.method === "PUT") responses["413"] = ERROR_REF;
+  if (doc.body !== undefined || doc.rawBody !== undefined) responses["413"] = ERROR_REF;
 
   const op: Json = {
     operationId: operationId(route),
@@ -102,10 +102,13 @@ function operation(route: RouteInfo): Json {
     security: access === "public" ? [] : [{ personalAccessToken: [] }, { oauth: access === "token" ? [] : [access] }],
   };
   if (access !== "public" && access !== "token") op["x-accepted-oauth-scopes"] = access;
-  if (route.method === "POST" || route.method === "PUT") {
+  // Only an operation that reads a body documents one: the others run with none.
+  if (doc.body !== undefined) {
+    op.requestBody = { required: doc.bodyOptional !== true, content: { "application/json": { schema: jsonSchema(doc.body, "input") } } };
+  } else if (doc.rawBody !== undefined) {
     op.requestBody = {
       required: true,
-      content: { "application/json": { schema: doc.body !== undefined ? jsonSchema(doc.body, "input") : { type: "object" } } },
+      content: Object.fromEntries(doc.rawBody.map((type) => [type, { schema: { type: "string", contentMediaType: type } }])),
     };
   }
   return op;

@@ -32,8 +32,15 @@ const JSON_TYPE = "application/json; charset=utf-8";
  */
 export interface RouteDoc {
   summary?: string;
-  /** The request body's contract schema (shown in its "input" form). */
+  /**
+   * The request body's contract schema (shown in its "input" form). An operation documented
+   * without one (and without `rawBody`) takes no body, and runs whatever content type says so.
+   */
   body?: z.ZodType;
+  /** The body may be left out (the operation then runs as with an empty object). */
+  bodyOptional?: boolean;
+  /** The media types of a body taken as raw bytes rather than JSON (an image). */
+  rawBody?: readonly string[];
   /** The success answer's contract schema (shown in its "output" form). */
   response?: z.ZodType;
   /** Query parameters, as a zod object of strings. */

@@ -109,7 +109,7 @@ export function accountRoutes(r: Router, domain: { billing: BillingService; chil
       const input = parseInput(AccountCancel, req.body ?? {});
       return answer(AccountCancelResult, await billing.cancel(actor, input.comments));
     },
-    { summary: "Cancel the account", body: AccountCancel, response: AccountCancelResult },
+    { summary: "Cancel the account", body: AccountCancel, bodyOptional: true, response: AccountCancelResult },
   );
 
   r.list("/account/availability", "account:read_only", { item: RegionAvailability, summary: "List region availability" }, async ({ actor }, query) =>

@@ -3,7 +3,16 @@
  * parser for image types that only this route accepts), `GET` is public and answers the bytes.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { API_FILTERABLE, EmptyBody, OAuthClient, OAuthClientCreate, OAuthClientUpdate, REDACTED_SECRET, THUMBNAIL_MAX_BYTES } from "../../../contract";
+import {
+  API_FILTERABLE,
+  EmptyBody,
+  OAuthClient,
+  OAuthClientCreate,
+  OAuthClientUpdate,
+  REDACTED_SECRET,
+  THUMBNAIL_MAX_BYTES,
+  THUMBNAIL_TYPES,
+} from "../../../contract";
 import type { OAuthService } from "./service";
 import type { OAuthClientRecord } from "./store";
 import { notFound } from "../../domain/errors";
@@ -58,21 +67,31 @@ export function oauthClientRoutes(r: Router, domain: { oauth: OAuthService }): v
     async ({ actor }, query) => pageView(await domain.oauth.listClients(actor, query), (c) => clientView(c)),
   );
 
-  r.post("/account/oauth-clients", "account:read_write", async ({ req, actor }) => {
-    const input = parseInput(OAuthClientCreate, req.body);
-    const { client, secret } = await domain.oauth.register(actor, input);
-    return answer(OAuthClient, clientView(client, secret));
-  });
+  r.post(
+    "/account/oauth-clients",
+    "account:read_write",
+    async ({ req, actor }) => {
+      const input = parseInput(OAuthClientCreate, req.body);
+      const { client, secret } = await domain.oauth.register(actor, input);
+      return answer(OAuthClient, clientView(client, secret));
+    },
+    { summary: "Create an OAuth client", body: OAuthClientCreate, response: OAuthClient },
+  );
 
   r.get("/account/oauth-clients/:clientId", "account:read_only", async ({ req, actor }) =>
     answer(OAuthClient, clientView(await domain.oauth.getClient(actor, clientId(req)))),
   );
 
-  r.put("/account/oauth-clients/:clientId", "account:read_write", async ({ req, actor }) => {
-    const id = clientId(req);
-    const change = parseInput(OAuthClientUpdate, req.body);
-    return answer(OAuthClient, clientView(await domain.oauth.updateClient(actor, id, change)));
-  });
+  r.put(
+    "/account/oauth-clients/:clientId",
+    "account:read_write",
+    async ({ req, actor }) => {
+      const id = clientId(req);
+      const change = parseInput(OAuthClientUpdate, req.body);
+      return answer(OAuthClient, clientView(await domain.oauth.updateClient(actor, id, change)));
+    },
+    { summary: "Update an OAuth client", body: OAuthClientUpdate, response: OAuthClient },
+  );
 
   r.delete("/account/oauth-clients/:clientId", "account:read_write", async ({ req, actor }) => {
     await domain.oauth.deleteClient(actor, clientId(req));
@@ -90,13 +109,18 @@ export function oauthClientRoutes(r: Router, domain: { oauth: OAuthService }): v
     return { status: 200, body: data };
   });
 
-  r.put("/account/oauth-clients/:clientId/thumbnail", "account:read_write", async ({ req, actor }) => {
-    const id = clientId(req);
-    const body = req.body;
-    if (!Buffer.isBuffer(body))
-      throw new HttpError(400, [{ reason: "The thumbnail must be sent as an image (Content-Type image/png, image/jpeg or image/gif)" }]);
-    if (body.length > THUMBNAIL_MAX_BYTES) throw new HttpError(413, [{ reason: `Thumbnail must be at most ${THUMBNAIL_MAX_BYTES} bytes` }]);
-    await domain.oauth.setThumbnail(actor, id, req.headers["content-type"] ?? "", body, thumbnailUrl(req, id));
-    return answer(EmptyBody, {});
-  });
+  r.put(
+    "/account/oauth-clients/:clientId/thumbnail",
+    "account:read_write",
+    async ({ req, actor }) => {
+      const id = clientId(req);
+      const body = req.body;
+      if (!Buffer.isBuffer(body))
+        throw new HttpError(400, [{ reason: "The thumbnail must be sent as an image (Content-Type image/png, image/jpeg or image/gif)" }]);
+      if (body.length > THUMBNAIL_MAX_BYTES) throw new HttpError(413, [{ reason: `Thumbnail must be at most ${THUMBNAIL_MAX_BYTES} bytes` }]);
+      await domain.oauth.setThumbnail(actor, id, req.headers["content-type"] ?? "", body, thumbnailUrl(req, id));
+      return answer(EmptyBody, {});
+    },
+    { summary: "Set an OAuth client's thumbnail", rawBody: THUMBNAIL_TYPES, response: EmptyBody },
+  );
 }

@@ -19,11 +19,16 @@ export function tagRoutes(r: Router, domain: { tags: TagService }): void {
     pageView(await domain.tags.list(actor, query), (t) => ({ label: t.label })),
   );
 
-  r.post("/tags", "account:read_write", async ({ req, actor }) => {
-    const input = parseInput(TagCreate, req.body);
-    const tag = await domain.tags.create(actor, input);
-    return answer(Tag, { label: tag.label });
-  });
+  r.post(
+    "/tags",
+    "account:read_write",
+    async ({ req, actor }) => {
+      const input = parseInput(TagCreate, req.body);
+      const tag = await domain.tags.create(actor, input);
+      return answer(Tag, { label: tag.label });
+    },
+    { summary: "Create a tag", body: TagCreate, response: Tag },
+  );
 
   r.list("/tags/:tagLabel", "account:read_only", { item: TaggedObject, summary: "List the objects carrying a tag" }, async ({ req, actor }, query) =>
     domain.tags.objectsOf(actor, tagLabel(req), query),

@@ -32,10 +32,15 @@ export function entityTransferRoutes(r: Router, domain: { transfers: TransferSer
     async ({ actor }, query) => pageView(await domain.transfers.list(actor, query), transferView),
   );
 
-  r.post("/account/entity-transfers", "account:read_write", async ({ req, actor }) => {
-    const input = parseInput(EntityTransferCreate, req.body);
-    return answer(EntityTransfer, transferView(await domain.transfers.create(actor, input)));
-  });
+  r.post(
+    "/account/entity-transfers",
+    "account:read_write",
+    async ({ req, actor }) => {
+      const input = parseInput(EntityTransferCreate, req.body);
+      return answer(EntityTransfer, transferView(await domain.transfers.create(actor, input)));
+    },
+    { summary: "Create an entity transfer (deprecated)", body: EntityTransferCreate, response: EntityTransfer },
+  );
 
   r.get("/account/entity-transfers/:token", "account:read_only", async ({ req, actor }) =>
     answer(EntityTransfer, transferView(await domain.transfers.get(actor, token(req)))),
