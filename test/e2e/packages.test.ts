@@ -2,7 +2,8 @@
  * The two npm packages as a team's repository takes them: both tarballs from dist/packages
  * installed into a project outside this checkout (once for the file: better-sqlite3 compiles from
  * source here), every command run from node_modules, and a lock file made from the package's own
- * mirror for four platforms, which both engines accept and a plan runs with.
+ * mirror for four platforms, which both engines accept and a plan runs with (against the
+ * package's `mgmt serve`, and under its `mgmt serve --ephemeral`).
  */
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -174,5 +175,18 @@ describe("the @mgmt/provider and @mgmt/cdktf-provider-mgmt tarballs, installed",
       env: engineEnv,
     });
     expect({ code: drift.code, stderr: drift.stderr }).toEqual({ code: 0, stderr: "" });
+
+    // The same plan the tflocal way: the package's own server for one command, gone afterwards.
+    const { MGMT_URL: _url, MGMT_TOKEN: _token, ...withoutServer } = engineEnv;
+    const once = await runProcess(
+      "npx",
+      ["--no", "mgmt", "serve", "--ephemeral", "--no-default-fixtures", "--", tofu.binary, `-chdir=${stack}`, "plan", "-no-color"],
+      {
+        cwd: project,
+        env: withoutServer,
+      },
+    );
+    expect({ code: once.code, stderr: once.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(once.stdout).toMatch(/user = "admin"/);
   });
 });
