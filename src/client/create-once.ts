@@ -60,6 +60,8 @@ function claimed(client: MgmtClient, collection: string): Set<string> {
 export async function createOnce<T>(client: MgmtClient, collection: string, o: CreateOnce<T>): Promise<Created<T>> {
   const since = new Date(Date.now() - CREATED_SLACK_MS);
   const mine = claimed(client, collection);
+  const began = performance.now();
+  let waited = 0;
   for (let attempt = 1; ; attempt++) {
     try {
       const value = await o.create();
@@ -74,8 +76,10 @@ export async function createOnce<T>(client: MgmtClient, collection: string, o: C
         return { value, adopted: true };
       }
       for (const orphan of found) await o.discard?.(orphan);
-      if (attempt > client.http.policy.maxRetries) throw err;
-      await client.http.backoff(attempt);
+      // The budget counts what was waited too, so it ends even where the waits are simulated.
+      const delayMs = await client.http.backoff(attempt, undefined, Math.max(performance.now() - began, waited));
+      if (delayMs === undefined) throw err;
+      waited += delayMs;
     }
   }
 }
