@@ -12,7 +12,7 @@ import { formatTimestamp, parseTimestamp } from "../contract/timestamps";
 import type { OAuthClient, OAuthClientCreate } from "../contract/oauth-clients";
 import { sameSshKey } from "../contract/sshkey-format";
 import type { SshKey, SshKeyCreate } from "../contract/sshkeys";
-import type { Tag, TagCreate } from "../contract/tags";
+import type { Tag, TagCreate, TaggedObject } from "../contract/tags";
 import type { PersonalAccessToken, TokenCreate } from "../contract/tokens";
 import { ApiError, NetworkError, isNotFound } from "./errors";
 import type { MgmtClient } from "./index";
@@ -141,11 +141,39 @@ export function createOAuthClientOnce(client: MgmtClient, body: z.input<typeof O
   });
 }
 
-/** Labels are unique: a tag with the label after a lost answer is the one the request made. */
-export function createTagOnce(client: MgmtClient, body: TagCreate): Promise<Created<Tag>> {
-  return createOnce(client, "tags", {
-    create: () => client.createTag(body),
-    candidates: async () => collect(client.listTags(), (t) => t.label === body.label),
-    key: (t) => t.label,
+/** The create body's list for each type of tagged object. */
+const TAG_LISTS = { compute: "computes", domain: "domains", volume: "volumes", nodebalancer: "nodebalancers" } as const;
+
+/** Whether a tag's objects are exactly those a create body names (an absent list is an empty one). */
+export function sameTaggedObjects(objects: readonly TaggedObject[], body: TagCreate): boolean {
+  return (Object.keys(TAG_LISTS) as TaggedObject["type"][]).every((type) => {
+    const live = objects.filter((o) => o.type === type).map((o) => o.data.id);
+    const wanted = [...new Set(body[TAG_LISTS[type]] ?? [])];
+    return live.length === wanted.length && wanted.every((id) => live.includes(id));
   });
+}
+
+const labelTaken = (err: unknown): boolean => err instanceof ApiError && err.status === 400 && err.reasonsFor("label").some((r) => /already exists/i.test(r));
+
+/**
+ * Labels are unique: a tag with the label after a lost answer is the one the request made. A
+ * create refused because the label exists adopts that tag when it carries exactly the requested
+ * objects and no create of this client made it: that is the tag an earlier apply made but could
+ * not record (its answer or read-back lost), and the API could not tell it from a new one anyway.
+ */
+export async function createTagOnce(client: MgmtClient, body: TagCreate): Promise<Created<Tag>> {
+  try {
+    return await createOnce(client, "tags", {
+      create: () => client.createTag(body),
+      candidates: async () => collect(client.listTags(), (t) => t.label === body.label),
+      key: (t) => t.label,
+    });
+  } catch (err) {
+    const mine = claimed(client, "tags");
+    if (!labelTaken(err) || mine.has(body.label)) throw err;
+    const objects = await collect(client.listTaggedObjects(body.label), () => true);
+    if (!sameTaggedObjects(objects, body)) throw err;
+    mine.add(body.label);
+    return { value: { label: body.label }, adopted: true };
+  }
 }
