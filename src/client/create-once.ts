@@ -44,6 +44,8 @@ export interface Created<T> {
   readonly value: T;
   /** True when the value is an object a lost answer had created, found and adopted. */
   readonly adopted: boolean;
+  /** Adopted because the create was refused for an object that already exists and matches (a tag an earlier apply could not record). */
+  readonly existed?: boolean;
 }
 
 /** Keys of the objects each client's creates have produced or adopted, per collection. */
@@ -174,6 +176,6 @@ export async function createTagOnce(client: MgmtClient, body: TagCreate): Promis
     const objects = await collect(client.listTaggedObjects(body.label), () => true);
     if (!sameTaggedObjects(objects, body)) throw err;
     mine.add(body.label);
-    return { value: { label: body.label }, adopted: true };
+    return { value: { label: body.label }, adopted: true, existed: true };
   }
 }

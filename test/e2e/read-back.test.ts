@@ -87,7 +87,7 @@ describe.each(availableEngines())("$name keeps every acknowledged create in stat
     await stack.client.createTag({ label: "rb-orphan", computes: computes.slice(0, 1) });
     stack.write({ resource: { mgmt_tag: { o: { label: "rb-orphan", computes: computes.slice(0, 1) } } } });
     const r = await stack.ok("apply", "-auto-approve");
-    expect((r.stdout + r.stderr).replace(/\s+/g, " ")).toContain('mgmt_tag "rb-orphan" adopted');
+    expect((r.stdout + r.stderr).replace(/\s+/g, " ")).toContain('mgmt_tag "rb-orphan" adopted: it existed already');
     await stack.expectNoChanges();
   });
 

@@ -81,7 +81,14 @@ export const tagResource = defineResource<ProviderContext>({
     for (const list of Object.keys(LISTS) as ListName[]) if (planned[list] !== null) body[list] = ids(planned[list]);
     const made = await createTagOnce(ctx.client, body);
     ctx.reads.tags.invalidate();
-    if (made.adopted) warn(...adoptedWarning("mgmt_tag", label));
+    if (made.existed) {
+      warn(
+        `mgmt_tag "${label}" adopted: it existed already`,
+        "A tag with this label and exactly the configured objects existed already (left by an apply that could not record it, or made outside Terraform); it is now managed here instead of failing the create.",
+      );
+    } else if (made.adopted) {
+      warn(...adoptedWarning("mgmt_tag", label));
+    }
     // The tag exists now: a failed read-back keeps it in state with what was asked (tainted,
     // so the next apply makes it again) rather than leave a tag no state knows of.
     const asked: ObjectValue = { ...planned, id: label };
