@@ -12,7 +12,7 @@ import { formatTimestamp, parseTimestamp } from "../contract/timestamps";
 import type { OAuthClient, OAuthClientCreate } from "../contract/oauth-clients";
 import { sameSshKey } from "../contract/sshkey-format";
 import type { SshKey, SshKeyCreate } from "../contract/sshkeys";
-import type { Tag, TagCreate } from "../contract/tags";
+import type { Tag, TagCreate, TaggedObject } from "../contract/tags";
 import type { PersonalAccessToken, TokenCreate } from "../contract/tokens";
 import { ApiError, NetworkError, isNotFound } from "./errors";
 import type { MgmtClient } from "./index";
@@ -44,6 +44,8 @@ export interface Created<T> {
   readonly value: T;
   /** True when the value is an object a lost answer had created, found and adopted. */
   readonly adopted: boolean;
+  /** Adopted because the create was refused for an object that already exists and matches (a tag an earlier apply could not record). */
+  readonly existed?: boolean;
 }
 
 /** Keys of the objects each client's creates have produced or adopted, per collection. */
@@ -60,6 +62,8 @@ function claimed(client: MgmtClient, collection: string): Set<string> {
 export async function createOnce<T>(client: MgmtClient, collection: string, o: CreateOnce<T>): Promise<Created<T>> {
   const since = new Date(Date.now() - CREATED_SLACK_MS);
   const mine = claimed(client, collection);
+  const began = performance.now();
+  let waited = 0;
   for (let attempt = 1; ; attempt++) {
     try {
       const value = await o.create();
@@ -74,8 +78,10 @@ export async function createOnce<T>(client: MgmtClient, collection: string, o: C
         return { value, adopted: true };
       }
       for (const orphan of found) await o.discard?.(orphan);
-      if (attempt > client.http.policy.maxRetries) throw err;
-      await client.http.backoff(attempt);
+      // The budget counts what was waited too, so it ends even where the waits are simulated.
+      const delayMs = await client.http.backoff(attempt, undefined, Math.max(performance.now() - began, waited));
+      if (delayMs === undefined) throw err;
+      waited += delayMs;
     }
   }
 }
@@ -137,11 +143,39 @@ export function createOAuthClientOnce(client: MgmtClient, body: z.input<typeof O
   });
 }
 
-/** Labels are unique: a tag with the label after a lost answer is the one the request made. */
-export function createTagOnce(client: MgmtClient, body: TagCreate): Promise<Created<Tag>> {
-  return createOnce(client, "tags", {
-    create: () => client.createTag(body),
-    candidates: async () => collect(client.listTags(), (t) => t.label === body.label),
-    key: (t) => t.label,
+/** The create body's list for each type of tagged object. */
+const TAG_LISTS = { compute: "computes", domain: "domains", volume: "volumes", nodebalancer: "nodebalancers" } as const;
+
+/** Whether a tag's objects are exactly those a create body names (an absent list is an empty one). */
+export function sameTaggedObjects(objects: readonly TaggedObject[], body: TagCreate): boolean {
+  return (Object.keys(TAG_LISTS) as TaggedObject["type"][]).every((type) => {
+    const live = objects.filter((o) => o.type === type).map((o) => o.data.id);
+    const wanted = [...new Set(body[TAG_LISTS[type]] ?? [])];
+    return live.length === wanted.length && wanted.every((id) => live.includes(id));
   });
+}
+
+const labelTaken = (err: unknown): boolean => err instanceof ApiError && err.status === 400 && err.reasonsFor("label").some((r) => /already exists/i.test(r));
+
+/**
+ * Labels are unique: a tag with the label after a lost answer is the one the request made. A
+ * create refused because the label exists adopts that tag when it carries exactly the requested
+ * objects and no create of this client made it: that is the tag an earlier apply made but could
+ * not record (its answer or read-back lost), and the API could not tell it from a new one anyway.
+ */
+export async function createTagOnce(client: MgmtClient, body: TagCreate): Promise<Created<Tag>> {
+  try {
+    return await createOnce(client, "tags", {
+      create: () => client.createTag(body),
+      candidates: async () => collect(client.listTags(), (t) => t.label === body.label),
+      key: (t) => t.label,
+    });
+  } catch (err) {
+    const mine = claimed(client, "tags");
+    if (!labelTaken(err) || mine.has(body.label)) throw err;
+    const objects = await collect(client.listTaggedObjects(body.label), () => true);
+    if (!sameTaggedObjects(objects, body)) throw err;
+    mine.add(body.label);
+    return { value: { label: body.label }, adopted: true, existed: true };
+  }
 }

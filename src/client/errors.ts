@@ -101,6 +101,28 @@ export class NetworkError extends Error {
   }
 }
 
+/**
+ * The URL does not lead to the API: its root probe (a request any valid token may make) was
+ * refused as no route, or answered with something other than the API's shape. A 404 met
+ * before this was found out says nothing about the object, so it is reported as this instead.
+ */
+export class ApiRootError extends Error {
+  override readonly name = "ApiRootError";
+  /** The API root as configured (origin and path; a URL with credentials is refused earlier). */
+  readonly url: string;
+
+  constructor(init: { url: string; origin: string; probe: string; answered: string; cause?: unknown }) {
+    const path = init.url.slice(init.origin.length);
+    const fix = /\/v4(beta)?$/.test(path)
+      ? `Check that it is the Management API's root, such as ${init.origin}/v4 as \`mgmt serve\` prints it`
+      : `The API root ends in its version: use ${init.origin}/v4, as \`mgmt serve\` prints it`;
+    super(`${init.url} does not answer as the Management API (${init.probe} ${init.answered}), so its 404s cannot mean an object is gone. ${fix}.`, {
+      cause: init.cause,
+    });
+    this.url = init.url;
+  }
+}
+
 export interface ShapeIssue {
   /** Dotted path into the body (`data.2.created`); "" for the body itself. */
   readonly field: string;

@@ -9,8 +9,8 @@ import { Pool, type Dispatcher } from "undici";
 import type { z } from "zod";
 import { version } from "../../package.json";
 import { ErrorBody } from "../contract/common";
-import { ApiError, NetworkError, ResponseShapeError, type ApiErrorItem, type ShapeIssue } from "./errors";
-import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, backoffDelay, classifyError, decideRetry, type FailureKind, type RetryPolicy } from "./retry";
+import { ApiError, ApiRootError, NetworkError, ResponseShapeError, type ApiErrorItem, type ShapeIssue } from "./errors";
+import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, backoffDelay, classifyError, decideRetry, withinBudget, type FailureKind, type RetryPolicy } from "./retry";
 
 export const DEFAULT_USER_AGENT = `terraform-provider-mgmt/${version}`;
 export const DEFAULT_CONNECTIONS = 16;
@@ -66,7 +66,7 @@ export interface HttpOptions {
   readonly userAgent?: string;
   /** Per attempt; default 60 s. */
   readonly timeoutMs?: number;
-  /** Shorthand for retry.maxRetries (default 5). */
+  /** Shorthand for retry.maxRetries (default: no cap on the count; retries end 5 minutes into the operation). */
   readonly maxRetries?: number;
   readonly retry?: Partial<RetryPolicy>;
   /** Waits between attempts; injectable so tests record delays instead of waiting. */
@@ -85,6 +85,13 @@ export interface HttpOptions {
   readonly onAttempt?: (event: AttemptEvent) => void;
   /** Cancels every call that does not bring its own signal (the provider's "stop"). */
   readonly signal?: AbortSignal;
+  /**
+   * A request any valid token may make, whose answer proves the URL leads to the API. Before a
+   * 404 is reported as such, the client makes it once: a 404 from a URL that is not the API's
+   * root (no `/v4`, another server) says nothing about the object, and a caller that took it
+   * for "gone" would drop the object from its records.
+   */
+  readonly rootProbe?: { readonly path: string; readonly schema: z.ZodType };
 }
 
 export interface CallOptions {
@@ -224,6 +231,8 @@ export class HttpClient {
   readonly #onRetry: ((event: RetryEvent) => void) | undefined;
   readonly #onAttempt: ((event: AttemptEvent) => void) | undefined;
   readonly #signal: AbortSignal | undefined;
+  readonly #rootProbe: HttpOptions["rootProbe"];
+  #root: Promise<unknown> | undefined;
 
   constructor(opts: HttpOptions) {
     const { origin, basePath } = parseBaseUrl(opts.url);
@@ -236,7 +245,10 @@ export class HttpClient {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(this.timeoutMs > 0)) throw new TypeError("timeoutMs must be positive");
     this.policy = { ...DEFAULT_RETRY_POLICY, ...opts.retry, ...(opts.maxRetries !== undefined ? { maxRetries: opts.maxRetries } : {}) };
-    if (!Number.isInteger(this.policy.maxRetries) || this.policy.maxRetries < 0) throw new TypeError("maxRetries must be a non-negative integer");
+    const { maxRetries } = this.policy;
+    if (!(Number.isInteger(maxRetries) || maxRetries === Number.POSITIVE_INFINITY) || maxRetries < 0)
+      throw new TypeError("maxRetries must be a non-negative integer");
+    this.#rootProbe = opts.rootProbe;
     this.#sleep = opts.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
     this.#now = opts.now ?? Date.now;
     this.#random = opts.random ?? Math.random;
@@ -257,6 +269,48 @@ export class HttpClient {
     }
   }
 
+  /** The API root's URL, as given (origin and path, no trailing slash). */
+  get url(): string {
+    return this.origin + this.basePath;
+  }
+
+  /**
+   * Makes the root probe once per client (again after a failure) and answers its parsed body;
+   * throws ApiRootError when the URL does not answer as the API, or the probe's own error (a
+   * 401 for a wrong token, a NetworkError...).
+   */
+  confirmRoot(signal?: AbortSignal): Promise<unknown> {
+    const probe = this.#rootProbe;
+    if (probe === undefined) return Promise.resolve(undefined);
+    this.#root ??= this.#probe(probe, signal).catch((err: unknown) => {
+      this.#root = undefined;
+      throw err;
+    });
+    return this.#root;
+  }
+
+  async #probe(probe: NonNullable<HttpOptions["rootProbe"]>, signal: AbortSignal | undefined): Promise<unknown> {
+    try {
+      const { res, path } = await this.#exchange({ operation: "checkApiRoot", method: "GET", path: probe.path, signal }, true);
+      return this.#decode({ operation: "checkApiRoot", method: "GET", path: probe.path, schema: probe.schema }, path, res);
+    } catch (err) {
+      throw this.#notTheApi(err) ?? err;
+    }
+  }
+
+  /** The probe's failure as "this URL is not the API", when it says so: a refusal other than for the token, or an answer not shaped as the API's. */
+  #notTheApi(err: unknown): ApiRootError | undefined {
+    const answered =
+      err instanceof ResponseShapeError
+        ? `answered ${err.status} with a body that is not the API's`
+        : err instanceof ApiError && err.status < 500 && err.status !== 401 && err.status !== 403 && err.status !== 429
+          ? `answered [${err.status}] ${err.errors.map((e) => e.reason).join("; ")}`
+          : undefined;
+    if (answered === undefined) return undefined;
+    const probe = this.#rootProbe!.path;
+    return new ApiRootError({ url: this.url, origin: this.origin, probe: `GET ${probe}`, answered, cause: err });
+  }
+
   /** Sends the request (retrying per the policy) and returns the body parsed by `spec.schema`. */
   async request<S extends z.ZodType>(spec: RequestSpec<S>): Promise<z.output<S>> {
     const { res, path } = await this.#exchange(spec);
@@ -270,7 +324,7 @@ export class HttpClient {
   }
 
   /** The retry loop: resolves with a 2xx response, throws ApiError or NetworkError otherwise. */
-  async #exchange(spec: Omit<RequestSpec<z.ZodType>, "schema">): Promise<{ res: RawResponse; path: string }> {
+  async #exchange(spec: Omit<RequestSpec<z.ZodType>, "schema">, probing = false): Promise<{ res: RawResponse; path: string }> {
     if (!spec.path.startsWith("/")) throw new TypeError(`path must start with '/': ${spec.path}`);
     if (spec.body !== undefined && spec.rawBody !== undefined) throw new TypeError("a request has a JSON body or a raw body, not both");
     const path = spec.path + queryString(spec.query);
@@ -288,6 +342,10 @@ export class HttpClient {
       new NetworkError({ kind, method, path, origin: this.origin, code: errorCode(cause), attempts, cause, detail });
 
     let refreshed = false;
+    // Time spent, or waited for when the waits are simulated, since the first attempt: the retry budget.
+    const began = performance.now();
+    let waited = 0;
+    const elapsed = () => Math.max(performance.now() - began, waited);
     for (let attempts = 1; ; attempts++) {
       if (signal?.aborted) throw failure("aborted", attempts - 1, signal.reason);
       const token = typeof this.#token === "string" ? this.#token : checkToken(await this.#token.current(signal));
@@ -301,11 +359,17 @@ export class HttpClient {
       } catch (err) {
         if (!(err instanceof AttemptFailure)) throw err;
         report({ failure: errorCode(err.error) ?? err.kind });
-        const decision = decideRetry({ method, outcome: { failure: err.kind }, attempts, idempotent: spec.idempotent }, this.policy, this.#now(), this.#random);
+        const decision = decideRetry(
+          { method, outcome: { failure: err.kind }, attempts, idempotent: spec.idempotent, elapsedMs: elapsed() },
+          this.policy,
+          this.#now(),
+          this.#random,
+        );
         if (!decision.retry) {
-          const detail = err.kind === "timeout" ? `no complete answer within ${this.timeoutMs} ms` : undefined;
+          const detail = err.kind === "timeout" ? `no complete answer within ${this.timeoutMs} ms` : this.#unreachable(err.kind, errorCode(err.error));
           throw failure(err.kind, attempts, err.error, detail);
         }
+        waited += decision.delayMs;
         await this.#pause({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason: errorCode(err.error) ?? err.kind }, signal, () =>
           failure("aborted", attempts, signal?.reason),
         );
@@ -321,12 +385,13 @@ export class HttpClient {
 
       const retryAfter = res.headers["retry-after"];
       const decision = decideRetry(
-        { method, outcome: { status: res.status }, attempts, retryAfter, idempotent: spec.idempotent },
+        { method, outcome: { status: res.status }, attempts, retryAfter, idempotent: spec.idempotent, elapsedMs: elapsed() },
         this.policy,
         this.#now(),
         this.#random,
       );
       if (decision.retry) {
+        waited += decision.delayMs;
         await this.#pause({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason: String(res.status) }, signal, () =>
           failure("aborted", attempts, signal?.reason),
         );
@@ -337,13 +402,16 @@ export class HttpClient {
       if (decision.why === "retry-after-too-long") {
         retryAfterMs = decision.retryAfterMs;
         note = `server asked to retry after ${Math.ceil((retryAfterMs ?? 0) / 1000)} s, longer than the ${this.policy.maxRetryAfterMs / 1000} s this client waits`;
+      } else if (decision.why === "out-of-time") {
+        retryAfterMs = decision.retryAfterMs;
+        note = `gave up after ${attempts} attempts in ${Math.round(elapsed() / 1000)} s; this client retries for at most ${Math.round(this.policy.maxElapsedMs / 1000)} s`;
       } else if (attempts > 1) {
         note = `gave up after ${attempts} attempts`;
       } else if (res.status === 404 && !/\/v4(beta)?$/.test(this.basePath)) {
         note = `the API root usually ends in /v4, as \`mgmt serve\` prints it; this client's is "${this.basePath || "/"}"`;
       }
       const acceptedScopes = header(res.headers, "x-accepted-oauth-scopes");
-      throw new ApiError({
+      const apiError = new ApiError({
         status: res.status,
         method,
         path,
@@ -353,12 +421,36 @@ export class HttpClient {
         note,
         ...(acceptedScopes ? { acceptedScopes } : {}),
       });
+      // A 404 means "no such object" only from the API itself: prove the root first (once).
+      if (res.status === 404 && !probing && this.#rootProbe !== undefined) {
+        if (spec.path === this.#rootProbe.path) throw this.#notTheApi(apiError)!;
+        await this.confirmRoot(signal);
+      }
+      throw apiError;
     }
   }
 
-  /** Waits the back-off before the n-th retry (1-based) of something the caller repeats itself. */
-  async backoff(retry: number, signal?: AbortSignal): Promise<void> {
-    await this.#sleep(backoffDelay(retry, this.policy, this.#random), signal ?? this.#signal);
+  /** What to check when nothing answered at the URL: a refused connection or a host name that does not resolve. */
+  #unreachable(kind: FailureKind, code: string | undefined): string | undefined {
+    const refused = kind === "connect" || code === "ENOTFOUND";
+    if (!refused) return undefined;
+    const host = new URL(this.origin).hostname;
+    const local = host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.");
+    return code === "ENOTFOUND"
+      ? `the host name "${host}" does not resolve; check the API URL`
+      : `nothing answers at ${this.url}; check the API URL${local ? ", or start the local API (`mgmt serve`)" : " and that the API is reachable from here"}`;
+  }
+
+  /**
+   * Waits the back-off before the n-th retry (1-based) of something the caller repeats itself,
+   * `elapsedMs` into it, and resolves with the delay; undefined, without waiting, when the
+   * retry would start past the policy's budget (count or time).
+   */
+  async backoff(retry: number, signal?: AbortSignal, elapsedMs = 0): Promise<number | undefined> {
+    const delayMs = backoffDelay(retry, this.policy, this.#random);
+    if (retry > this.policy.maxRetries || !withinBudget(elapsedMs, delayMs, this.policy)) return undefined;
+    await this.#sleep(delayMs, signal ?? this.#signal);
+    return delayMs;
   }
 
   /** Closes the own Pool (a dispatcher passed in is left to its owner). */

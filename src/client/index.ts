@@ -52,7 +52,16 @@ export class MgmtClient {
   readonly http: HttpClient;
 
   constructor(opts: MgmtClientOptions) {
-    this.http = new HttpClient(opts);
+    // GET /profile answers any valid token, whatever its scopes: it proves both the URL and the token.
+    this.http = new HttpClient({ rootProbe: { path: "/profile", schema: Profile }, ...opts });
+  }
+
+  /**
+   * The acting user's profile, asked once per client and kept: proof that the URL leads to the
+   * API (else ApiRootError) and that the token is accepted (else ApiError 401).
+   */
+  async checkAccess(o?: CallOptions): Promise<Profile> {
+    return (await this.http.confirmRoot(o?.signal)) as Profile;
   }
 
   close(): Promise<void> {

@@ -19,6 +19,13 @@
  * "Connect failure" means the TCP connection was never established (ECONNREFUSED, connect
  * timeout...), so no byte of the request reached the server.
  *
+ * Budget: an operation is retried while its next attempt would start within `maxElapsedMs` of
+ * its first (5 minutes by default), however many attempts that takes, so a rate-limited or
+ * flaky API is ridden out rather than failed after a fixed count; `maxRetries` is an optional
+ * cap on the count besides. A connection that was never established (refused, name not yet
+ * resolvable) is tried only `maxConnectRetries` more times: nothing listening rarely starts
+ * listening within seconds, and the user is better served by an early, explained failure.
+ *
  * Delays: a `Retry-After` header (integer seconds or HTTP-date) is honoured exactly. We never
  * retry earlier than the server asked (that attempt would be refused again and wasted), so
  * `maxDelayMs` caps only the computed back-off. A `Retry-After` longer than `maxRetryAfterMs`
@@ -30,8 +37,12 @@
  */
 
 export interface RetryPolicy {
-  /** Retries after the first attempt (so at most maxRetries + 1 requests). */
+  /** Retries after the first attempt (so at most maxRetries + 1 requests); Infinity: bounded by time only. */
   readonly maxRetries: number;
+  /** No retry starts later than this after the operation's first attempt started. */
+  readonly maxElapsedMs: number;
+  /** Retries of a connection never established (ECONNREFUSED, EAI_AGAIN, connect timeout). */
+  readonly maxConnectRetries: number;
   /** Back-off before the first retry when the server gives no Retry-After. */
   readonly baseDelayMs: number;
   /** Cap of the computed back-off (not of Retry-After). */
@@ -41,7 +52,9 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
-  maxRetries: 5,
+  maxRetries: Number.POSITIVE_INFINITY,
+  maxElapsedMs: 300_000,
+  maxConnectRetries: 2,
   baseDelayMs: 500,
   maxDelayMs: 30_000,
   maxRetryAfterMs: 120_000,
@@ -145,7 +158,7 @@ export function backoffDelay(retry: number, policy: RetryPolicy, random: () => n
 
 export type RetryDecision =
   | { readonly retry: true; readonly delayMs: number; readonly fromRetryAfter: boolean }
-  | { readonly retry: false; readonly why: "not-retryable" | "exhausted" | "retry-after-too-long"; readonly retryAfterMs?: number };
+  | { readonly retry: false; readonly why: "not-retryable" | "exhausted" | "out-of-time" | "retry-after-too-long"; readonly retryAfterMs?: number };
 
 export interface RetryInput {
   readonly method: string;
@@ -156,16 +169,28 @@ export interface RetryInput {
   readonly retryAfter?: string | string[] | null;
   /** Overrides the method's own idempotency: a POST whose repetition is harmless (a secret reset). */
   readonly idempotent?: boolean;
+  /** Milliseconds since the operation's first attempt started; 0 when not tracked. */
+  readonly elapsedMs?: number;
 }
 
 /** The whole policy: whether to try again and after how long. */
 export function decideRetry(input: RetryInput, policy: RetryPolicy, nowMs: number, random: () => number): RetryDecision {
   if (!isRetryable(input.method, input.outcome, input.idempotent)) return { retry: false, why: "not-retryable" };
   if (input.attempts > policy.maxRetries) return { retry: false, why: "exhausted" };
+  if ("failure" in input.outcome && input.outcome.failure === "connect" && input.attempts > policy.maxConnectRetries) return { retry: false, why: "exhausted" };
+  const elapsed = input.elapsedMs ?? 0;
   const retryAfterMs = "status" in input.outcome ? parseRetryAfter(input.retryAfter, nowMs) : undefined;
   if (retryAfterMs !== undefined) {
     if (retryAfterMs > policy.maxRetryAfterMs) return { retry: false, why: "retry-after-too-long", retryAfterMs };
+    if (elapsed + retryAfterMs > policy.maxElapsedMs) return { retry: false, why: "out-of-time", retryAfterMs };
     return { retry: true, delayMs: retryAfterMs, fromRetryAfter: true };
   }
-  return { retry: true, delayMs: backoffDelay(input.attempts, policy, random), fromRetryAfter: false };
+  const delayMs = backoffDelay(input.attempts, policy, random);
+  if (elapsed + delayMs > policy.maxElapsedMs) return { retry: false, why: "out-of-time" };
+  return { retry: true, delayMs, fromRetryAfter: false };
+}
+
+/** Whether a retry after `delayMs` still starts within the budget of an operation `elapsedMs` old. */
+export function withinBudget(elapsedMs: number, delayMs: number, policy: RetryPolicy): boolean {
+  return elapsedMs + delayMs <= policy.maxElapsedMs;
 }

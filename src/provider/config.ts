@@ -4,7 +4,7 @@
  * without writing it in code.
  */
 import type { Credentials, MgmtClient } from "../client";
-import { ApiError } from "../client/errors";
+import { ApiError, ApiRootError, NetworkError } from "../client/errors";
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from "../client/retry";
 import { childAccountEuuid as euuidRule } from "../contract/field-rules";
 import { batchedReads, type BatchedReads } from "./batched-reads";
@@ -31,7 +31,7 @@ export interface ProviderContext {
 
 export const PROVIDER_DEFAULTS = {
   requestTimeoutSeconds: DEFAULT_TIMEOUT_MS / 1000,
-  maxRetries: DEFAULT_RETRY_POLICY.maxRetries,
+  retryBudgetSeconds: DEFAULT_RETRY_POLICY.maxElapsedMs / 1000,
   retryMinDelayMs: DEFAULT_RETRY_POLICY.baseDelayMs,
   retryMaxDelayMs: DEFAULT_RETRY_POLICY.maxDelayMs,
 } as const;
@@ -48,6 +48,10 @@ export const providerAttributes: Attributes = {
     { validate: (v) => (isHttpUrl(v) ? undefined : `must be an http or https URL such as http://127.0.0.1:8080/v4; got "${v}"`) },
   ),
   token: string("optional", "Personal access token or OAuth token. Falls back to the MGMT_TOKEN environment variable.", { sensitive: true }),
+  skip_credentials_validation: bool(
+    "optional",
+    "Whether to skip checking, when the provider is configured, that the url leads to the API and that it accepts the token (one GET /profile per provider process). Default false; true allows a plan without reaching the API when nothing in it needs reading.",
+  ),
   request_timeout: number(
     "optional",
     `Seconds one request attempt may take (connecting, waiting, reading the answer) before it counts as failed. Default ${PROVIDER_DEFAULTS.requestTimeoutSeconds}.`,
@@ -57,7 +61,7 @@ export const providerAttributes: Attributes = {
   ),
   max_retries: int(
     "optional",
-    `Retries of a request after its first attempt, on rate limiting (429), server errors and lost connections of requests that are safe to repeat. Default ${PROVIDER_DEFAULTS.maxRetries}; 0 disables retries.`,
+    `Most retries of a request after its first attempt, on rate limiting (429), server errors and lost connections of requests that are safe to repeat. Unset: as many as start within ${PROVIDER_DEFAULTS.retryBudgetSeconds / 60} minutes of the first attempt (each waiting out any Retry-After); 0 disables retries. A connection refused is retried twice at most either way.`,
     { validate: between(0, 100) },
   ),
   retry_min_delay_ms: int(
@@ -114,6 +118,10 @@ export async function configureProvider(
 
   const url = typeof config.url === "string" ? config.url : env.MGMT_URL;
   const token = typeof config.token === "string" ? config.token : env.MGMT_TOKEN;
+  const origins: Origins = {
+    url: typeof config.url === "string" ? "the provider's url attribute" : "MGMT_URL",
+    token: typeof config.token === "string" ? "the provider's token attribute" : "MGMT_TOKEN",
+  };
   if (!url) diagnostics.push(error("Missing url", "Set the provider's url attribute or the MGMT_URL environment variable.", attr("url")));
   else if (!isHttpUrl(url)) diagnostics.push(error("Invalid url", `url must be an http or https URL; got "${url}".`, attr("url")));
   if (!token) diagnostics.push(error("Missing token", "Set the provider's token attribute or the MGMT_TOKEN environment variable.", attr("token")));
@@ -131,7 +139,7 @@ export async function configureProvider(
       signal,
       ...(secureContext ? { secureContext } : {}),
       timeoutMs: (knownNumber(config, "request_timeout") ?? PROVIDER_DEFAULTS.requestTimeoutSeconds) * 1000,
-      maxRetries: knownNumber(config, "max_retries") ?? PROVIDER_DEFAULTS.maxRetries,
+      ...(knownNumber(config, "max_retries") !== undefined ? { maxRetries: knownNumber(config, "max_retries") } : {}),
       retry: { baseDelayMs: minDelay, maxDelayMs: knownNumber(config, "retry_max_delay_ms") ?? Math.max(minDelay, PROVIDER_DEFAULTS.retryMaxDelayMs) },
       // Method, path, status and timing only: headers carry the token, bodies carry secrets.
       onAttempt: (e) =>
@@ -156,11 +164,16 @@ export async function configureProvider(
   });
 
   const euuid = typeof childBlock?.euuid === "string" ? childBlock.euuid : env.MGMT_CHILD_ACCOUNT_EUUID || undefined;
-  if (euuid === undefined) {
-    const client = clientWith(token);
-    return context(client, () => client.close());
-  }
   const parent = clientWith(token);
+  if (config.skip_credentials_validation !== true) {
+    try {
+      await parent.checkAccess({ signal });
+    } catch (err) {
+      await parent.close();
+      return { diagnostics: [credentialsFailure(url, origins, err)] };
+    }
+  }
+  if (euuid === undefined) return context(parent, () => parent.close());
   const session = new ProxySession({
     parent,
     euuid,
@@ -195,6 +208,29 @@ function childAccountFailure(euuid: string, err: unknown, path: AttributePath | 
   return describeFailure(`act in child account ${euuid}`, err).map((d) => ({ ...d, ...(path ? { attribute: path } : {}) }));
 }
 
+/** Where the url and the token came from, as the user would look for them. */
+interface Origins {
+  readonly url: string;
+  readonly token: string;
+}
+
+/** Why configure's one check of the url and the token failed, and what to change. */
+function credentialsFailure(url: string, origins: Origins, err: unknown): Diagnostic {
+  const skip = " (skip_credentials_validation = true skips this check for offline plans.)";
+  if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+    const reason = err.errors.map((e) => e.reason).join("; ");
+    return error(
+      "Invalid API token",
+      `The API at ${url} refused the token from ${origins.token}: ${reason} (HTTP ${err.status}). The token may be mistyped, expired or revoked: set ${origins.token} to a valid personal access token.${skip}`,
+      origins.token === "MGMT_TOKEN" ? undefined : attr("token"),
+    );
+  }
+  if (err instanceof ApiRootError) {
+    return error("Not the Management API", `${err.message} Set ${origins.url} accordingly.`, origins.url === "MGMT_URL" ? undefined : attr("url"));
+  }
+  return error("Cannot reach the Management API", `${err instanceof Error ? err.message : String(err)}. The url comes from ${origins.url}.${skip}`);
+}
+
 function isHttpUrl(text: string): boolean {
   try {
     const u = new URL(text);
@@ -222,7 +258,11 @@ export function describeFailure(operation: string, err: unknown): Diagnostic[] {
     }
     return [error(`Failed to ${operation}`, err.message + scopeHint(err))];
   }
-  return [error(`Failed to ${operation}`, err instanceof Error ? err.message : String(err))];
+  const hint =
+    err instanceof ApiRootError || (err instanceof NetworkError && (err.kind === "connect" || err.code === "ENOTFOUND"))
+      ? " Set the provider's url attribute or MGMT_URL to the API root."
+      : "";
+  return [error(`Failed to ${operation}`, (err instanceof Error ? err.message : String(err)) + hint)];
 }
 
 /** For a 403, which scope the operation accepts, as the API says in X-Accepted-OAuth-Scopes. */

@@ -2,6 +2,7 @@
 import { inspect } from "node:util";
 import {
   ApiError,
+  ApiRootError,
   DEFAULT_USER_AGENT,
   MgmtClient,
   NetworkError,
@@ -207,14 +208,49 @@ describe("API errors", () => {
     expect(server.requests).toHaveLength(1); // 400 is never retried
   });
 
-  test("a 404 from a root without /v4 says where the root usually ends; with /v4 it does not", async () => {
-    server.reply({ status: 404, json: { errors: [{ reason: "Not found" }] } }, { status: 404, json: { errors: [{ reason: "Not found" }] } });
+  test("a 404 from a URL whose root does not answer is not a 404: no object can be taken for gone, and the message says where the root is", async () => {
+    const notFound = { status: 404, json: { errors: [{ reason: "Not found" }] } } as const;
+    server.handle(() => notFound);
     const bare = makeClient({ url: server.url.replace(/\/v4$/, "") });
-    const err = (await bare.getProfile().catch((e: unknown) => e)) as ApiError;
+    const origin = server.url.replace(/\/v4$/, "");
+    const err = await bare.getSshKey(8).catch((e: unknown) => e);
+    expect(isNotFound(err)).toBe(false);
+    expect(err).toBeInstanceOf(ApiRootError);
+    expect((err as Error).message).toBe(
+      `${origin} does not answer as the Management API (GET /profile answered [404] Not found), so its 404s cannot mean an object is gone. The API root ends in its version: use ${origin}/v4, as \`mgmt serve\` prints it.`,
+    );
+    expect(server.requests.map((r) => r.pathname)).toEqual(["/profile/sshkeys/8", "/profile"]);
+    // The root's own 404 is the same finding, without a second request.
+    expect(await bare.getProfile().catch((e: unknown) => e)).toBeInstanceOf(ApiRootError);
+    expect(server.requests).toHaveLength(3);
     await bare.close();
-    expect(err.message).toBe('GET /profile: [404] Not found (the API root usually ends in /v4, as `mgmt serve` prints it; this client\'s is "/")');
-    const right = (await client.getProfile().catch((e: unknown) => e)) as ApiError;
-    expect(right.message).toBe("GET /profile: [404] Not found");
+    const wrongPath = makeClient({ url: `${origin}/v3` });
+    const other = (await wrongPath.deleteSshKey(8).catch((e: unknown) => e)) as Error;
+    await wrongPath.close();
+    expect(other).toBeInstanceOf(ApiRootError);
+    expect(other.message).toContain(`${origin}/v3 does not answer as the Management API`);
+  });
+
+  test("a root that answers something other than the API (an HTML page) is not the API either", async () => {
+    server.reply({ status: 404, json: { errors: [{ reason: "Not found" }] } }, { status: 200, text: "<html>hello</html>" });
+    const err = (await client.getSshKey(8).catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(ApiRootError);
+    expect(err.message).toContain("GET /profile answered 200 with a body that is not the API's");
+  });
+
+  test("the root is checked once per client: later 404s are 404s at once", async () => {
+    const notFound = { status: 404, json: { errors: [{ reason: "Not found" }] } } as const;
+    server.reply(notFound, { status: 200, json: PROFILE }, notFound, notFound);
+    expect(isNotFound(await client.getSshKey(1).catch((e: unknown) => e))).toBe(true);
+    expect(isNotFound(await client.getToken(2).catch((e: unknown) => e))).toBe(true);
+    expect(isNotFound(await client.deleteSshKey(3).catch((e: unknown) => e))).toBe(true);
+    expect(server.requests.map((r) => r.pathname)).toEqual(["/v4/profile/sshkeys/1", "/v4/profile", "/v4/profile/tokens/2", "/v4/profile/sshkeys/3"]);
+  });
+
+  test("a wrong token met by the root check is reported as the 401 it is, not as a 404", async () => {
+    server.reply({ status: 404, json: { errors: [{ reason: "Not found" }] } }, { status: 401, json: { errors: [{ reason: "Invalid Token" }] } });
+    const err = await client.getSshKey(1).catch((e: unknown) => e);
+    expect(hasStatus(err, 401)).toBe(true);
   });
 
   test("several errors, with and without a field", async () => {
@@ -228,7 +264,7 @@ describe("API errors", () => {
   });
 
   test("404 -> isNotFound", async () => {
-    server.reply({ status: 404, json: { errors: [{ reason: "Not found" }] } });
+    server.reply({ status: 404, json: { errors: [{ reason: "Not found" }] } }, { status: 200, json: PROFILE });
     const err = await client.getSshKey(9).catch((e: unknown) => e);
     expect(isNotFound(err)).toBe(true);
     expect((err as ApiError).message).toBe("GET /profile/sshkeys/9: [404] Not found");

@@ -1,6 +1,6 @@
 /** Creates under lost answers and server errors, through a fault proxy in front of a real mgmt serve: never a duplicate. */
 import { MgmtClient } from "../../src/client";
-import { createOAuthClientOnce, createSshKeyOnce, createTagOnce, createTokenOnce, outcomeUnknown } from "../../src/client/create-once";
+import { createOAuthClientOnce, createSshKeyOnce, createTagOnce, createTokenOnce, outcomeUnknown, sameTaggedObjects } from "../../src/client/create-once";
 import { ApiError, NetworkError } from "../../src/client/errors";
 import { ManualClock, silentLogger, startServer, type RunningServer } from "../../src/server";
 import { FaultProxy, type Fault } from "../support/fault-proxy";
@@ -103,5 +103,18 @@ describe("creates whose outcome is unknown", () => {
     await expect(createSshKeyOnce(strict, { label: "never", ssh_key: sshKeyText("ed25519", "never") })).rejects.toMatchObject({ status: 500 });
     await strict.close();
     expect(proxy.counters.byMethod.POST).toBe(3);
+  });
+});
+
+describe("sameTaggedObjects", () => {
+  const compute = (id: number) => ({ type: "compute", data: { id } }) as never;
+  const volume = (id: number) => ({ type: "volume", data: { id } }) as never;
+  test("the same objects per type, in any order and with repeats in the body, match; anything else does not", () => {
+    expect(sameTaggedObjects([compute(1), compute(2)], { label: "t", computes: [2, 1, 2] })).toBe(true);
+    expect(sameTaggedObjects([], { label: "t" })).toBe(true);
+    expect(sameTaggedObjects([compute(1)], { label: "t", computes: [1], volumes: [] })).toBe(true);
+    expect(sameTaggedObjects([compute(1)], { label: "t", computes: [1, 2] })).toBe(false);
+    expect(sameTaggedObjects([compute(1), volume(1)], { label: "t", computes: [1] })).toBe(false);
+    expect(sameTaggedObjects([volume(1)], { label: "t", computes: [1] })).toBe(false);
   });
 });

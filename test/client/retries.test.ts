@@ -91,12 +91,34 @@ describe("status retries", () => {
     expect(delays).toEqual([250, 500, 1000]); // exponential, jitter 0 = lower half bound
   });
 
-  test("the default budget is 5 retries", async () => {
+  test("by default the budget is time, not a count: retries while the next starts within 5 minutes of the first attempt", async () => {
     const client = makeClient();
     server.handle(() => busy(500));
-    await expect(client.getProfile()).rejects.toThrow(ApiError);
-    expect(server.requests).toHaveLength(6);
-    expect(delays).toEqual([250, 500, 1000, 2000, 4000]);
+    const err = (await client.getProfile().catch((e: unknown) => e)) as ApiError;
+    // Back-off doubles up to its cap (15 s at jitter 0), and the waits stop before passing 300 s.
+    expect(delays.slice(0, 8)).toEqual([250, 500, 1000, 2000, 4000, 8000, 15_000, 15_000]);
+    const waited = delays.reduce((a, b) => a + b, 0);
+    expect(waited).toBeLessThanOrEqual(300_000);
+    expect(waited + 15_000).toBeGreaterThan(300_000);
+    expect(server.requests).toHaveLength(delays.length + 1);
+    expect(err.message).toBe(
+      `GET /profile: [500] Service is busy; try again later (gave up after ${delays.length + 1} attempts in 286 s; this client retries for at most 300 s)`,
+    );
+  });
+
+  test("a Retry-After that would end past the time budget fails at once, saying so", async () => {
+    const client = makeClient();
+    server.reply(
+      busy(429, { "retry-after": "100" }),
+      busy(429, { "retry-after": "100" }),
+      busy(429, { "retry-after": "100" }),
+      busy(429, { "retry-after": "100" }),
+    );
+    const err = (await client.getProfile().catch((e: unknown) => e)) as ApiError;
+    expect(delays).toEqual([100_000, 100_000, 100_000]);
+    expect(err.status).toBe(429);
+    expect(err.retryAfterMs).toBe(100_000);
+    expect(err.message).toContain("gave up after 4 attempts in 300 s");
   });
 
   test("maxRetries 0 disables retries", async () => {
@@ -145,9 +167,10 @@ describe("status retries", () => {
 
   test("4xx other than 429 is not retried", async () => {
     const client = makeClient();
-    server.handle(() => ({ status: 404, json: { errors: [{ reason: "Not found" }] } }));
+    server.handle((r) => (r.pathname === "/v4/profile" ? { status: 200, json: PROFILE } : { status: 404, json: { errors: [{ reason: "Not found" }] } }));
     await expect(client.getSshKey(3)).rejects.toThrow("GET /profile/sshkeys/3: [404] Not found");
-    expect(server.requests).toHaveLength(1);
+    // The one other request is the root check that lets a 404 mean "no such object".
+    expect(server.requests.map((r) => r.pathname)).toEqual(["/v4/profile/sshkeys/3", "/v4/profile"]);
   });
 
   test("each page of a list is retried on its own", async () => {
@@ -172,9 +195,28 @@ describe("connection failures", () => {
     expect(err.kind).toBe("connect");
     expect(err.code).toBe("ECONNREFUSED");
     expect(err.attempts).toBe(3);
-    expect(err.message).toBe(`GET /profile: could not connect (ECONNREFUSED) to http://127.0.0.1:${port} after 3 attempts`);
+    expect(err.message).toBe(
+      `GET /profile: could not connect (ECONNREFUSED) to http://127.0.0.1:${port} after 3 attempts: nothing answers at http://127.0.0.1:${port}/v4; check the API URL, or start the local API (\`mgmt serve\`)`,
+    );
     expect(delays).toEqual([250, 500]);
     expect(events.map((e) => e.reason)).toEqual(["ECONNREFUSED", "ECONNREFUSED"]);
+  });
+
+  test("by default a refused connection is given up after 2 retries, though other failures get minutes", async () => {
+    const port = await closedPort();
+    const client = makeClient({ url: `http://127.0.0.1:${port}/v4` });
+    const err = (await client.getSshKey(1).catch((e: unknown) => e)) as NetworkError;
+    expect(err.kind).toBe("connect");
+    expect(err.attempts).toBe(3);
+    expect(delays).toEqual([250, 500]);
+  });
+
+  test("a host name that does not resolve is not retried, and says so", async () => {
+    const client = makeClient({ url: "http://mgmt-api.invalid/v4" });
+    const err = (await client.getProfile().catch((e: unknown) => e)) as NetworkError;
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err.attempts).toBe(1);
+    expect(err.message).toContain('the host name "mgmt-api.invalid" does not resolve; check the API URL');
   });
 
   test("connection refused on POST is retried too: the request was never sent", async () => {

@@ -76,7 +76,7 @@ describe("parseRetryAfter", () => {
 });
 
 describe("backoffDelay", () => {
-  const policy: RetryPolicy = { maxRetries: 10, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 120_000 };
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxRetries: 10, baseDelayMs: 500, maxDelayMs: 30_000 };
 
   test("doubles per retry, jittered within the upper half", () => {
     expect([1, 2, 3, 4].map((n) => backoffDelay(n, policy, () => 0))).toEqual([250, 500, 1000, 2000]);
@@ -100,7 +100,35 @@ describe("decideRetry", () => {
     decideRetry({ method, outcome, attempts, retryAfter }, policy, now, random);
 
   test("defaults", () => {
-    expect(DEFAULT_RETRY_POLICY).toEqual({ maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 120_000 });
+    expect(DEFAULT_RETRY_POLICY).toEqual({
+      maxRetries: Number.POSITIVE_INFINITY,
+      maxElapsedMs: 300_000,
+      maxConnectRetries: 2,
+      baseDelayMs: 500,
+      maxDelayMs: 30_000,
+      maxRetryAfterMs: 120_000,
+    });
+  });
+
+  test("by default the count is unbounded and time ends the retries: no retry starts 5 minutes after the first attempt", () => {
+    const at = (attempts: number, elapsedMs: number, retryAfter?: string) =>
+      decideRetry({ method: "GET", outcome: { status: 429 }, attempts, retryAfter, elapsedMs }, DEFAULT_RETRY_POLICY, now, random);
+    expect(at(40, 200_000, "1")).toEqual({ retry: true, delayMs: 1000, fromRetryAfter: true });
+    expect(at(40, 299_000, "1")).toEqual({ retry: true, delayMs: 1000, fromRetryAfter: true });
+    expect(at(40, 299_001, "1")).toEqual({ retry: false, why: "out-of-time", retryAfterMs: 1000 });
+    expect(at(3, 290_000, "30")).toEqual({ retry: false, why: "out-of-time", retryAfterMs: 30_000 });
+    expect(at(3, 299_000)).toEqual({ retry: true, delayMs: 1000, fromRetryAfter: false });
+    expect(at(3, 299_001)).toEqual({ retry: false, why: "out-of-time" });
+  });
+
+  test("a connection never established is retried maxConnectRetries times only; a lost one keeps the time budget", () => {
+    const fail = (failure: "connect" | "network", attempts: number) =>
+      decideRetry({ method: "GET", outcome: { failure }, attempts, elapsedMs: 1000 }, DEFAULT_RETRY_POLICY, now, random);
+    expect(fail("connect", 1).retry).toBe(true);
+    expect(fail("connect", 2).retry).toBe(true);
+    expect(fail("connect", 3)).toEqual({ retry: false, why: "exhausted" });
+    expect(fail("network", 3).retry).toBe(true);
+    expect(fail("network", 30).retry).toBe(true);
   });
 
   test("retries until maxRetries retries were made", () => {

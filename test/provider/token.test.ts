@@ -38,6 +38,24 @@ describe("mgmt_token", () => {
     expect(wider.requiresReplace).toEqual(["scopes"]);
   });
 
+  it("warns at plan, on scopes, of an area the API does not name, with the closest one; the API still accepts it", async () => {
+    const p = await plan(h, T, null, { label: "typo", scopes: "acount:read_only events:read_only evnts:read_write" });
+    expect(p.diagnostics).toEqual([
+      {
+        severity: "warning",
+        summary: 'Unknown scope area "acount"',
+        detail:
+          'The API names the scope areas account, child_account, events; "acount" is none of them (did you mean "account"?). The API accepts it, but it grants nothing.',
+        attribute: [{ attribute: "scopes" }],
+      },
+      expect.objectContaining({ summary: 'Unknown scope area "evnts"', detail: expect.stringContaining('did you mean "events"?') }),
+    ]);
+    for (const fine of ["*", "account:read_write child_account:read_only events:read_only"]) {
+      expect((await plan(h, T, null, { label: "fine", scopes: fine })).diagnostics).toEqual([]);
+    }
+    expect(await create(h, T, { label: "typo", scopes: "acount:read_only" })).toMatchObject({ scopes: "acount:read_only" });
+  });
+
   it("renames in place, keeping id, value and created", async () => {
     const state = await create(h, T, { label: "before" });
     const r = await apply(h, T, state, { label: "after" });

@@ -110,16 +110,24 @@ export const oauthClientResource = defineResource<ProviderContext>({
     });
     if (created.adopted) warn(...adoptedWarning("mgmt_oauth_client", created.value.id));
     // An adopted client's secret was in the lost answer: a reset gives it one we know.
-    const made = created.adopted ? await ctx.client.resetOAuthClientSecret(created.value.id) : created.value;
+    // From here the client exists: any later failure keeps it in state (tainted) with what is known.
+    let made = created.value;
+    if (created.adopted) {
+      try {
+        made = await ctx.client.resetOAuthClientSecret(created.value.id);
+      } catch (err) {
+        throw new PartialApply(toState(made, { ...planned, secret: null }, null), err);
+      }
+    }
     const state = toState(made, { ...planned, secret: made.secret }, null);
     const thumbnail = knownString(planned, "thumbnail");
     if (thumbnail === undefined) return state;
     try {
       await upload(ctx, made.id, thumbnail);
+      return toState(await ctx.client.getOAuthClient(made.id), state, thumbnail);
     } catch (err) {
       throw new PartialApply(state, err);
     }
-    return toState(await ctx.client.getOAuthClient(made.id), state, thumbnail);
   },
 
   async read({ ctx }, state) {

@@ -10,7 +10,7 @@ import { createTagOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { set, string } from "../framework/attributes";
 import type { PrivateState } from "../framework/private-state";
-import { defineResource, type ResourceOperation } from "../framework/resource";
+import { PartialApply, defineResource, type ResourceOperation } from "../framework/resource";
 import { eachElement } from "../framework/validators";
 import { requireString, type ObjectValue, type TfValue } from "../framework/value";
 import { adoptedWarning, orNullIfGone } from "./ids";
@@ -81,9 +81,24 @@ export const tagResource = defineResource<ProviderContext>({
     for (const list of Object.keys(LISTS) as ListName[]) if (planned[list] !== null) body[list] = ids(planned[list]);
     const made = await createTagOnce(ctx.client, body);
     ctx.reads.tags.invalidate();
-    if (made.adopted) warn(...adoptedWarning("mgmt_tag", label));
-    const state = await readTag(op, label, planned);
-    if (state === null) throw new Error(`the tag "${label}" was created but cannot be read back`);
+    if (made.existed) {
+      warn(
+        `mgmt_tag "${label}" adopted: it existed already`,
+        "A tag with this label and exactly the configured objects existed already (left by an apply that could not record it, or made outside Terraform); it is now managed here instead of failing the create.",
+      );
+    } else if (made.adopted) {
+      warn(...adoptedWarning("mgmt_tag", label));
+    }
+    // The tag exists now: a failed read-back keeps it in state with what was asked (tainted,
+    // so the next apply makes it again) rather than leave a tag no state knows of.
+    const asked: ObjectValue = { ...planned, id: label };
+    let state: ObjectValue | null;
+    try {
+      state = await readTag(op, label, planned);
+    } catch (err) {
+      throw new PartialApply(asked, err);
+    }
+    if (state === null) throw new PartialApply(asked, new Error(`the tag "${label}" was created but cannot be read back`));
     return state;
   },
 

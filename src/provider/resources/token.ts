@@ -14,6 +14,7 @@ import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import { defineResource } from "../framework/resource";
 import { Unknown, knownString, requireString, type ObjectValue } from "../framework/value";
 import { parseDuration, parseRfc3339, positiveDuration, rfc3339, sameInstant, toApiTimestamp, toRfc3339 } from "../timestamps";
+import { KNOWN_SCOPE_AREAS, closestArea, unknownScopeAreas } from "../scope-areas";
 import { orNullIfGone, parseId } from "./ids";
 
 /** State from an API answer; what the API cannot tell (the value, the lifetime settings) comes from `kept`. */
@@ -87,6 +88,14 @@ export const tokenResource = defineResource<ProviderContext>({
 
   modifyPlan(draft) {
     const { prior, config, planned } = draft;
+    const scopes = knownString(config, "scopes");
+    for (const area of scopes === undefined ? [] : unknownScopeAreas(scopes)) {
+      draft.warn(
+        `Unknown scope area "${area}"`,
+        `The API names the scope areas ${KNOWN_SCOPE_AREAS.join(", ")}; "${area}" is none of them (did you mean "${closestArea(area)}"?). The API accepts it, but it grants nothing.`,
+        attr("scopes"),
+      );
+    }
     const expiry = knownString(prior, "expiry");
     const renewBefore = knownString(config, "renew_before");
     if (expiry === undefined || renewBefore === undefined || knownString(config, "expires_in") === undefined) return;

@@ -1,0 +1,57 @@
+/**
+ * Default provider settings ride out a flaky API: an apply of 20 objects (SSH keys and tokens)
+ * while a proxy in front of a real `mgmt serve` answers 30% of requests 503 and 30% 429 with
+ * Retry-After: 1 succeeds on the first try, with no duplicate, and the next plan shows no changes.
+ */
+import { availableEngines, type Engine } from "../../src/harness/engine";
+import { FaultProxy, seeded, type FaultRule } from "../support/fault-proxy";
+import { sshKeyText } from "../support/ssh-keys";
+import { EngineStack } from "./stack";
+
+jest.setTimeout(900_000);
+
+const flaky =
+  (random: () => number): FaultRule =>
+  () => {
+    const r = random();
+    if (r < 0.3) return { kind: "status", status: 503 };
+    if (r < 0.6) return { kind: "status", status: 429, retryAfter: 1 };
+    return undefined;
+  };
+
+describe.each(availableEngines())("$name with default settings", (engine: Engine) => {
+  let stack: EngineStack;
+  let proxy: FaultProxy;
+
+  beforeAll(async () => {
+    stack = await EngineStack.start(engine);
+    proxy = await FaultProxy.start(stack.server.url);
+    stack.pointAt(proxy.url);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await stack?.stop();
+  });
+
+  it("applies 20 objects on the first try under 30% 503 and 30% 429, with no duplicate", async () => {
+    stack.write({
+      resource: {
+        mgmt_ssh_key: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, { label: `fk${i}`, ssh_key: sshKeyText("ed25519", `flaky-${i}`) }])),
+        mgmt_token: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`t${i}`, { label: `ft${i}`, scopes: "account:read_only" }])),
+      },
+    });
+    proxy.rule = flaky(seeded(engine.name === "tofu" ? 11 : 12));
+    await stack.ok("apply", "-auto-approve");
+    const faulted = proxy.counters.refused;
+    proxy.rule = () => undefined;
+    // The faults did hit: at least a few of the requests were refused.
+    expect(faulted).toBeGreaterThan(5);
+    const keys: string[] = [];
+    for await (const k of stack.client.listSshKeys()) if (k.label.startsWith("fk")) keys.push(k.label);
+    const tokens: string[] = [];
+    for await (const t of stack.client.listTokens()) if (t.label.startsWith("ft")) tokens.push(t.label);
+    expect(keys.sort()).toEqual(Array.from({ length: 10 }, (_, i) => `fk${i}`).sort());
+    expect(tokens.sort()).toEqual(Array.from({ length: 10 }, (_, i) => `ft${i}`).sort());
+    await stack.expectNoChanges();
+  });
+});
