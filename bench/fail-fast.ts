@@ -2,7 +2,7 @@
  * How soon a plan fails when the API is not there: nothing listening on the URL's port, and a
  * host name that does not resolve, against the same plan with the API up, on each engine. The
  * first error must reach the user within seconds and say what to do. Run with
- * `npm run build && node scripts/run-ts.mjs bench/fail-fast.ts`.
+ * `npm run bench:failfast`.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
