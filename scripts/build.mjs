@@ -164,15 +164,20 @@ writeExecutable(join(root, "bin", "terraform-provider-mgmt"), pluginLauncher("..
 // The same plugin as a local provider mirror (unpacked layout), for engines and tools that
 // insist on a version constraint, such as cdktf: dev_overrides cannot satisfy one at init.
 const { provider_source: source, version } = JSON.parse(execFileSync(process.execPath, [join(root, "dist/cli.js"), "version"], { encoding: "utf8" }));
-const platform = `${process.platform}_${{ x64: "amd64", arm64: "arm64", ia32: "386" }[process.arch] ?? process.arch}`;
-const mirrorDir = join(root, "dist", "mirror", source, version, platform);
-mkdirSync(mirrorDir, { recursive: true });
+const mirror = join(root, "dist", "mirror");
+rmSync(mirror, { recursive: true, force: true });
 // Self-contained and relative: the bundles sit beside a launcher that finds node on PATH, so
 // the package (and the h1: hash engines record in .terraform.lock.hcl) is the same on every
-// machine that builds this version.
-for (const bundle of ["plugin.js", "services.js", "calls.js", "provider.js", ...APART.map((name) => `${name}.js`), "schema-response.bin"])
-  copyFileSync(join(root, "dist", bundle), join(mirrorDir, bundle));
-writeExecutable(join(mirrorDir, "terraform-provider-mgmt"), pluginLauncher("plugin.js"));
+// machine that builds this version. Nothing in it is native, so every platform a POSIX sh
+// runs on gets the same bytes, and one build can hash (and lock) them all. Windows has no sh.
+const PLATFORMS = ["linux_amd64", "linux_arm64", "darwin_amd64", "darwin_arm64"];
+for (const platform of PLATFORMS) {
+  const dir = join(mirror, source, version, platform);
+  mkdirSync(dir, { recursive: true });
+  for (const bundle of ["plugin.js", "services.js", "calls.js", "provider.js", ...APART.map((name) => `${name}.js`), "schema-response.bin"])
+    copyFileSync(join(root, "dist", bundle), join(dir, bundle));
+  writeExecutable(join(dir, "terraform-provider-mgmt"), pluginLauncher("plugin.js"));
+}
 
 // `--mirror-only` stops here: the provider package is all that tests of the package need.
 if (process.argv.includes("--mirror-only")) process.exit(0);
@@ -185,3 +190,8 @@ execFileSync(process.execPath, [join(root, "scripts/generate-bindings.mjs")], { 
 step("bindings package");
 const { packageBindings } = await import("./package-bindings.mjs");
 await packageBindings(root, { source, version });
+
+// 6. Both npm packages as tarballs in dist/packages, as `npm publish` would upload them.
+step("npm packages");
+const { packProvider } = await import("./package-npm.mjs");
+await packProvider(root, { source, version, external: common.external });

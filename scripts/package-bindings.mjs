@@ -7,6 +7,7 @@ import { readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
+import { PROVIDER_PACKAGE } from "./package-npm.mjs";
 
 const BINDINGS_PACKAGE = "@mgmt/cdktf-provider-mgmt";
 
@@ -62,7 +63,11 @@ export async function packageBindings(root, { source, version }) {
     main: "lib/index.js",
     types: "lib/index.d.ts",
     // The generated code compiles and synthesizes with cdktf 0.20.12 and 0.21.0 (the last release).
-    peerDependencies: { cdktf: "^0.20.0 || ^0.21.0", constructs: "^10.3.0" },
+    // The provider package they bind, at this exact version (the bindings are its schema), as an
+    // optional peer: npm then refuses another version of it beside them, while installing the
+    // bindings alone never sends npm looking for it. "cdktf" is what cdktf-cli reads of a prebuilt provider.
+    peerDependencies: { cdktf: "^0.20.0 || ^0.21.0", constructs: "^10.3.0", [PROVIDER_PACKAGE]: version },
+    peerDependenciesMeta: { [PROVIDER_PACKAGE]: { optional: true } },
     cdktf: { provider: { name: source, version } },
   };
   writeFileSync(join(staging, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -73,7 +78,7 @@ export async function packageBindings(root, { source, version }) {
 cdktf constructs for the mgmt provider \`${source}\` ${version}, generated from the provider's schema.
 
 \`\`\`sh
-npm install /path/to/dist/cdktf-bindings --install-links   # or: npm pack it, then npm install the .tgz
+npm install /path/to/mgmt-cdktf-provider-mgmt-${version}.tgz /path/to/mgmt-provider-${version}.tgz
 \`\`\`
 
 \`\`\`ts
@@ -85,7 +90,7 @@ new sshKey.SshKey(this, "laptop", { label: "laptop", sshKey: "ssh-ed25519 AAAA..
 \`\`\`
 
 The constructs only describe the configuration: the engine still needs the provider itself
-(\`mgmt install-provider\`). The repository's README has the whole set-up.
+(\`npx mgmt install-provider\` from ${PROVIDER_PACKAGE}). The repository's README has the whole set-up.
 `,
   );
   rmSync(out, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 /** `mgmt install-provider` puts the package where both engines find it with no CLI configuration, or prints how to point them elsewhere. */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { availableEngines, runEngine } from "../../src/harness/engine";
@@ -39,5 +39,33 @@ describe("mgmt install-provider", () => {
     expect(r.stdout).toContain(`path    = "${dir}"`);
     expect(existsSync(join(dir, PROVIDER_SOURCE, PROVIDER_VERSION))).toBe(true);
     expect(mgmt(["install-provider", "--nope"]).status).toBe(2);
+  });
+
+  it("prints the mirror it carries, the one every platform's package is in, and copies nothing", () => {
+    const r = mgmt(["install-provider", "--print-mirror"]);
+    expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ status: 0, stdout: `${repoPath("dist", "mirror")}\n`, stderr: "" });
+    expect(readdirSync(join(repoPath("dist", "mirror"), PROVIDER_SOURCE, PROVIDER_VERSION)).sort()).toEqual([
+      "darwin_amd64",
+      "darwin_arm64",
+      "linux_amd64",
+      "linux_arm64",
+    ]);
+    const both = mgmt(["install-provider", "--print-mirror", "--dir", join(home, "x")]);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toContain("'--dir' and '--print-mirror'");
+    expect(existsSync(join(home, "x"))).toBe(false);
+  });
+
+  it("refuses on Windows, saying why, and installs nothing", () => {
+    // The CLI as node would run it on Windows: process.platform is all the command looks at.
+    const preload = join(home, "as-windows.js");
+    writeFileSync(preload, `Object.defineProperty(process, "platform", { value: "win32" });\n`);
+    const dir = join(home, "windows");
+    const r = spawnSync(process.execPath, ["--require", preload, repoPath("dist/cli.js"), "install-provider", "--dir", dir], { encoding: "utf8", env });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("POSIX sh");
+    expect(r.stderr).toContain("WSL");
+    expect(existsSync(dir)).toBe(false);
+    expect(mgmt(["install-provider", "--help"]).stdout).toContain("none for Windows");
   });
 });

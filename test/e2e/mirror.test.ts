@@ -104,15 +104,20 @@ async function initFromCopy(): Promise<{ hashes: string[]; plan: string }> {
 }
 
 describe("the provider package", () => {
-  it("holds no absolute path: a relative launcher and the bundles beside it", () => {
+  it("holds no absolute path: a relative launcher and the bundles beside it, the same bytes for every platform", () => {
     const platformDir = join(repoPath("dist", "mirror"), PROVIDER_SOURCE, PROVIDER_VERSION);
-    const [platform] = readdirSync(platformDir);
-    const files = readdirSync(join(platformDir, platform!)).sort();
+    const platforms = readdirSync(platformDir).sort();
+    expect(platforms).toEqual(["darwin_amd64", "darwin_arm64", "linux_amd64", "linux_arm64"]);
+    const files = readdirSync(join(platformDir, platforms[0]!)).sort();
     expect(files).toEqual(["calls.js", "plugin.js", "provider.js", "schema-response.bin", "services.js", "terraform-provider-mgmt", "undici.js", "zod.js"]);
-    const launcher = readFileSync(join(platformDir, platform!, "terraform-provider-mgmt"), "utf8");
+    const launcher = readFileSync(join(platformDir, platforms[0]!, "terraform-provider-mgmt"), "utf8");
     expect(launcher).toMatch(/^#!\/bin\/sh\n/);
     expect(launcher).toMatch(/\nexec node "\$dir\/plugin\.js" "\$@"\n$/);
     expect(launcher).not.toContain(repoRoot());
+    for (const platform of platforms.slice(1)) {
+      expect(readdirSync(join(platformDir, platform)).sort()).toEqual(files);
+      for (const file of files) expect(readFileSync(join(platformDir, platform, file)).equals(readFileSync(join(platformDir, platforms[0]!, file)))).toBe(true);
+    }
   });
 
   it("gives the same package hash from two places, and works from either", async () => {
