@@ -9,11 +9,13 @@ import { dirname, join } from "node:path";
 import { DEFAULT_TIMEOUTS, isTokenText, startServer, storeLocation, type RunningServer } from "../server";
 import { isPostgresUrl } from "../server/store/postgres";
 import { parseFlags, settle, type FlagParse } from "./args";
+import { EPHEMERAL_FLAG, EPHEMERAL_USAGE, parseEphemeralArgs, runEphemeral, splitCommand } from "./ephemeral";
 
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_HOST = "127.0.0.1";
 
 const USAGE = `usage: mgmt serve [--port N] [--host ADDR] [--db PATH|URL] [--no-default-fixtures] [--new-token]
+       mgmt serve --ephemeral [serve flags] -- CMD [ARGS...]
 
 Runs the local Management API. When it is listening it prints one line on stdout,
   {"url":"http://127.0.0.1:8080/v4","token":"<token>","store":"<where the store is>",...}
@@ -40,6 +42,9 @@ options:
                 (default ${DEFAULT_TIMEOUTS.request})
   --headers-timeout MS  the same for the request's headers alone (default
                 ${DEFAULT_TIMEOUTS.headers}; never more than --request-timeout)
+  --ephemeral   run CMD against a new in-memory server on a free port, with
+                MGMT_URL and MGMT_TOKEN set, then stop (see: mgmt serve
+                --ephemeral --help)
   -h, --help    show this help
 
 the bootstrap token:
@@ -204,7 +209,33 @@ function watchSignals(): { received: Promise<NodeJS.Signals>; dispose(): void } 
   };
 }
 
+/** `--ephemeral`: the serve flags that apply to an in-memory store, and the command to run against it. */
+async function runServeEphemeral(args: string[]): Promise<number> {
+  const checked = settle("serve", EPHEMERAL_USAGE, parseEphemeralArgs(args));
+  if ("exit" in checked) return checked.exit;
+  // The store is memory whatever the environment names.
+  const { MGMT_DATABASE_URL: _shared, ...env } = process.env;
+  const parsed = settle("serve", EPHEMERAL_USAGE, parseServeArgs(checked.values.serveArgs, env));
+  if ("exit" in parsed) return parsed.exit;
+  const flags = parsed.values;
+  return runEphemeral(checked.values.command, {
+    host: flags.host,
+    token: flags.token,
+    fixtures: flags.fixtures,
+    defaultFixtures: flags.defaultFixtures !== false,
+    rateLimit: flags.rateLimit,
+    timeouts: { request: flags.requestTimeout, headers: flags.headersTimeout },
+    adminToken: flags.adminToken,
+  });
+}
+
 export async function runServe(args: string[]): Promise<number> {
+  const { flags: serveArgs, command } = splitCommand(args);
+  if (serveArgs.includes(EPHEMERAL_FLAG)) return runServeEphemeral(args);
+  if (command !== undefined) {
+    process.stderr.write(`mgmt serve: a command after '--' runs only with ${EPHEMERAL_FLAG}\n${USAGE}`);
+    return 2;
+  }
   const parsed = settle("serve", USAGE, parseServeArgs(args));
   if ("exit" in parsed) return parsed.exit;
   const flags = parsed.values;
