@@ -42,6 +42,8 @@ export function packageJson(c: ScaffoldContext): string {
     },
     dependencies,
     devDependencies,
+    // Install scripts npm may run: the local server's SQLite addon, and cdktf-cli's terminal and file-watching addons.
+    allowScripts: { "better-sqlite3": true, "@cdktf/node-pty-prebuilt-multiarch": true, "@parcel/watcher": true },
   };
   if (c.engine === "tofu") {
     // OpenTofu for Linux x64 from npm (optional: elsewhere npm skips it and the shim finds tofu on

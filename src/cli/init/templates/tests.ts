@@ -52,9 +52,11 @@ export function stackTest(c: ScaffoldContext): string {
  * (MGMT_URL and MGMT_TOKEN in the environment). Neither touches a real account.
  */
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Testing } from "cdktf";
+// The matchers' types (Testing.setupJest in jest.setup.js adds the matchers themselves).
+import "cdktf/lib/testing/adapters/jest";
 import { sshKey, tag, token } from "${c.bindings.name}";
 import { AccountStack } from "../main";
 
@@ -68,7 +70,8 @@ describe("AccountStack", () => {
 
   it("applies to the API in MGMT_URL", () => {
     if (!process.env.MGMT_URL) throw new Error("run through npm run test:jest, which starts mgmt serve --ephemeral");
-    const dir = Testing.fullSynth(new AccountStack(Testing.app(), "test"));
+    const outdir = Testing.fullSynth(new AccountStack(Testing.app(), "test"));
+    const dir = join(outdir, "stacks", "test");
     // State in the test's own folder, whatever backend the stack uses for real.
     writeFileSync(join(dir, "backend_override.tf.json"), JSON.stringify({ terraform: { backend: { local: { path: "test.tfstate" } } } }));
     const engine = (...args: string[]) => execFileSync("${engine}", [...args, "-no-color"], { cwd: dir, encoding: "utf8" });
@@ -80,6 +83,7 @@ describe("AccountStack", () => {
     // A second plan finds nothing to do: what the API returns is what the stack asked for.
     expect(engine("plan", "-input=false", "-detailed-exitcode")).toMatch(/No changes/);
     engine("destroy", "-input=false", "-auto-approve");
+    rmSync(outdir, { recursive: true, force: true });
   });
 });
 `;
