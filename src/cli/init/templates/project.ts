@@ -86,8 +86,8 @@ export function tsconfigJson(): string {
 }
 
 export function gitignore(c: ScaffoldContext): string {
-  return `node_modules/
-cdktf.out/
+  return `/node_modules
+/cdktf.out
 # Local state and plans hold the secrets the stack creates (tokens, client secrets).
 *.tfstate
 *.tfstate.*
