@@ -11,8 +11,13 @@ export interface RunningServer {
   stop(): Promise<number | null>;
 }
 
-export async function startServe(args: string[] = ["--port", "0", "--db", ":memory:"], env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
-  const child = spawn(process.execPath, [repoPath("dist/cli.js"), "serve", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+/** `cli` is the bundle to run: this checkout's by default, or one from an installed package. */
+export async function startServe(
+  args: string[] = ["--port", "0", "--db", ":memory:"],
+  env: NodeJS.ProcessEnv = process.env,
+  cli: string = repoPath("dist/cli.js"),
+): Promise<RunningServer> {
+  const child = spawn(process.execPath, [cli, "serve", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
