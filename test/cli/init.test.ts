@@ -166,6 +166,9 @@ describe("the scaffold's text", () => {
     expect(plan).not.toMatch(/\btofu\b/);
     expect(terraform.get(".github/workflows/drift.yml")!.text).toContain("--engine terraform");
     expect(terraform.get("package.json")!.text).toContain("mgmt serve --ephemeral -- terraform test");
+    // Terraform refuses a test directory outside the configuration's folder, so the tests go beside the stack.
+    for (const files of [tofu, terraform])
+      expect(files.get("package.json")!.text).toContain("cp -R tests cdktf.out/stacks/account/ && cd cdktf.out/stacks/account");
     expect(terraform.has("tools/tofu/tofu")).toBe(false);
     expect(terraform.get("package.json")!.text).not.toContain("opentofu");
   });

@@ -36,8 +36,9 @@ export function packageJson(c: ScaffoldContext): string {
       plan: `${cdktfEngine(c)}cdktf diff --skip-provider-lock`,
       deploy: `${cdktfEngine(c)}cdktf deploy --skip-provider-lock --auto-approve`,
       test: "npm run test:engine && npm run test:jest",
-      // The stack applied by the engine's own test command against a throwaway in-memory server.
-      "test:engine": `cdktf synth && cd ${stackDir} && ${engine} init -backend=false -input=false -no-color > /dev/null && mgmt serve --ephemeral -- ${engine} test -no-color -test-directory=../../../tests`,
+      // The stack applied by the engine's own test command against a throwaway in-memory server. The
+      // tests are copied beside the synthesized stack: Terraform takes no test directory outside it.
+      "test:engine": `cdktf synth && cp -R tests ${stackDir}/ && cd ${stackDir} && ${engine} init -backend=false -input=false -no-color > /dev/null && mgmt serve --ephemeral -- ${engine} test -no-color`,
       "test:jest": "mgmt serve --ephemeral -- jest",
     },
     dependencies,
