@@ -11,6 +11,7 @@ commands:
   install-provider  install the provider package as a local mirror (see: mgmt install-provider --help)
   plan-report  a pull-request comment or JSON summary from 'show -json PLANFILE'
   drift    refresh-only drift report, optionally with unmanaged objects and import blocks
+  init     write a team's infrastructure repository: stack, tests, CI (see: mgmt init --help)
   version  print the version as JSON
 `;
 
@@ -29,6 +30,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./plan-report")).runPlanReport(rest);
     case "drift":
       return (await import("./drift")).runDrift(rest);
+    case "init":
+      return (await import("./init")).runInit(rest);
     case "version":
     case "--version": {
       const { parseCommand } = await import("./args");

@@ -1,15 +1,37 @@
 /**
- * The CI examples: valid YAML of the shape each CI reads, the token from the CI's secret store, and
- * every `mgmt` command line in them accepted by the real CLI (run with --help appended, so an unknown
- * subcommand or flag fails here rather than in someone's pipeline).
+ * The CI examples: the very files `mgmt init --backend pg` writes into a team's repository (one
+ * source: the templates in src/cli/init/templates), valid YAML of the shape each CI reads, the token
+ * from the CI's secret store, nothing that needs this repository, and every `mgmt` command line in
+ * them accepted by the real CLI (run with --help appended, so an unknown subcommand or flag fails
+ * here rather than in someone's pipeline). test/e2e/team-repo.test.ts runs them.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
+import { STACK } from "../../src/cli/init";
+import { scaffoldFiles } from "../../src/cli/init/scaffold";
+import type { ScaffoldContext } from "../../src/cli/init/templates/context";
 import { repoPath } from "../../src/harness/paths";
 import { runMgmt } from "./run-mgmt";
 
-const FILES = ["examples/ci/github/plan.yml", "examples/ci/github/drift.yml", "examples/ci/gitlab-ci.yml"];
+/** Each example and the file of a scaffolded repository it is. */
+const FROM_SCAFFOLD: Record<string, string> = {
+  "examples/ci/github/plan.yml": ".github/workflows/plan.yml",
+  "examples/ci/github/drift.yml": ".github/workflows/drift.yml",
+  "examples/ci/gitlab-ci.yml": ".gitlab-ci.yml",
+};
+const FILES = Object.keys(FROM_SCAFFOLD);
+
+/** What `mgmt init --backend pg` fills the templates with (CI plans need shared state). */
+const EXAMPLE_CONTEXT: ScaffoldContext = {
+  ci: ["github", "gitlab"],
+  backend: "pg",
+  engine: "tofu",
+  name: "infra",
+  stack: STACK,
+  provider: { name: "@mgmt/provider", version: "0.1.0", file: "packages/mgmt-provider-0.1.0.tgz" },
+  bindings: { name: "@mgmt/cdktf-provider-mgmt", version: "0.1.0", file: "packages/mgmt-cdktf-provider-mgmt-0.1.0.tgz" },
+};
 
 function load(file: string): Record<string, unknown> {
   const doc = parseDocument(readFileSync(repoPath(file), "utf8"));
@@ -50,6 +72,28 @@ function words(line: string): string[] {
 
 describe("CI workflow examples", () => {
   const loaded = Object.fromEntries(FILES.map((f) => [f, load(f)]));
+
+  it("are what mgmt init --backend pg writes", () => {
+    const files = scaffoldFiles(EXAMPLE_CONTEXT);
+    for (const [example, path] of Object.entries(FROM_SCAFFOLD)) {
+      expect({ example, text: readFileSync(repoPath(example), "utf8") }).toEqual({ example, text: files.get(path)!.text });
+    }
+  });
+
+  it("need nothing of this repository: no build, no paths into bin/ or node_modules, every tool through npx", () => {
+    for (const file of FILES) {
+      const text = readFileSync(repoPath(file), "utf8");
+      expect({ file, found: text.match(/npm run build|bin\/mgmt|node_modules\/opentofu|node_modules\/\.bin\/|\$GITHUB_WORKSPACE\/|dist\//g) }).toEqual({
+        file,
+        found: null,
+      });
+      for (const script of scripts(file, loaded[file]!)) {
+        for (const line of script.split("\n")) {
+          if (/(^|[\s$(])(mgmt|tofu|cdktf)\s/.test(line)) expect({ file, line }).toEqual({ file, line: expect.stringMatching(/npx (mgmt|tofu|cdktf)\s/) });
+        }
+      }
+    }
+  });
 
   it("are GitHub workflows and a GitLab pipeline of the expected shape", () => {
     const plan = loaded["examples/ci/github/plan.yml"] as GithubWorkflow;

@@ -1,0 +1,121 @@
+/**
+ * `mgmt init DIR`: a team's infrastructure repository, as `cdktf init --template` makes a project,
+ * but offline: the provider package and its cdktf bindings are copied from --packages into
+ * DIR/packages/ and package.json refers to them as `file:` paths, so a fresh clone (a CI runner)
+ * installs from the repository itself and the npm registry, with nothing else to fetch.
+ */
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { parseCommand } from "../args";
+import { scaffoldOptions } from "./options";
+import { scaffoldFiles } from "./scaffold";
+import { readManifest } from "./tarball";
+import type { VendoredPackage } from "./templates/context";
+
+export const INIT_USAGE = `usage: mgmt init DIR [--ci github,gitlab|none] [--backend local|pg] [--engine tofu|terraform]
+                 [--packages DIR] [--force]
+
+Writes a team's infrastructure repository into DIR: a cdktf stack of every resource type
+(main.ts), package.json with the provider and its bindings vendored in DIR/packages/, tests
+(npm test) and CI workflows for plans in pull requests and scheduled drift checks.
+  --ci LIST        github, gitlab, both (default github,gitlab) or none
+  --backend NAME   local (default): state in a file; pg: state in Postgres, the connection
+                   string read from PG_CONN_STR when the engine runs, never written to a file
+  --engine NAME    tofu (default: OpenTofu from npm) or terraform (from PATH)
+  --packages DIR   where the provider and bindings tarballs are (default: the packages
+                   folder beside this mgmt, which npm run build writes)
+  --force          write into DIR even when it is not empty (files of the same name are replaced)
+  -h, --help       show this help
+`;
+
+const PROVIDER_TARBALL = /^mgmt-provider-\d[^/]*\.tgz$/;
+const BINDINGS_TARBALL = /^mgmt-cdktf-provider-mgmt-\d[^/]*\.tgz$/;
+/** The one stack a new repository has; the workflows' matrices list it. */
+export const STACK = "account";
+
+class InitError extends Error {}
+
+/** The newest tarball (by name order, which sorts versions of one major) matching `pattern` in `dir`. */
+function findTarball(dir: string, pattern: RegExp, what: string): string {
+  const found = readdirSync(dir)
+    .filter((f) => pattern.test(f))
+    .sort();
+  if (found.length === 0) throw new InitError(`--packages ${dir} has no ${what} tarball (${pattern.source})`);
+  return join(dir, found[found.length - 1]!);
+}
+
+function vendor(tarball: string, target: string): VendoredPackage {
+  const { name, version } = readManifest(tarball);
+  const file = `packages/${basename(tarball)}`;
+  mkdirSync(join(target, "packages"), { recursive: true });
+  copyFileSync(tarball, join(target, file));
+  return { name, version, file };
+}
+
+/** An npm package name from the folder's name: lower case, [a-z0-9-._] only. */
+export function packageName(dir: string): string {
+  const name = basename(resolve(dir))
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[._-]+|[-]+$/g, "");
+  return name || "infrastructure";
+}
+
+function defaultPackagesDir(): string | undefined {
+  const beside = join(__dirname, "packages");
+  return existsSync(beside) ? beside : undefined;
+}
+
+export async function runInit(args: string[]): Promise<number> {
+  const parsed = parseCommand(
+    "init",
+    INIT_USAGE,
+    args,
+    {
+      ci: { type: "string" },
+      backend: { type: "string" },
+      engine: { type: "string" },
+      packages: { type: "string" },
+      force: { type: "boolean" },
+    },
+    { maxPositionals: 1 },
+  );
+  if ("exit" in parsed) return parsed.exit;
+  const fail = (message: string, code = 2) => {
+    process.stderr.write(`mgmt init: ${message}\n${code === 2 ? INIT_USAGE : ""}`);
+    return code;
+  };
+  const [dirArg] = parsed.positionals;
+  if (dirArg === undefined) return fail("which folder? give DIR");
+  const options = scaffoldOptions(parsed.values);
+  if ("problem" in options) return fail(options.problem);
+  const packagesDir = parsed.values.packages ?? defaultPackagesDir();
+  if (packagesDir === undefined) return fail("no provider packages beside this mgmt: give --packages DIR (the dist/packages that npm run build writes)");
+  if (!existsSync(packagesDir) || !statSync(packagesDir).isDirectory()) return fail(`--packages ${packagesDir} is not a folder`);
+
+  const target = resolve(dirArg);
+  if (existsSync(target)) {
+    if (!statSync(target).isDirectory()) return fail(`${dirArg} exists and is not a folder`, 1);
+    if (readdirSync(target).length > 0 && !parsed.values.force) return fail(`${dirArg} is not empty; --force writes into it anyway`, 1);
+  }
+
+  try {
+    const providerTarball = findTarball(packagesDir, PROVIDER_TARBALL, "provider");
+    const bindingsTarball = findTarball(packagesDir, BINDINGS_TARBALL, "cdktf bindings");
+    mkdirSync(target, { recursive: true });
+    const provider = vendor(providerTarball, target);
+    const bindings = vendor(bindingsTarball, target);
+    const files = scaffoldFiles({ ...options, name: packageName(target), stack: STACK, provider, bindings });
+    for (const [path, file] of files) {
+      const full = join(target, path);
+      mkdirSync(dirname(full), { recursive: true });
+      writeFileSync(full, file.text);
+      if (file.executable) chmodSync(full, 0o755);
+    }
+    process.stdout.write(`wrote ${files.size + 2} files into ${target}\n\nnext:\n  cd ${dirArg}\n  npm install\n  npx mgmt install-provider\n  npm test\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof InitError) return fail(err.message, 1);
+    throw err;
+  }
+}

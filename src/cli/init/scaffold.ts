@@ -1,0 +1,37 @@
+/** Every file of a new repository, by its path: a pure function of the options and the two packages. */
+import type { ScaffoldContext } from "./templates/context";
+import { driftWorkflow, planWorkflow } from "./templates/github";
+import { gitlabCi } from "./templates/gitlab";
+import { cdktfJson, gitignore, packageJson, readme, tofuShim, tofuShimPackage, tsconfigJson } from "./templates/project";
+import { mainTs } from "./templates/stack";
+import { jestConfig, jestSetup, stackTest, stackTftest } from "./templates/tests";
+
+export interface ScaffoldFile {
+  readonly text: string;
+  readonly executable?: boolean;
+}
+
+export function scaffoldFiles(c: ScaffoldContext): Map<string, ScaffoldFile> {
+  const files = new Map<string, ScaffoldFile>([
+    ["package.json", { text: packageJson(c) }],
+    ["cdktf.json", { text: cdktfJson() }],
+    ["tsconfig.json", { text: tsconfigJson() }],
+    ["main.ts", { text: mainTs(c) }],
+    [".gitignore", { text: gitignore(c) }],
+    ["README.md", { text: readme(c) }],
+    ["tests/stack.tftest.hcl", { text: stackTftest() }],
+    ["jest.config.js", { text: jestConfig() }],
+    ["jest.setup.js", { text: jestSetup() }],
+    ["__tests__/stack.test.ts", { text: stackTest(c) }],
+  ]);
+  if (c.engine === "tofu") {
+    files.set("tools/tofu/package.json", { text: tofuShimPackage() });
+    files.set("tools/tofu/tofu", { text: tofuShim(), executable: true });
+  }
+  if (c.ci.includes("github")) {
+    files.set(".github/workflows/plan.yml", { text: planWorkflow(c) });
+    files.set(".github/workflows/drift.yml", { text: driftWorkflow(c) });
+  }
+  if (c.ci.includes("gitlab")) files.set(".gitlab-ci.yml", { text: gitlabCi(c) });
+  return files;
+}

@@ -1,0 +1,207 @@
+/**
+ * GitHub Actions: plan.yml (a plan comment per stack on each pull request, edited in place) and
+ * drift.yml (a daily refresh-only check that keeps one issue per stack open while drift lasts).
+ * They run in the scaffolded repository: `npm ci` installs everything from its package.json and
+ * packages/, and every tool is called through npx.
+ */
+import { engineCommand, type ScaffoldContext } from "./context";
+import { NODE_MAJOR } from "./versions";
+
+/** Job environment lines shared by both workflows; `token` is the secret holding the API token. */
+function jobEnv(c: ScaffoldContext, token: string): string {
+  return `      CHECKPOINT_DISABLE: "1"
+      TF_IN_AUTOMATION: "1"
+      TF_INPUT: "0"
+      MGMT_URL: \${{ vars.MGMT_URL }}
+      MGMT_TOKEN: \${{ secrets.${token} }}
+      STACK: \${{ matrix.stack }}
+      GH_TOKEN: \${{ github.token }}
+${c.backend === "pg" ? "      # The shared state's connection string (it carries a password): a secret, read by the engine.\n      PG_CONN_STR: ${{ secrets.PG_CONN_STR }}\n" : ""}`;
+}
+
+/** Checkout, node, the packages (node_modules cached on the lock file), the provider, the synthesized stacks. */
+function setupSteps(c: ScaffoldContext): string {
+  const terraform =
+    c.engine === "terraform"
+      ? `      - uses: hashicorp/setup-terraform@v3
+        with:
+          terraform_wrapper: false
+`
+      : "";
+  return `      - uses: actions/checkout@v4
+      - uses: actions/setup-node@v4
+        with:
+          node-version: ${NODE_MAJOR}
+      # node_modules keyed on the lock file: the provider package's native addon (SQLite, for the
+      # local server the tests use) is built once per lock file, not on every run.
+      - uses: actions/cache@v4
+        id: modules
+        with:
+          path: node_modules
+          key: node-modules-\${{ runner.os }}-\${{ hashFiles('package-lock.json') }}
+      - name: Install the packages (the provider and its bindings from packages/)
+        if: steps.modules.outputs.cache-hit != 'true'
+        run: npm ci
+${terraform}
+      - name: Install the provider where the engines find it
+        run: npx mgmt install-provider
+
+      - name: Synthesize
+        run: npx cdktf synth
+`;
+}
+
+/** Finds this stack's comment by its hidden marker, then edits it or adds one. */
+const postComment = `          id=$(gh api --paginate "repos/$GITHUB_REPOSITORY/issues/$PR/comments" --jq ".[] | select(.body | startswith(\\"$marker\\")) | .id" | head -n 1)
+          if [ -n "$id" ]; then
+            gh api -X PATCH "repos/$GITHUB_REPOSITORY/issues/comments/$id" -F "body=@$RUNNER_TEMP/body.md" > /dev/null
+          else
+            gh api -X POST "repos/$GITHUB_REPOSITORY/issues/$PR/comments" -F "body=@$RUNNER_TEMP/body.md" > /dev/null
+          fi`;
+
+export function planWorkflow(c: ScaffoldContext): string {
+  const engine = engineCommand(c);
+  const state =
+    c.backend === "pg"
+      ? "# State is shared in Postgres (PG_CONN_STR), so the plan shows what a merge would change."
+      : "# State is local (terraform.<stack>.tfstate, not committed): a CI plan starts from no state and\n# proposes to create everything. Share state first: mgmt init --backend pg (see README.md).";
+  return `# Pull requests: plan every stack, render the plan with \`mgmt plan-report\` and keep one comment per
+# stack up to date (edited in place on each push, never piled up). The job fails only when something
+# errs (synth, init, plan, the report); a plan with changes or destroys is what review is for.
+#
+# Settings it reads:
+#   secrets.MGMT_TOKEN  a token that can read what the stacks manage (account:read_only is enough)
+#   vars.MGMT_URL       the API root, e.g. https://api.example.test/v4
+${c.backend === "pg" ? "#   secrets.PG_CONN_STR the Postgres connection string of the shared state\n" : ""}${state}
+name: plan
+
+on:
+  pull_request:
+
+permissions:
+  contents: read
+  pull-requests: write
+
+concurrency:
+  group: plan-\${{ github.event.pull_request.number }}
+  cancel-in-progress: true
+
+jobs:
+  plan:
+    runs-on: ubuntu-latest
+    strategy:
+      fail-fast: false
+      matrix:
+        # cdktf stack names: each is synthesized to cdktf.out/stacks/<stack>.
+        stack: [${c.stack}]
+    env:
+${jobEnv(c, "MGMT_TOKEN")}      PR: \${{ github.event.pull_request.number }}
+    steps:
+${setupSteps(c)}
+      # -lock=false: a pull request's plan only reads the state; it must neither wait for nor hold up a deploy.
+      - name: Plan
+        working-directory: cdktf.out/stacks/\${{ matrix.stack }}
+        run: |
+          ${engine} init -input=false -no-color
+          ${engine} plan -input=false -no-color -lock=false -out=plan.tfplan
+          ${engine} show -json plan.tfplan > "$RUNNER_TEMP/plan.json"
+
+      - name: Render the comment
+        run: |
+          npx mgmt plan-report --plan "$RUNNER_TEMP/plan.json" --title "Plan: $STACK" > "$RUNNER_TEMP/report.md"
+          npx mgmt plan-report --plan "$RUNNER_TEMP/plan.json" --format json > "$RUNNER_TEMP/report.json"
+          cat "$RUNNER_TEMP/report.md" >> "$GITHUB_STEP_SUMMARY"
+
+      - name: Post or update this stack's comment
+        run: |
+          marker="<!-- mgmt-plan-report:$STACK -->"
+          { echo "$marker"; cat "$RUNNER_TEMP/report.md"; } > "$RUNNER_TEMP/body.md"
+${postComment}
+
+      # The JSON summary names addresses and attributes, never values; the plan itself holds secrets and stays unsaved.
+      - name: Keep the JSON summary
+        uses: actions/upload-artifact@v4
+        with:
+          name: plan-report-\${{ matrix.stack }}
+          path: \${{ runner.temp }}/report.json
+
+      - name: Say so in the comment when the plan failed
+        if: failure()
+        run: |
+          marker="<!-- mgmt-plan-report:$STACK -->"
+          printf '%s\\n## Plan: %s\\n\\n:x: **The plan failed.** See the log: %s\\n' "$marker" "$STACK" "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID" > "$RUNNER_TEMP/body.md"
+${postComment}
+`;
+}
+
+export function driftWorkflow(c: ScaffoldContext): string {
+  const engineFlag = c.engine === "terraform" ? " --engine terraform" : "";
+  const lockWait =
+    c.backend === "pg"
+      ? `      # A deploy may hold the state's lock: wait for it rather than fail the check.
+      TF_CLI_ARGS_plan: "-lock-timeout=10m"
+`
+      : "";
+  return `# On a schedule: \`mgmt drift --unmanaged\` on every stack. While a stack has drift (objects changed or
+# deleted outside of the code, or live objects no state manages) one issue per stack stays open and
+# is updated with the latest report; when the drift is gone the issue is closed. The job fails only
+# when the check itself errs.
+#
+# Settings it reads:
+#   secrets.MGMT_DRIFT_TOKEN  a read-only token (account:read_only): drift never changes anything
+#   vars.MGMT_URL             the API root, e.g. https://api.example.test/v4
+${c.backend === "pg" ? "#   secrets.PG_CONN_STR       the Postgres connection string of the shared state\n" : "# With local state (not committed) every live object shows as unmanaged: share state first (README.md).\n"}name: drift
+
+on:
+  schedule:
+    - cron: "17 6 * * *"
+  workflow_dispatch:
+
+permissions:
+  contents: read
+  issues: write
+
+jobs:
+  drift:
+    runs-on: ubuntu-latest
+    strategy:
+      fail-fast: false
+      matrix:
+        stack: [${c.stack}]
+    env:
+${jobEnv(c, "MGMT_DRIFT_TOKEN")}${lockWait}    steps:
+${setupSteps(c)}
+      - name: Check for drift
+        id: drift
+        run: |
+          code=0
+          npx mgmt drift --dir "cdktf.out/stacks/$STACK"${engineFlag} --unmanaged --import-out "$RUNNER_TEMP/imports.tf" --title "Drift: $STACK" > "$RUNNER_TEMP/drift.md" || code=$?
+          # 0: nothing drifted and nothing unmanaged; 2: something did; anything else: the check failed.
+          if [ "$code" -ne 0 ] && [ "$code" -ne 2 ]; then exit "$code"; fi
+          echo "code=$code" >> "$GITHUB_OUTPUT"
+          cat "$RUNNER_TEMP/drift.md" >> "$GITHUB_STEP_SUMMARY"
+
+      - name: Open, update or close this stack's drift issue
+        env:
+          CODE: \${{ steps.drift.outputs.code }}
+        run: |
+          title="Drift: $STACK"
+          gh label create drift --color d93f0b --description "Live objects differ from the code" 2>/dev/null || true
+          number=$(gh issue list --state open --label drift --limit 200 --json number,title --jq ".[] | select(.title == \\"$title\\") | .number" | head -n 1)
+          if [ "$CODE" = "2" ]; then
+            {
+              cat "$RUNNER_TEMP/drift.md"
+              printf '\\n<details><summary>import blocks for the unmanaged objects</summary>\\n\\n\`\`\`hcl\\n'
+              cat "$RUNNER_TEMP/imports.tf"
+              printf '\`\`\`\\n\\n</details>\\n\\nLast checked by %s\\n' "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID"
+            } > "$RUNNER_TEMP/body.md"
+            if [ -n "$number" ]; then
+              gh issue edit "$number" --body-file "$RUNNER_TEMP/body.md"
+            else
+              gh issue create --title "$title" --label drift --body-file "$RUNNER_TEMP/body.md"
+            fi
+          elif [ -n "$number" ]; then
+            gh issue close "$number" --comment "No drift any more (checked by $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID)."
+          fi
+`;
+}

@@ -1,0 +1,98 @@
+/**
+ * .gitlab-ci.yml: the same two jobs as the GitHub workflows. `plan` runs in merge-request pipelines
+ * and keeps one note per stack up to date; `drift` runs in scheduled pipelines and keeps one issue
+ * per stack open while drift lasts. The API calls are curl, their answers read with node.
+ */
+import { engineCommand, type ScaffoldContext } from "./context";
+import { NODE_MAJOR } from "./versions";
+
+export function gitlabCi(c: ScaffoldContext): string {
+  const engine = engineCommand(c);
+  const engineFlag = c.engine === "terraform" ? " --engine terraform" : "";
+  return `# GitLab CI: \`plan\` in merge-request pipelines keeps one note per stack up to date; \`drift\` in
+# scheduled pipelines keeps one issue per stack open while drift lasts. Both fail only when something
+# errs. CI/CD variables it reads (masked, protected):
+#   MGMT_URL, MGMT_TOKEN   the API and a token (account:read_only is enough for both jobs)
+#   GITLAB_API_TOKEN       a project access token with the \`api\` scope, to write notes and issues
+${c.backend === "pg" ? "#   PG_CONN_STR            the Postgres connection string of the shared state (the engine reads it)\n" : "# State is local and not committed: CI plans start from no state. Share it first (README.md).\n"}${c.engine === "terraform" ? "# The image must have Terraform on PATH (the node image below has not: use one that has both).\n" : ""}# Set STACK per pipeline or copy the jobs per stack.
+
+variables:
+  CHECKPOINT_DISABLE: "1"
+  TF_IN_AUTOMATION: "1"
+  TF_INPUT: "0"
+  STACK: ${c.stack}
+
+default:
+  image: node:${NODE_MAJOR}-bookworm
+  # node_modules keyed on the lock file: the provider package's native addon is built once per lock file.
+  cache:
+    key:
+      files: [package-lock.json]
+    paths: [node_modules/]
+  before_script:
+    - test -d node_modules/.bin || npm ci
+    - npx mgmt install-provider
+    - npx cdktf synth
+
+plan:
+  stage: test
+  rules:
+    - if: $CI_PIPELINE_SOURCE == "merge_request_event"
+  script:
+    # -lock=false: a merge request's plan only reads the state; it must neither wait for nor hold up a deploy.
+    - |
+      cd "cdktf.out/stacks/$STACK"
+      ${engine} init -input=false -no-color
+      ${engine} plan -input=false -no-color -lock=false -out=plan.tfplan
+      ${engine} show -json plan.tfplan > "$CI_PROJECT_DIR/plan.json"
+      rm plan.tfplan
+      cd "$CI_PROJECT_DIR"
+    - |
+      npx mgmt plan-report --plan plan.json --title "Plan: $STACK" > report.md
+      npx mgmt plan-report --plan plan.json --format json > report.json
+      rm plan.json
+    - |
+      api="$CI_API_V4_URL/projects/$CI_PROJECT_ID/merge_requests/$CI_MERGE_REQUEST_IID/notes"
+      marker="<!-- mgmt-plan-report:$STACK -->"
+      { echo "$marker"; cat report.md; } > body.md
+      id=$(curl -fsS --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" "$api?per_page=100&sort=desc" | node -e 'const m=process.argv[1];let s="";process.stdin.on("data",c=>s+=c).on("end",()=>{const n=JSON.parse(s).find(n=>n.body.startsWith(m));if(n)console.log(n.id)})' "$marker")
+      body=$(node -e 'process.stdout.write(JSON.stringify({body:require("fs").readFileSync("body.md","utf8")}))')
+      if [ -n "$id" ]; then
+        curl -fsS -X PUT --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" --header "Content-Type: application/json" --data "$body" "$api/$id" > /dev/null
+      else
+        curl -fsS -X POST --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" --header "Content-Type: application/json" --data "$body" "$api" > /dev/null
+      fi
+  # The JSON summary names addresses and attributes, never values; the plan itself holds secrets and is removed.
+  artifacts:
+    when: always
+    paths: [report.md, report.json]
+
+drift:
+  stage: test
+  rules:
+    - if: $CI_PIPELINE_SOURCE == "schedule"
+${c.backend === "pg" ? '  variables:\n    # A deploy may hold the state\'s lock: wait for it rather than fail the check.\n    TF_CLI_ARGS_plan: "-lock-timeout=10m"\n' : ""}  script:
+    - |
+      code=0
+      npx mgmt drift --dir "cdktf.out/stacks/$STACK"${engineFlag} --unmanaged --import-out imports.tf --title "Drift: $STACK" > drift.md || code=$?
+      # 0: nothing drifted and nothing unmanaged; 2: something did; anything else: the check failed.
+      if [ "$code" -ne 0 ] && [ "$code" -ne 2 ]; then exit "$code"; fi
+      api="$CI_API_V4_URL/projects/$CI_PROJECT_ID/issues"
+      title="Drift: $STACK"
+      number=$(curl -fsS --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" "$api?state=opened&labels=drift&per_page=100" | node -e 'const t=process.argv[1];let s="";process.stdin.on("data",c=>s+=c).on("end",()=>{const i=JSON.parse(s).find(i=>i.title===t);if(i)console.log(i.iid)})' "$title")
+      if [ "$code" = "2" ]; then
+        { cat drift.md; printf '\\n\`\`\`hcl\\n'; cat imports.tf; printf '\`\`\`\\n\\nLast checked by %s\\n' "$CI_PIPELINE_URL"; } > body.md
+        body=$(node -e 'process.stdout.write(JSON.stringify({title:process.argv[1],labels:"drift",description:require("fs").readFileSync("body.md","utf8")}))' "$title")
+        if [ -n "$number" ]; then
+          curl -fsS -X PUT --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" --header "Content-Type: application/json" --data "$body" "$api/$number" > /dev/null
+        else
+          curl -fsS -X POST --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" --header "Content-Type: application/json" --data "$body" "$api" > /dev/null
+        fi
+      elif [ -n "$number" ]; then
+        curl -fsS -X PUT --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" --data "state_event=close" "$api/$number" > /dev/null
+      fi
+  artifacts:
+    when: always
+    paths: [drift.md, imports.tf]
+`;
+}

