@@ -9,6 +9,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { availableEngines, runEngine, type Engine } from "../../src/harness/engine";
 import { closedPort } from "../client/scripted-server";
+import { runMgmt } from "../report/run-mgmt";
 import { sshKeyText } from "../support/ssh-keys";
 import { EngineStack } from "./stack";
 
@@ -110,6 +111,16 @@ describe.each(availableEngines())("$name never loses state to a wrong URL, token
     const down = `http://127.0.0.1:${await closedPort()}/v4`;
     const out = await failsKeepingState({ MGMT_URL: down }, /Cannot reach the Management API/);
     expect(out).toContain(`nothing answers at ${down}; check the API URL, or start the local API (\`mgmt serve\`). The url comes from MGMT_URL.`);
+  });
+
+  it("mgmt drift with a URL that is not the API fails (exit 1) naming the fix, and reports no deletions", async () => {
+    for (const unmanaged of [[], ["--unmanaged"]]) {
+      const r = await runMgmt(["drift", "--dir", stack.dir, "--engine", engine.name, ...unmanaged], { env: { ...stack.env, MGMT_URL: origin() } });
+      const output = (r.stdout + r.stderr).replace(/\s+/g, " ");
+      expect([unmanaged, r.code, output]).toEqual([unmanaged, 1, expect.stringMatching(/The API root ends in its version: use http:\/\/127\.0\.0\.1:\d+\/v4/)]);
+      expect(output).not.toMatch(/deleted outside/i);
+    }
+    expect(await stateList()).toBe(addresses);
   });
 
   it("the right URL and token plan no changes afterwards", async () => {
