@@ -1,15 +1,17 @@
 /**
  * The two npm packages as a team's repository takes them: both tarballs from dist/packages
- * installed into a project outside this checkout (once for the file: better-sqlite3 compiles from
- * source here), every command run from node_modules, and a lock file made from the package's own
- * mirror for four platforms, which both engines accept and a plan runs with (against the
- * package's `mgmt serve`, and under its `mgmt serve --ephemeral`).
+ * installed into a project outside this checkout (once for the file; better-sqlite3's addon comes
+ * from test/support/addon-prebuild.ts, as it would from its releases), every command run from
+ * node_modules, and a lock file made from the package's own mirror for four platforms, which both
+ * engines accept and a plan runs with (against the package's `mgmt serve`, and under its
+ * `mgmt serve --ephemeral`).
  */
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { AUTOMATION_ENV, availableEngines, runEngine, type Engine } from "../../src/harness/engine";
 import { repoPath } from "../../src/harness/paths";
+import { usePrebuiltAddon } from "../support/addon-prebuild";
 import { runProcess, type ProcessResult } from "../../src/harness/process";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
@@ -43,14 +45,14 @@ const installed = (...parts: string[]) => join(project, "node_modules", "@mgmt",
 let server: RunningServer;
 beforeAll(async () => {
   mkdirSync(project, { recursive: true });
-  mkdirSync(env.HOME!, { recursive: true });
+  usePrebuiltAddon(env.HOME!);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "team-repo", private: true }));
   const install = await runProcess("npm", ["install", "--prefer-offline", tarball("mgmt-provider"), tarball("mgmt-cdktf-provider-mgmt")], {
     cwd: project,
     env,
   });
   expect({ code: install.code, stderr: install.code === 0 ? "" : install.stderr }).toEqual({ code: 0, stderr: "" });
-  // The installed package's own server: its better-sqlite3 is the one npm just built.
+  // The installed package's own server, on the better-sqlite3 npm just installed.
   server = await startServe(["--port", "0", "--db", ":memory:"], env, installed("dist", "cli.js"));
 }, 900_000);
 afterAll(async () => {
