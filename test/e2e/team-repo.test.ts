@@ -18,13 +18,14 @@ import { startServe, type RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
 import { emptyState, type FakeApiState } from "./team-repo-fake-api";
 import { runGithubJob, runGitlabJob, type JobResult, type Runner } from "./team-repo-runner";
+import { usePrebuiltAddon } from "../support/addon-prebuild";
 
 jest.setTimeout(20 * 60_000);
 
 const STACK = "account";
 const work = mkdtempSync(join(tmpdir(), "mgmt-team-repo-"));
 const home = join(work, "home");
-mkdirSync(home);
+usePrebuiltAddon(home);
 const npmCache = spawnSync("npm", ["config", "get", "cache"], { encoding: "utf8" }).stdout.trim();
 // A person's shell: no engine configuration (the provider goes where engines look by themselves), no API settings.
 const { TF_CLI_CONFIG_FILE: _a, MGMT_URL: _b, MGMT_TOKEN: _c, PG_CONN_STR: _d, ...clean } = process.env;
@@ -76,7 +77,7 @@ const serve = async (...args: string[]) => {
 };
 
 beforeAll(() => {
-  // The one npm install of this file (the native addon compiles here); every other repository reuses it.
+  // The one npm install of this file (better-sqlite3's addon from test/support/addon-prebuild.ts); every other repository reuses it.
   ok("npm", ["install", "--prefer-offline"], local);
 }, 30 * 60_000);
 
@@ -308,13 +309,13 @@ describe("with --backend pg", () => {
       expect(issueCalls()).toEqual([]);
       expect(api().github.issues).toEqual([]);
 
-      // A: the fixtures' objects are unmanaged: one issue, with their import blocks.
+      // A: the fixtures' objects are unmanaged: one issue, with them as cdktf code to keep in the stack.
       const drifted = inCheckout("main", (runner) => runGithubJob(workflow, "drift", runner, schedule(a)));
       expectOk(drifted);
       let issues = api().github.issues;
       expect(issues.map((i) => [i.title, i.state, i.labels])).toEqual([["Drift: account", "open", ["drift"]]]);
       expect(issues[0]!.body).toContain("build runner");
-      expect(issues[0]!.body).toMatch(/import \{/);
+      expect(issues[0]!.body).toMatch(/export function importUnmanaged\(scope: Construct\)[\s\S]*\.importFrom\(/);
 
       // An object of the stack deleted outside: the same issue, updated.
       const client = new MgmtClient({ url: a.server.url, token: a.server.token });

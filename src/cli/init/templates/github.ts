@@ -175,7 +175,9 @@ ${setupSteps(c)}
         id: drift
         run: |
           code=0
-          npx mgmt drift --dir "cdktf.out/stacks/$STACK"${engineFlag} --unmanaged --import-out "$RUNNER_TEMP/imports.tf" --title "Drift: $STACK" > "$RUNNER_TEMP/drift.md" || code=$?
+          # drift never overwrites a module that already imports objects; this file is the job's own.
+          rm -f "$RUNNER_TEMP/imports.ts"
+          npx mgmt drift --dir "cdktf.out/stacks/$STACK"${engineFlag} --unmanaged --import-out "$RUNNER_TEMP/imports.ts" --title "Drift: $STACK" > "$RUNNER_TEMP/drift.md" || code=$?
           # 0: nothing drifted and nothing unmanaged; 2: something did; anything else: the check failed.
           if [ "$code" -ne 0 ] && [ "$code" -ne 2 ]; then exit "$code"; fi
           echo "code=$code" >> "$GITHUB_OUTPUT"
@@ -191,8 +193,8 @@ ${setupSteps(c)}
           if [ "$CODE" = "2" ]; then
             {
               cat "$RUNNER_TEMP/drift.md"
-              printf '\\n<details><summary>import blocks for the unmanaged objects</summary>\\n\\n\`\`\`hcl\\n'
-              cat "$RUNNER_TEMP/imports.tf"
+              printf '\\n<details><summary>the unmanaged objects as code: save as imports.ts and call importUnmanaged(this) in the stack</summary>\\n\\n\`\`\`ts\\n'
+              cat "$RUNNER_TEMP/imports.ts"
               printf '\`\`\`\\n\\n</details>\\n\\nLast checked by %s\\n' "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID"
             } > "$RUNNER_TEMP/body.md"
             if [ -n "$number" ]; then

@@ -74,14 +74,16 @@ drift:
 ${c.backend === "pg" ? '  variables:\n    # A deploy may hold the state\'s lock: wait for it rather than fail the check.\n    TF_CLI_ARGS_plan: "-lock-timeout=10m"\n' : ""}  script:
     - |
       code=0
-      npx mgmt drift --dir "cdktf.out/stacks/$STACK"${engineFlag} --unmanaged --import-out imports.tf --title "Drift: $STACK" > drift.md || code=$?
+      # Not imports.ts, which the stack may keep; and drift never overwrites a module that already imports objects.
+      rm -f unmanaged-imports.ts
+      npx mgmt drift --dir "cdktf.out/stacks/$STACK"${engineFlag} --unmanaged --import-out unmanaged-imports.ts --title "Drift: $STACK" > drift.md || code=$?
       # 0: nothing drifted and nothing unmanaged; 2: something did; anything else: the check failed.
       if [ "$code" -ne 0 ] && [ "$code" -ne 2 ]; then exit "$code"; fi
       api="$CI_API_V4_URL/projects/$CI_PROJECT_ID/issues"
       title="Drift: $STACK"
       number=$(curl -fsS --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" "$api?state=opened&labels=drift&per_page=100" | node -e 'const t=process.argv[1];let s="";process.stdin.on("data",c=>s+=c).on("end",()=>{const i=JSON.parse(s).find(i=>i.title===t);if(i)console.log(i.iid)})' "$title")
       if [ "$code" = "2" ]; then
-        { cat drift.md; printf '\\n\`\`\`hcl\\n'; cat imports.tf; printf '\`\`\`\\n\\nLast checked by %s\\n' "$CI_PIPELINE_URL"; } > body.md
+        { cat drift.md; printf '\\nThe unmanaged objects as code: save as imports.ts and call importUnmanaged(this) in the stack.\\n\\n\`\`\`ts\\n'; cat unmanaged-imports.ts; printf '\`\`\`\\n\\nLast checked by %s\\n' "$CI_PIPELINE_URL"; } > body.md
         body=$(node -e 'process.stdout.write(JSON.stringify({title:process.argv[1],labels:"drift",description:require("fs").readFileSync("body.md","utf8")}))' "$title")
         if [ -n "$number" ]; then
           curl -fsS -X PUT --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" --header "Content-Type: application/json" --data "$body" "$api/$number" > /dev/null
@@ -93,6 +95,6 @@ ${c.backend === "pg" ? '  variables:\n    # A deploy may hold the state\'s lock:
       fi
   artifacts:
     when: always
-    paths: [drift.md, imports.tf]
+    paths: [drift.md, unmanaged-imports.ts]
 `;
 }
