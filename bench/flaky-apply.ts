@@ -12,22 +12,12 @@ import { performance } from "node:perf_hooks";
 import { availableEngines, engineEnvironment, runEngine, writeCliConfig, type Engine } from "../src/harness/engine";
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from "../src/client/retry";
 import { PROVIDER_SOURCE } from "../src/provider/identity";
-import { seeded, type FaultRule } from "../test/support/fault-proxy";
+import { overloaded, seeded, type FaultRule } from "../test/support/fault-proxy";
 import { sshKeyText } from "../test/support/ssh-keys";
 import { withLocalApi } from "./local-api";
 
 const N = Number(process.env.BENCH_OBJECTS ?? 100);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-
-const flaky =
-  (random: () => number): FaultRule =>
-  () => {
-    const r = random();
-    if (r < 0.3) return { kind: "status", status: 503 };
-    if (r < 0.6) return { kind: "status", status: 429, retryAfter: 1 };
-    if (r < 0.7) return { kind: "delay", ms: 300 };
-    return undefined;
-  };
 
 interface Outcome {
   ok: boolean;
@@ -71,7 +61,7 @@ async function main(): Promise<void> {
     const faulty: Outcome[] = [];
     // Interleaved, so machine noise falls on both alike.
     for (let run = 0; run < RUNS; run++) {
-      faulty.push(await applyOnce(engine, flaky(seeded(1000 + run)), run));
+      faulty.push(await applyOnce(engine, overloaded(seeded(1000 + run), { retryAfter: 1, delayMs: 300 }), run));
       if (run < 2) clean.push(await applyOnce(engine, () => undefined, run));
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;

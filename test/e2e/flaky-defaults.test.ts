@@ -4,20 +4,11 @@
  * Retry-After: 1 succeeds on the first try, with no duplicate, and the next plan shows no changes.
  */
 import { availableEngines, type Engine } from "../../src/harness/engine";
-import { FaultProxy, seeded, type FaultRule } from "../support/fault-proxy";
+import { FaultProxy, overloaded, seeded } from "../support/fault-proxy";
 import { sshKeyText } from "../support/ssh-keys";
 import { EngineStack } from "./stack";
 
 jest.setTimeout(900_000);
-
-const flaky =
-  (random: () => number): FaultRule =>
-  () => {
-    const r = random();
-    if (r < 0.3) return { kind: "status", status: 503 };
-    if (r < 0.6) return { kind: "status", status: 429, retryAfter: 1 };
-    return undefined;
-  };
 
 describe.each(availableEngines())("$name with default settings", (engine: Engine) => {
   let stack: EngineStack;
@@ -40,7 +31,7 @@ describe.each(availableEngines())("$name with default settings", (engine: Engine
         mgmt_token: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`t${i}`, { label: `ft${i}`, scopes: "account:read_only" }])),
       },
     });
-    proxy.rule = flaky(seeded(engine.name === "tofu" ? 11 : 12));
+    proxy.rule = overloaded(seeded(engine.name === "tofu" ? 11 : 12), { retryAfter: 1 });
     await stack.ok("apply", "-auto-approve");
     const faulted = proxy.counters.refused;
     proxy.rule = () => undefined;

@@ -7,7 +7,7 @@
  */
 import { availableEngines, type Engine } from "../../src/harness/engine";
 import { EngineStack } from "../e2e/stack";
-import { FaultProxy, seeded, type FaultRule } from "../support/fault-proxy";
+import { FaultProxy, overloaded, seeded, type FaultRule } from "../support/fault-proxy";
 import { sshKeyText } from "../support/ssh-keys";
 
 jest.setTimeout(600_000);
@@ -31,19 +31,11 @@ function manyObjects(prefix: string) {
   };
 }
 
+const overloadedNow = (random: () => number): FaultRule => overloaded(random, { retryAfter: 0, delayMs: 150 });
 const dropCreates =
   (random: () => number): FaultRule =>
   (method) =>
     method === "POST" && random() < 0.3 ? { kind: "drop-after" } : undefined;
-const overloaded =
-  (random: () => number): FaultRule =>
-  () => {
-    const r = random();
-    if (r < 0.3) return { kind: "status", status: 503 };
-    if (r < 0.6) return { kind: "status", status: 429, retryAfter: 0 };
-    if (r < 0.7) return { kind: "delay", ms: 150 };
-    return undefined;
-  };
 
 describe.each(availableEngines())("$name applies through a flaky API without duplicates", (engine: Engine) => {
   let stack: EngineStack;
@@ -70,7 +62,7 @@ describe.each(availableEngines())("$name applies through a flaky API without dup
 
   it.each([
     ["drops 30% of create answers after the commit", "dropped", dropCreates, 11],
-    ["answers 30% 503 and 30% 429 with latency spikes", "overloaded", overloaded, 12],
+    ["answers 30% 503 and 30% 429 with latency spikes", "overloaded", overloadedNow, 12],
   ] as const)("%s", async (_title, prefix, rule, seed) => {
     stack.write(manyObjects(prefix));
     proxy.rule = rule(seeded(seed));

@@ -43,6 +43,20 @@ export function seeded(seed: number): () => number {
   };
 }
 
+/**
+ * An overloaded API: 30% of requests answered 503 and 30% 429 with this Retry-After (seconds),
+ * and a further 10% (when `delayMs` is given) held back that long before they pass.
+ */
+export const overloaded =
+  (random: () => number, { retryAfter, delayMs }: { retryAfter: number; delayMs?: number }): FaultRule =>
+  () => {
+    const r = random();
+    if (r < 0.3) return { kind: "status", status: 503 };
+    if (r < 0.6) return { kind: "status", status: 429, retryAfter };
+    if (delayMs !== undefined && r < 0.7) return { kind: "delay", ms: delayMs };
+    return undefined;
+  };
+
 export class FaultProxy {
   readonly counters: ProxyCounters = { forwarded: 0, dropped: 0, refused: 0, delayed: 0, byMethod: {}, seen: [], bearers: new Set() };
   rule: FaultRule = () => undefined;
