@@ -7,6 +7,12 @@ export type Scope = `${string}:${Access}`;
 
 const SCOPE_ITEM = /^([a-z][a-z_]*):(read_only|read_write)$/;
 
+/**
+ * The scope areas the API's operations require (`account`, `events`, `child_account`). The API
+ * accepts any well-formed area (docs/gaps.md, "Unknown scope areas"); these are the ones that grant something.
+ */
+export const SCOPE_AREAS = ["account", "child_account", "events"] as const;
+
 export type ScopeParse = { ok: true; scopes: Scopes } | { ok: false; reason: string };
 
 export class Scopes {
@@ -34,6 +40,11 @@ export class Scopes {
       if (areas.get(area) !== "read_write") areas.set(area, access);
     }
     return { ok: true, scopes: new Scopes(areas) };
+  }
+
+  /** The areas named, each once, in first-given order; none for `*`. */
+  get namedAreas(): string[] {
+    return this.areas === null ? [] : [...this.areas.keys()];
   }
 
   get isAll(): boolean {

@@ -1,9 +1,9 @@
 /**
- * The OAuth scope areas the API names (its contract: `account`, `events`, `child_account`), and
- * the check that tells a user of an area it does not: the API accepts any well-formed area, so a
- * misspelt one ("acount:read_only") would otherwise give a token that can do nothing.
+ * The check that tells a user of a scope area the API does not name: the API accepts any
+ * well-formed area, so a misspelt one ("acount:read_only") would otherwise give a token that can
+ * do nothing.
  */
-export const KNOWN_SCOPE_AREAS = ["account", "child_account", "events"] as const;
+import { SCOPE_AREAS, Scopes } from "../contract/scopes";
 
 /** Levenshtein distance: insertions, deletions and substitutions, each 1. */
 export function editDistance(a: string, b: string): number {
@@ -20,17 +20,13 @@ export function editDistance(a: string, b: string): number {
 
 /** The known area nearest to `area` (the first of equals, in the list's order). */
 export function closestArea(area: string): string {
-  let best: string = KNOWN_SCOPE_AREAS[0];
-  for (const known of KNOWN_SCOPE_AREAS) if (editDistance(area, known) < editDistance(area, best)) best = known;
+  let best: string = SCOPE_AREAS[0];
+  for (const known of SCOPE_AREAS) if (editDistance(area, known) < editDistance(area, best)) best = known;
   return best;
 }
 
 /** The areas of a scope text that the API does not name, each once, in order; none for `*` or text that does not parse. */
 export function unknownScopeAreas(text: string): string[] {
-  const areas = text
-    .trim()
-    .split(/\s+/)
-    .map((item) => /^([a-z][a-z_]*):(read_only|read_write)$/.exec(item)?.[1])
-    .filter((a): a is string => a !== undefined && !(KNOWN_SCOPE_AREAS as readonly string[]).includes(a));
-  return [...new Set(areas)];
+  const parsed = Scopes.parse(text);
+  return parsed.ok ? parsed.scopes.namedAreas.filter((a) => !(SCOPE_AREAS as readonly string[]).includes(a)) : [];
 }

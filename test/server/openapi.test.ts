@@ -1,5 +1,6 @@
 /** `GET /v4/openapi.json`: public, structurally valid, and listing every registered route. */
 import Ajv2020 from "ajv/dist/2020";
+import { SCOPE_AREAS } from "../../src/contract/scopes";
 import { call, startTestServer, type TestServer } from "./helpers";
 
 type Doc = {
@@ -113,4 +114,16 @@ test("operations carry parameters, bodies, answers and security", () => {
 
 test("served without credentials, even with a bad token", async () => {
   expect((await call(server, "GET", "/openapi.json", { token: "garbage" })).status).toBe(200);
+});
+
+describe("the scope areas", () => {
+  it("every operation's accepted scope names an area of the contract's SCOPE_AREAS, and every area is required somewhere", () => {
+    const accepted = Object.values(doc.paths).flatMap((ops) =>
+      Object.values(ops).flatMap((op) => {
+        const scope = (op as { "x-accepted-oauth-scopes"?: string })["x-accepted-oauth-scopes"];
+        return scope === undefined ? [] : [scope.split(":")[0]!];
+      }),
+    );
+    expect([...new Set(accepted)].sort()).toEqual([...SCOPE_AREAS].sort());
+  });
 });

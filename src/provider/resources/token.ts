@@ -6,7 +6,7 @@
  */
 import type { PersonalAccessToken } from "../../contract";
 import { TOKEN_LABEL, oauthScopesText, tokenLabel } from "../../contract/field-rules";
-import { sameScopes } from "../../contract/scopes";
+import { SCOPE_AREAS, sameScopes } from "../../contract/scopes";
 import { createTokenOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
@@ -14,7 +14,7 @@ import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import { defineResource } from "../framework/resource";
 import { Unknown, knownString, requireString, type ObjectValue } from "../framework/value";
 import { parseDuration, parseRfc3339, positiveDuration, rfc3339, sameInstant, toApiTimestamp, toRfc3339 } from "../timestamps";
-import { KNOWN_SCOPE_AREAS, closestArea, unknownScopeAreas } from "../scope-areas";
+import { closestArea, unknownScopeAreas } from "../scope-areas";
 import { orNullIfGone, parseId } from "./ids";
 
 /** State from an API answer; what the API cannot tell (the value, the lifetime settings) comes from `kept`. */
@@ -92,7 +92,7 @@ export const tokenResource = defineResource<ProviderContext>({
     for (const area of scopes === undefined ? [] : unknownScopeAreas(scopes)) {
       draft.warn(
         `Unknown scope area "${area}"`,
-        `The API names the scope areas ${KNOWN_SCOPE_AREAS.join(", ")}; "${area}" is none of them (did you mean "${closestArea(area)}"?). The API accepts it, but it grants nothing.`,
+        `The API names the scope areas ${SCOPE_AREAS.join(", ")}; "${area}" is none of them (did you mean "${closestArea(area)}"?). The API accepts it, but it grants nothing.`,
         attr("scopes"),
       );
     }
