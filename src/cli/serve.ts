@@ -209,6 +209,19 @@ function watchSignals(): { received: Promise<NodeJS.Signals>; dispose(): void } 
   };
 }
 
+/** What the flags ask of the server wherever its store is. */
+function serverSettings(flags: ServeFlags) {
+  return {
+    host: flags.host,
+    token: flags.token,
+    fixtures: flags.fixtures,
+    defaultFixtures: flags.defaultFixtures !== false,
+    rateLimit: flags.rateLimit,
+    timeouts: { request: flags.requestTimeout, headers: flags.headersTimeout },
+    adminToken: flags.adminToken,
+  };
+}
+
 /** `--ephemeral`: the serve flags that apply to an in-memory store, and the command to run against it. */
 async function runServeEphemeral(args: string[]): Promise<number> {
   const checked = settle("serve", EPHEMERAL_USAGE, parseEphemeralArgs(args));
@@ -217,16 +230,7 @@ async function runServeEphemeral(args: string[]): Promise<number> {
   const { MGMT_DATABASE_URL: _shared, ...env } = process.env;
   const parsed = settle("serve", EPHEMERAL_USAGE, parseServeArgs(checked.values.serveArgs, env));
   if ("exit" in parsed) return parsed.exit;
-  const flags = parsed.values;
-  return runEphemeral(checked.values.command, {
-    host: flags.host,
-    token: flags.token,
-    fixtures: flags.fixtures,
-    defaultFixtures: flags.defaultFixtures !== false,
-    rateLimit: flags.rateLimit,
-    timeouts: { request: flags.requestTimeout, headers: flags.headersTimeout },
-    adminToken: flags.adminToken,
-  });
+  return runEphemeral(checked.values.command, serverSettings(parsed.values));
 }
 
 export async function runServe(args: string[]): Promise<number> {
@@ -247,19 +251,7 @@ export async function runServe(args: string[]): Promise<number> {
     let keptToken: string | undefined;
     try {
       keptToken = tokenFile === undefined ? undefined : readKeptToken(tokenFile);
-      server = await startServer({
-        host: flags.host,
-        port: flags.port,
-        db: flags.db,
-        token: flags.token,
-        keptToken,
-        newToken: flags.newToken,
-        fixtures: flags.fixtures,
-        defaultFixtures: flags.defaultFixtures !== false,
-        rateLimit: flags.rateLimit,
-        timeouts: { request: flags.requestTimeout, headers: flags.headersTimeout },
-        adminToken: flags.adminToken,
-      });
+      server = await startServer({ ...serverSettings(flags), port: flags.port, db: flags.db, keptToken, newToken: flags.newToken });
     } catch (err) {
       process.stderr.write(`mgmt serve: ${err instanceof Error ? err.message : String(err)}\n`);
       return 1;
