@@ -4,45 +4,34 @@
  * Retry-After: 1 succeeds on the first try, with no duplicate, and the next plan shows no changes.
  */
 import { availableEngines, type Engine } from "../../src/harness/engine";
-import { FaultProxy, overloaded, seeded } from "../support/fault-proxy";
+import { overloaded, seeded } from "../support/fault-proxy";
 import { sshKeyText } from "../support/ssh-keys";
-import { EngineStack } from "./stack";
+import { stackBehindFaultProxy } from "./stack";
 
 jest.setTimeout(900_000);
 
 describe.each(availableEngines())("$name with default settings", (engine: Engine) => {
-  let stack: EngineStack;
-  let proxy: FaultProxy;
-
-  beforeAll(async () => {
-    stack = await EngineStack.start(engine);
-    proxy = await FaultProxy.start(stack.server.url);
-    stack.pointAt(proxy.url);
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await stack?.stop();
-  });
+  const faulty = stackBehindFaultProxy(engine);
 
   it("applies 20 objects on the first try under 30% 503 and 30% 429, with no duplicate", async () => {
-    stack.write({
+    faulty.stack.write({
       resource: {
         mgmt_ssh_key: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, { label: `fk${i}`, ssh_key: sshKeyText("ed25519", `flaky-${i}`) }])),
         mgmt_token: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`t${i}`, { label: `ft${i}`, scopes: "account:read_only" }])),
       },
     });
-    proxy.rule = overloaded(seeded(engine.name === "tofu" ? 11 : 12), { retryAfter: 1 });
-    await stack.ok("apply", "-auto-approve");
-    const faulted = proxy.counters.refused;
-    proxy.rule = () => undefined;
+    faulty.proxy.rule = overloaded(seeded(engine.name === "tofu" ? 11 : 12), { retryAfter: 1 });
+    await faulty.stack.ok("apply", "-auto-approve");
+    const faulted = faulty.proxy.counters.refused;
+    faulty.proxy.rule = () => undefined;
     // The faults did hit: at least a few of the requests were refused.
     expect(faulted).toBeGreaterThan(5);
     const keys: string[] = [];
-    for await (const k of stack.client.listSshKeys()) if (k.label.startsWith("fk")) keys.push(k.label);
+    for await (const k of faulty.stack.client.listSshKeys()) if (k.label.startsWith("fk")) keys.push(k.label);
     const tokens: string[] = [];
-    for await (const t of stack.client.listTokens()) if (t.label.startsWith("ft")) tokens.push(t.label);
+    for await (const t of faulty.stack.client.listTokens()) if (t.label.startsWith("ft")) tokens.push(t.label);
     expect(keys.sort()).toEqual(Array.from({ length: 10 }, (_, i) => `fk${i}`).sort());
     expect(tokens.sort()).toEqual(Array.from({ length: 10 }, (_, i) => `ft${i}`).sort());
-    await stack.expectNoChanges();
+    await faulty.stack.expectNoChanges();
   });
 });

@@ -9,6 +9,7 @@ import { MgmtClient } from "../../src/client";
 import { engineEnvironment, runEngine, writeCliConfig, type Engine, type EngineResult } from "../../src/harness/engine";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE } from "../../src/provider/identity";
+import { FaultProxy } from "../support/fault-proxy";
 
 export interface PlanJson {
   resource_changes?: {
@@ -105,4 +106,22 @@ export class EngineStack {
     const r = await this.run("plan", "-detailed-exitcode");
     if (r.code !== 0) throw new Error(`expected no changes, ${this.engine.name} plan exited ${r.code}\n${r.stdout}\n${r.stderr}`);
   }
+}
+
+/**
+ * For one describe block: a stack whose provider reaches its server through a fault proxy,
+ * started before the block's tests and stopped after them.
+ */
+export function stackBehindFaultProxy(engine: Engine): { readonly stack: EngineStack; readonly proxy: FaultProxy } {
+  const started = {} as { stack: EngineStack; proxy: FaultProxy };
+  beforeAll(async () => {
+    started.stack = await EngineStack.start(engine);
+    started.proxy = await FaultProxy.start(started.stack.server.url);
+    started.stack.pointAt(started.proxy.url);
+  });
+  afterAll(async () => {
+    await started.proxy?.close();
+    await started.stack?.stop();
+  });
+  return started;
 }

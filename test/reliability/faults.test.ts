@@ -6,8 +6,8 @@
  * loopback only.
  */
 import { availableEngines, type Engine } from "../../src/harness/engine";
-import { EngineStack } from "../e2e/stack";
-import { FaultProxy, overloaded, seeded, type FaultRule } from "../support/fault-proxy";
+import { stackBehindFaultProxy } from "../e2e/stack";
+import { overloaded, seeded, type FaultRule } from "../support/fault-proxy";
 import { sshKeyText } from "../support/ssh-keys";
 
 jest.setTimeout(600_000);
@@ -38,25 +38,14 @@ const dropCreates =
     method === "POST" && random() < 0.3 ? { kind: "drop-after" } : undefined;
 
 describe.each(availableEngines())("$name applies through a flaky API without duplicates", (engine: Engine) => {
-  let stack: EngineStack;
-  let proxy: FaultProxy;
-
-  beforeAll(async () => {
-    stack = await EngineStack.start(engine);
-    proxy = await FaultProxy.start(stack.server.url);
-    stack.pointAt(proxy.url);
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await stack?.stop();
-  });
+  const faulty = stackBehindFaultProxy(engine);
 
   async function countByLabel(prefix: string): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
     const count = (label: string) => label.startsWith(`${prefix}-`) && (counts[label] = (counts[label] ?? 0) + 1);
-    for await (const k of stack.client.listSshKeys()) count(k.label);
-    for await (const t of stack.client.listTokens()) count(t.label);
-    for await (const c of stack.client.listOAuthClients()) count(c.label);
+    for await (const k of faulty.stack.client.listSshKeys()) count(k.label);
+    for await (const t of faulty.stack.client.listTokens()) count(t.label);
+    for await (const c of faulty.stack.client.listOAuthClients()) count(c.label);
     return counts;
   }
 
@@ -64,17 +53,17 @@ describe.each(availableEngines())("$name applies through a flaky API without dup
     ["drops 30% of create answers after the commit", "dropped", dropCreates, 11],
     ["answers 30% 503 and 30% 429 with latency spikes", "overloaded", overloadedNow, 12],
   ] as const)("%s", async (_title, prefix, rule, seed) => {
-    stack.write(manyObjects(prefix));
-    proxy.rule = rule(seeded(seed));
-    const apply = await stack.run("apply", "-auto-approve", "-parallelism=10");
+    faulty.stack.write(manyObjects(prefix));
+    faulty.proxy.rule = rule(seeded(seed));
+    const apply = await faulty.stack.run("apply", "-auto-approve", "-parallelism=10");
     expect({ code: apply.code, stderr: apply.stderr }).toEqual({ code: 0, stderr: "" });
-    proxy.rule = () => undefined;
+    faulty.proxy.rule = () => undefined;
 
     const counts = await countByLabel(prefix);
     expect(Object.keys(counts)).toHaveLength(KEYS + TOKENS + CLIENTS);
     expect(Object.entries(counts).filter(([, n]) => n !== 1)).toEqual([]);
-    await stack.expectNoChanges();
+    await faulty.stack.expectNoChanges();
     // The faults really happened: a run the proxy left alone would prove nothing.
-    expect(proxy.counters.dropped + proxy.counters.refused).toBeGreaterThan(10);
+    expect(faulty.proxy.counters.dropped + faulty.proxy.counters.refused).toBeGreaterThan(10);
   });
 });
