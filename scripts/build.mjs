@@ -186,12 +186,12 @@ if (process.argv.includes("--mirror-only")) process.exit(0);
 step("bindings");
 execFileSync(process.execPath, [join(root, "scripts/generate-bindings.mjs")], { stdio: "inherit", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });
 
-// 5. The cdktf bindings as an npm package folder (dist/cdktf-bindings), the way prebuilt providers ship.
-step("bindings package");
+// 5. The cdktf and cdktn bindings as npm package folders (dist/cdktf-bindings, dist/cdktn-bindings), the way prebuilt providers ship.
+step("bindings packages");
 const { packageBindings } = await import("./package-bindings.mjs");
-await packageBindings(root, { source, version });
+await Promise.all(["cdktf", "cdktn"].map((cdk) => packageBindings(root, { source, version }, cdk)));
 
-// 6. Both npm packages as tarballs in dist/packages, as `npm publish` would upload them.
+// 6. The npm packages as tarballs in dist/packages, as `npm publish` would upload them.
 step("npm packages");
 const { packProvider } = await import("./package-npm.mjs");
 await packProvider(root, { source, version, external: common.external });

@@ -1,19 +1,46 @@
-// The generated cdktf bindings as an installable npm package folder, dist/cdktf-bindings, laid out
-// the way prebuilt providers (@cdktf/provider-*) ship: lib/ with compiled CommonJS and
-// declarations, cdktf and constructs as peer dependencies (the bindings must use the project's own
-// copies: a second cdktf would not see the first one's constructs), and the provider they bind
-// under "cdktf". `npm run typecheck` checks the generated code; this step only emits it.
-import { readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+// The generated construct bindings as installable npm package folders, laid out the way prebuilt
+// providers (@cdktf/provider-*, @cdktn/provider-*) ship: lib/ with compiled CommonJS and
+// declarations, the CDK library and constructs as peer dependencies (the bindings must use the
+// project's own copies: a second cdktf would not see the first one's constructs), and the provider
+// they bind under "cdktf". One package per CDK: cdktf's bindings (generated/) in dist/cdktf-bindings
+// and CDK Terrain's (examples/cdktn/.gen, which import `cdktn`) in dist/cdktn-bindings.
+// `npm run typecheck` checks the generated code; this step only emits it.
+import { readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
-import { PROVIDER_PACKAGE } from "./package-npm.mjs";
+import { PROVIDER_PACKAGE, tarballName } from "./package-npm.mjs";
 
-const BINDINGS_PACKAGE = "@mgmt/cdktf-provider-mgmt";
+/** Each CDK's bindings package: where its generator wrote, where the package folder goes, what it peers with. */
+export const BINDINGS = {
+  cdktf: {
+    name: "@mgmt/cdktf-provider-mgmt",
+    title: "cdktf",
+    generated: ["generated", "providers", "mgmt"],
+    out: ["dist", "cdktf-bindings"],
+    // The generated code compiles and synthesizes with cdktf 0.20.12 and 0.21.0 (the last release).
+    peers: () => ({ cdktf: "^0.20.0 || ^0.21.0", constructs: "^10.3.0" }),
+  },
+  cdktn: {
+    name: "@mgmt/cdktn-provider-mgmt",
+    title: "CDK Terrain (cdktn)",
+    generated: ["examples", "cdktn", ".gen", "providers", "mgmt"],
+    out: ["dist", "cdktn-bindings"],
+    // cdktn at the range the example workspace builds them with, and constructs in cdktn's own
+    // range (narrower than cdktf's: cdktn 0.24 peers with constructs below 10.8).
+    peers: (root) => {
+      const workspace = join(root, "examples", "cdktn");
+      const cdktn = JSON.parse(readFileSync(join(workspace, "package.json"), "utf8")).dependencies.cdktn;
+      const installed = createRequire(join(workspace, "package.json"))("cdktn/package.json");
+      return { cdktn, constructs: installed.peerDependencies.constructs };
+    },
+  },
+};
 
-export async function packageBindings(root, { source, version }) {
-  const generated = join(root, "generated", "providers", "mgmt");
-  const out = join(root, "dist", "cdktf-bindings");
+export async function packageBindings(root, { source, version }, cdk = "cdktf") {
+  const { name, title, generated: generatedPath, out: outPath, peers } = BINDINGS[cdk];
+  const generated = join(root, ...generatedPath);
+  const out = join(root, ...outPath);
   // Written beside and then moved into place, so that no reader ever sees half a package.
   const staging = `${out}.partial`;
   const lib = join(staging, "lib");
@@ -49,41 +76,40 @@ export async function packageBindings(root, { source, version }) {
   const { diagnostics, emitSkipped } = program.emit();
   if (emitSkipped || diagnostics.length > 0) {
     const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => "\n" };
-    throw new Error(`declarations of the bindings failed:\n${ts.formatDiagnostics(diagnostics, host)}`);
+    throw new Error(`declarations of the ${cdk} bindings failed:\n${ts.formatDiagnostics(diagnostics, host)}`);
   }
   await js;
 
   const manifest = {
-    name: BINDINGS_PACKAGE,
+    name,
     version,
-    description: `Prebuilt cdktf bindings for the mgmt provider (${source}), generated from its schema`,
+    description: `Prebuilt ${title} bindings for the mgmt provider (${source}), generated from its schema`,
     license: "MPL-2.0",
-    keywords: ["cdk", "cdktf", "provider", "mgmt", "terraform"],
+    keywords: ["cdk", cdk, "provider", "mgmt", "terraform"],
     engines: { node: ">= 20.9.0" },
     main: "lib/index.js",
     types: "lib/index.d.ts",
-    // The generated code compiles and synthesizes with cdktf 0.20.12 and 0.21.0 (the last release).
     // The provider package they bind, at this exact version (the bindings are its schema), as an
     // optional peer: npm then refuses another version of it beside them, while installing the
-    // bindings alone never sends npm looking for it. "cdktf" is what cdktf-cli reads of a prebuilt provider.
-    peerDependencies: { cdktf: "^0.20.0 || ^0.21.0", constructs: "^10.3.0", [PROVIDER_PACKAGE]: version },
+    // bindings alone never sends npm looking for it. "cdktf" is what the CDK CLIs read of a prebuilt provider.
+    peerDependencies: { ...peers(root), [PROVIDER_PACKAGE]: version },
     peerDependenciesMeta: { [PROVIDER_PACKAGE]: { optional: true } },
     cdktf: { provider: { name: source, version } },
   };
   writeFileSync(join(staging, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   writeFileSync(
     join(staging, "README.md"),
-    `# ${BINDINGS_PACKAGE}
+    `# ${name}
 
-cdktf constructs for the mgmt provider \`${source}\` ${version}, generated from the provider's schema.
+${title} constructs for the mgmt provider \`${source}\` ${version}, generated from the provider's schema.
 
 \`\`\`sh
-npm install /path/to/mgmt-cdktf-provider-mgmt-${version}.tgz /path/to/mgmt-provider-${version}.tgz
+npm install /path/to/${tarballName(name, version)} /path/to/${tarballName(PROVIDER_PACKAGE, version)}
 \`\`\`
 
 \`\`\`ts
-import { provider, sshKey } from "${BINDINGS_PACKAGE}";
-// or one module: import { SshKey } from "${BINDINGS_PACKAGE}/lib/ssh-key";
+import { provider, sshKey } from "${name}";
+// or one module: import { SshKey } from "${name}/lib/ssh-key";
 
 new provider.MgmtProvider(this, "mgmt", {});
 new sshKey.SshKey(this, "laptop", { label: "laptop", sshKey: "ssh-ed25519 AAAA... me@laptop" });

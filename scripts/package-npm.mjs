@@ -1,9 +1,10 @@
-// The two npm packages, as tarballs in dist/packages that `npm install` takes and `npm publish`
+// The three npm packages, as tarballs in dist/packages that `npm install` takes and `npm publish`
 // would upload as they are:
 // - @mgmt/provider (staged in dist/provider-package): the `mgmt` command and the provider package
 //   as a filesystem mirror (dist/mirror, every platform the build lays out), which
 //   `mgmt install-provider` finds beside the command's bundle;
-// - @mgmt/cdktf-provider-mgmt: the bindings folder package-bindings.mjs wrote (dist/cdktf-bindings).
+// - @mgmt/cdktf-provider-mgmt and @mgmt/cdktn-provider-mgmt: the bindings folders package-bindings.mjs
+//   wrote (dist/cdktf-bindings, dist/cdktn-bindings).
 // The provider package's contents follow from what dist/cli.js reads at run time, not from a list
 // of files: its own bundle, the folders it finds beside itself (mirror/ for install-provider,
 // ../examples for docs, a templates/ folder when one exists) and the modules the bundle leaves
@@ -99,10 +100,9 @@ export async function packProvider(root, { source, version, external }) {
   const provider = stageProviderPackage(root, { source, version, external });
   const destination = join(root, "dist", "packages");
   mkdirSync(destination, { recursive: true });
-  const bindings = join(root, "dist", "cdktf-bindings");
-  const { name: bindingsName } = JSON.parse(readFileSync(join(bindings, "package.json"), "utf8"));
-  const wanted = [tarballName(PROVIDER_PACKAGE, version), tarballName(bindingsName, version)];
-  await Promise.all([pack(provider, destination, wanted[0]), pack(bindings, destination, wanted[1])]);
+  const folders = [provider, ...["cdktf-bindings", "cdktn-bindings"].map((name) => join(root, "dist", name))];
+  const wanted = folders.map((folder) => tarballName(JSON.parse(readFileSync(join(folder, "package.json"), "utf8")).name, version));
+  await Promise.all(folders.map((folder, i) => pack(folder, destination, wanted[i])));
   // Tarballs of other versions would be taken for current ones by a glob.
   for (const file of readdirSync(destination)) if (!wanted.includes(file)) rmSync(join(destination, file), { force: true });
 }
