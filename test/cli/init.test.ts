@@ -9,11 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { parseDocument } from "yaml";
+import { compareVersions, newestTarball } from "../../src/cli/init/newest";
 import { scaffoldOptions } from "../../src/cli/init/options";
 import { scaffoldFiles } from "../../src/cli/init/scaffold";
 import { readManifest } from "../../src/cli/init/tarball";
 import type { ScaffoldContext } from "../../src/cli/init/templates/context";
-import { VERSIONS } from "../../src/cli/init/templates/versions";
+import { CDKTN_VERSIONS, VERSIONS } from "../../src/cli/init/templates/versions";
 import { repoPath } from "../../src/harness/paths";
 
 jest.setTimeout(60_000);
@@ -36,6 +37,7 @@ function tarball(dir: string, file: string, manifest: Record<string, unknown>): 
 const packages = join(work, "packages");
 tarball(packages, "mgmt-provider-0.1.0.tgz", { name: "@mgmt/provider", version: "0.1.0" });
 tarball(packages, "mgmt-cdktf-provider-mgmt-0.1.0.tgz", { name: "@mgmt/cdktf-provider-mgmt", version: "0.1.0" });
+tarball(packages, "mgmt-cdktn-provider-mgmt-0.1.0.tgz", { name: "@mgmt/cdktn-provider-mgmt", version: "0.1.0" });
 
 const mgmt = (...args: string[]) => spawnSync(process.execPath, [repoPath("dist/cli.js"), "init", ...args], { encoding: "utf8" });
 
@@ -49,11 +51,22 @@ const context = (over: Partial<ScaffoldContext> = {}): ScaffoldContext => ({
   bindings: { name: "@mgmt/cdktf-provider-mgmt", version: "0.1.0", file: "packages/mgmt-cdktf-provider-mgmt-0.1.0.tgz" },
   ...over,
 });
+const cdktnContext = (over: Partial<ScaffoldContext> = {}): ScaffoldContext =>
+  context({
+    cdk: "cdktn",
+    bindings: { name: "@mgmt/cdktn-provider-mgmt", version: "0.1.0", file: "packages/mgmt-cdktn-provider-mgmt-0.1.0.tgz" },
+    ...over,
+  });
 
 describe("mgmt init flags", () => {
-  it("default to both CIs, a local backend and OpenTofu", () => {
-    expect(scaffoldOptions({})).toEqual({ ci: ["github", "gitlab"], backend: "local", engine: "tofu" });
-    expect(scaffoldOptions({ ci: "none", backend: "pg", engine: "terraform" })).toEqual({ ci: [], backend: "pg", engine: "terraform" });
+  it("default to both CIs, a local backend, OpenTofu and cdktf", () => {
+    expect(scaffoldOptions({})).toEqual({ ci: ["github", "gitlab"], backend: "local", engine: "tofu", cdk: "cdktf" });
+    expect(scaffoldOptions({ ci: "none", backend: "pg", engine: "terraform", cdk: "cdktn" })).toEqual({
+      ci: [],
+      backend: "pg",
+      engine: "terraform",
+      cdk: "cdktn",
+    });
     expect(scaffoldOptions({ ci: "gitlab" })).toMatchObject({ ci: ["gitlab"] });
   });
 
@@ -61,6 +74,7 @@ describe("mgmt init flags", () => {
     [{ ci: "github,jenkins" }, /--ci must be .* not 'github,jenkins'/],
     [{ backend: "s3" }, /--backend must be local or pg, not 's3'/],
     [{ engine: "pulumi" }, /--engine must be tofu or terraform, not 'pulumi'/],
+    [{ cdk: "cdk8s" }, /--cdk must be cdktf or cdktn, not 'cdk8s'/],
   ])("refuse %j, naming the flag", (flags, message) => {
     const r = scaffoldOptions(flags);
     expect("problem" in r && r.problem).toMatch(message);
@@ -116,6 +130,7 @@ describe("mgmt init DIR", () => {
   it.each([
     [["--backend", "s3"], /--backend must be local or pg, not 's3'/],
     [["--cdk"], /--cdk/],
+    [["--cdk", "CDKTN"], /--cdk must be cdktf or cdktn, not 'CDKTN'/],
     [[], /which folder/],
   ])("exits 2 on %j, naming the problem", (args, message) => {
     const r = mgmt(...(args[0] === "--backend" || args[0] === "--cdk" ? [join(work, "x"), ...args] : args), "--packages", packages);
@@ -129,6 +144,53 @@ describe("mgmt init DIR", () => {
     const r = mgmt(join(work, "y"), "--packages", only);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/no cdktf bindings tarball/);
+    const cdktn = mgmt(join(work, "y"), "--packages", only, "--cdk", "cdktn");
+    expect(cdktn.status).toBe(1);
+    expect(cdktn.stderr).toMatch(/no cdktn bindings tarball \(mgmt-cdktn-provider-mgmt-<version>\.tgz\)/);
+  });
+
+  it("with --cdk cdktn, vendors the cdktn bindings instead of cdktf's", () => {
+    const dir = join(work, "terrain");
+    const r = mgmt(dir, "--packages", packages, "--cdk", "cdktn", "--ci", "none");
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(readdirSync(join(dir, "packages")).sort()).toEqual(["mgmt-cdktn-provider-mgmt-0.1.0.tgz", "mgmt-provider-0.1.0.tgz"]);
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, Record<string, string>>;
+    expect(manifest.dependencies!["@mgmt/cdktn-provider-mgmt"]).toBe("file:packages/mgmt-cdktn-provider-mgmt-0.1.0.tgz");
+    expect(manifest.dependencies).not.toHaveProperty(["@mgmt/cdktf-provider-mgmt"]);
+  });
+
+  it("takes the highest version of each tarball, not the last by name", () => {
+    const several = join(work, "several");
+    for (const v of ["0.9.0", "0.10.0", "0.10.1-rc.1"]) {
+      tarball(several, `mgmt-provider-${v}.tgz`, { name: "@mgmt/provider", version: v });
+      tarball(several, `mgmt-cdktf-provider-mgmt-${v}.tgz`, { name: "@mgmt/cdktf-provider-mgmt", version: v });
+    }
+    const dir = join(work, "newest");
+    expect(mgmt(dir, "--packages", several, "--ci", "none").status).toBe(0);
+    expect(readdirSync(join(dir, "packages")).sort()).toEqual(["mgmt-cdktf-provider-mgmt-0.10.1-rc.1.tgz", "mgmt-provider-0.10.1-rc.1.tgz"]);
+  });
+});
+
+describe("version order of tarballs", () => {
+  it("compares versions as semver does", () => {
+    const sorted = ["0.2.0", "0.9.0", "0.10.0-alpha", "0.10.0-alpha.1", "0.10.0-alpha.beta", "0.10.0-beta.2", "0.10.0-beta.11", "0.10.0", "0.10.1", "1.0.0"];
+    const shuffled = [...sorted].reverse().sort((a, b) => (a.length % 3) - (b.length % 3));
+    expect(shuffled.sort(compareVersions)).toEqual(sorted);
+    expect(compareVersions("1.2.3+build.5", "1.2.3")).toBe(0);
+    expect(() => compareVersions("1.2", "1.2.0")).toThrow(/not a version: 1\.2/);
+  });
+
+  it("picks the newest file of one package and ignores other packages and names", () => {
+    const files = [
+      "mgmt-provider-0.9.0.tgz",
+      "mgmt-provider-0.10.0.tgz",
+      "mgmt-provider-2.0.0.tar",
+      "mgmt-provider-x.tgz",
+      "mgmt-cdktf-provider-mgmt-9.0.0.tgz",
+    ];
+    expect(newestTarball(files, "mgmt-provider")).toBe("mgmt-provider-0.10.0.tgz");
+    expect(newestTarball(files, "mgmt-cdktf-provider-mgmt")).toBe("mgmt-cdktf-provider-mgmt-9.0.0.tgz");
+    expect(newestTarball(files, "mgmt-cdktn-provider-mgmt")).toBeUndefined();
   });
 });
 
@@ -145,6 +207,52 @@ describe("the scaffold's text", () => {
     const mine = { ...own.dependencies, ...own.devDependencies };
     for (const [name, version] of Object.entries(VERSIONS)) if (name in mine) expect({ name, version }).toEqual({ name, version: mine[name] });
     expect(Object.keys(VERSIONS).filter((n) => n in mine).length).toBeGreaterThanOrEqual(8);
+    // cdktn at what this project's cdktn example builds with, constructs at cdktn's own peer range.
+    const example = JSON.parse(readFileSync(repoPath("examples/cdktn/package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const cdktn = JSON.parse(readFileSync(repoPath("examples/cdktn/node_modules/cdktn/package.json"), "utf8")) as { peerDependencies: Record<string, string> };
+    expect(CDKTN_VERSIONS).toEqual({ cdktn: example.dependencies.cdktn, constructs: cdktn.peerDependencies.constructs });
+  });
+
+  it("with --cdk cdktn, imports cdktn and its bindings everywhere cdktf's would be", () => {
+    const files = scaffoldFiles(cdktnContext({ backend: "pg" }));
+    const manifest = JSON.parse(files.get("package.json")!.text) as Record<string, Record<string, string>>;
+    expect(manifest.dependencies).toEqual({
+      "@mgmt/provider": "file:packages/mgmt-provider-0.1.0.tgz",
+      "@mgmt/cdktn-provider-mgmt": "file:packages/mgmt-cdktn-provider-mgmt-0.1.0.tgz",
+      cdktn: CDKTN_VERSIONS.cdktn,
+      constructs: CDKTN_VERSIONS.constructs,
+      tofu: "file:tools/tofu",
+    });
+    // cdktn's CLI needs Node 22: the scripts run main.ts and the engine themselves.
+    expect(Object.keys(manifest.devDependencies!).filter((n) => /cdk/.test(n))).toEqual([]);
+    expect(manifest.scripts!.synth).toBe("ts-node main.ts");
+    expect(manifest.scripts!.deploy).toBe(
+      "npm run synth && cd cdktf.out/stacks/account && tofu init -input=false -no-color > /dev/null && tofu apply -input=false -auto-approve",
+    );
+    expect(manifest.scripts!["test:engine"]).toMatch(/^ts-node main\.ts && cp -R tests cdktf\.out\/stacks\/account\//);
+    const main = files.get("main.ts")!.text;
+    expect(main).toContain('import { App, PgBackend, TerraformOutput, TerraformStack } from "cdktn";');
+    expect(main).toContain('} from "@mgmt/cdktn-provider-mgmt";');
+    expect(files.get("jest.setup.js")!.text).toContain('require("cdktn")');
+    const test = files.get("__tests__/stack.test.ts")!.text;
+    expect(test).toContain('import { Testing } from "cdktn";');
+    expect(test).toContain('import "cdktn/lib/testing/adapters/jest";');
+    expect(test).toContain('from "@mgmt/cdktn-provider-mgmt";');
+    for (const ci of [".github/workflows/plan.yml", ".github/workflows/drift.yml", ".gitlab-ci.yml"]) {
+      const text = files.get(ci)!.text;
+      expect({ ci, synth: /npm run synth/.test(text) }).toEqual({ ci, synth: true });
+      if (ci !== ".github/workflows/plan.yml") expect(text).toContain("--bindings @mgmt/cdktn-provider-mgmt --unmanaged");
+    }
+    expect(files.get("README.md")!.text).toMatch(/CDK Terrain \(cdktn\) stack[\s\S]*`npx cdktn synth`, `npx cdktn deploy`\) needs Node 22/);
+    // cdktf appears only as the layout's names (cdktf.json, cdktf.out), which cdktn keeps.
+    const text = [...files].map(([, f]) => f.text).join("\n");
+    expect(text.replace(/cdktf\.(json|out)/g, "")).not.toMatch(/cdktf/);
+  });
+
+  it("with cdktf (the default), names no cdktn and passes no --bindings to drift", () => {
+    const text = all(context());
+    expect(text).not.toMatch(/cdktn|--bindings/);
+    expect(text).toContain("npx cdktf synth");
   });
 
   it.each([
@@ -173,8 +281,8 @@ describe("the scaffold's text", () => {
     expect(terraform.get("package.json")!.text).not.toContain("opentofu");
   });
 
-  it("has YAML the CIs read and shell that bash parses", () => {
-    for (const [path, file] of scaffoldFiles(context({ backend: "pg" }))) {
+  it.each(["cdktf", "cdktn"] as const)("has YAML the CIs read and shell that bash parses (%s)", (cdk) => {
+    for (const [path, file] of scaffoldFiles(cdk === "cdktf" ? context({ backend: "pg" }) : cdktnContext({ backend: "pg" }))) {
       if (!/\.ya?ml$/.test(path)) continue;
       const doc = parseDocument(file.text);
       expect({ path, errors: doc.errors.map(String) }).toEqual({ path, errors: [] });
@@ -199,8 +307,15 @@ describe("the scaffold's text", () => {
 });
 
 describe("the scaffold's main.ts", () => {
-  /** Synthesizes main.ts with the bindings this build generated standing in for the package. */
+  /**
+   * Synthesizes main.ts with the bindings this build generated standing in for the package: cdktf's
+   * from generated/, cdktn's from the cdktn example's workspace, with that workspace's cdktn.
+   */
   async function synth(c: ScaffoldContext, env: NodeJS.ProcessEnv): Promise<string> {
+    const [bindings, modules] =
+      c.cdk === "cdktn"
+        ? ["examples/cdktn/.gen/providers/mgmt/index.ts", "examples/cdktn/node_modules"]
+        : ["generated/providers/mgmt/index.ts", "node_modules"];
     const dir = mkdtempSync(join(work, `synth-${c.backend}-`));
     writeFileSync(join(dir, "main.ts"), scaffoldFiles(c).get("main.ts")!.text);
     await build({
@@ -208,8 +323,8 @@ describe("the scaffold's main.ts", () => {
       bundle: true,
       platform: "node",
       outfile: join(dir, "main.js"),
-      alias: { [c.bindings.name]: repoPath("generated/providers/mgmt/index.ts") },
-      nodePaths: [repoPath("node_modules")],
+      alias: { [c.bindings.name]: repoPath(bindings) },
+      nodePaths: [repoPath(modules)],
       logLevel: "error",
     });
     const r = spawnSync(process.execPath, [join(dir, "main.js")], { cwd: dir, encoding: "utf8", env: { ...env, CDKTF_OUTDIR: join(dir, "out") } });
@@ -217,8 +332,15 @@ describe("the scaffold's main.ts", () => {
     return readFileSync(join(dir, "out", "stacks", c.stack, "cdk.tf.json"), "utf8");
   }
 
-  it("synthesizes each managed resource type once", async () => {
-    const json = JSON.parse(await synth(context(), process.env)) as { resource: Record<string, Record<string, unknown>>; output: Record<string, unknown> };
+  it.each(["cdktf", "cdktn"] as const)("synthesizes each managed resource type once (%s)", async (cdk) => {
+    const c = cdk === "cdktf" ? context() : cdktnContext();
+    const json = JSON.parse(await synth(c, process.env)) as {
+      resource: Record<string, Record<string, unknown>>;
+      output: Record<string, unknown>;
+      "//": { metadata: { version: string } };
+    };
+    // The library that ran: cdktn 0.24 or cdktf 0.21 (each writes its version).
+    expect(json["//"].metadata.version).toMatch(cdk === "cdktn" ? /^0\.24\./ : /^0\.2[01]\./);
     expect(Object.fromEntries(Object.entries(json.resource).map(([type, r]) => [type, Object.keys(r).length]))).toEqual({
       mgmt_ssh_key: 1,
       mgmt_token: 1,

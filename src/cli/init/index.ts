@@ -1,23 +1,26 @@
 /**
  * `mgmt init DIR`: a team's infrastructure repository, as `cdktf init --template` makes a project,
- * but offline: the provider package and its cdktf bindings are copied from --packages into
+ * but offline: the provider package and its cdktf (or cdktn) bindings are copied from --packages into
  * DIR/packages/ and package.json refers to them as `file:` paths, so a fresh clone (a CI runner)
  * installs from the repository itself and the npm registry, with nothing else to fetch.
  */
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseCommand } from "../args";
-import { scaffoldOptions } from "./options";
+import { newestTarball } from "./newest";
+import { scaffoldOptions, type CdkName } from "./options";
 import { scaffoldFiles } from "./scaffold";
 import { readManifest } from "./tarball";
 import type { VendoredPackage } from "./templates/context";
 
 export const INIT_USAGE = `usage: mgmt init DIR [--ci github,gitlab|none] [--backend local|pg] [--engine tofu|terraform]
-                 [--packages DIR] [--force]
+                 [--cdk cdktf|cdktn] [--packages DIR] [--force]
 
-Writes a team's infrastructure repository into DIR: a cdktf stack of every resource type
+Writes a team's infrastructure repository into DIR: a cdktf (or cdktn) stack of every resource type
 (main.ts), package.json with the provider and its bindings vendored in DIR/packages/, tests
 (npm test) and CI workflows for plans in pull requests and scheduled drift checks.
+  --cdk NAME       cdktf (default) or cdktn: CDK Terrain, cdktf's continuation; main.ts and the
+                   tests import cdktn, and npm run synth runs main.ts itself (node 20 and up)
   --ci LIST        github, gitlab, both (default github,gitlab) or none
   --backend NAME   local (default): state in a file; pg: state in Postgres, the connection
                    string read from PG_CONN_STR when the engine runs, never written to a file
@@ -28,20 +31,19 @@ Writes a team's infrastructure repository into DIR: a cdktf stack of every resou
   -h, --help       show this help
 `;
 
-const PROVIDER_TARBALL = /^mgmt-provider-\d[^/]*\.tgz$/;
-const BINDINGS_TARBALL = /^mgmt-cdktf-provider-mgmt-\d[^/]*\.tgz$/;
+/** npm pack's file names, less `-<version>.tgz`: the provider package and each CDK's bindings. */
+const PROVIDER_TARBALL = "mgmt-provider";
+const BINDINGS_TARBALL: Record<CdkName, string> = { cdktf: "mgmt-cdktf-provider-mgmt", cdktn: "mgmt-cdktn-provider-mgmt" };
 /** The one stack a new repository has; the workflows' matrices list it. */
 export const STACK = "account";
 
 class InitError extends Error {}
 
-/** The newest tarball (by name order, which sorts versions of one major) matching `pattern` in `dir`. */
-function findTarball(dir: string, pattern: RegExp, what: string): string {
-  const found = readdirSync(dir)
-    .filter((f) => pattern.test(f))
-    .sort();
-  if (found.length === 0) throw new InitError(`--packages ${dir} has no ${what} tarball (${pattern.source})`);
-  return join(dir, found[found.length - 1]!);
+/** The tarball of the highest version named `<stem>-<version>.tgz` in `dir`. */
+function findTarball(dir: string, stem: string, what: string): string {
+  const found = newestTarball(readdirSync(dir), stem);
+  if (found === undefined) throw new InitError(`--packages ${dir} has no ${what} tarball (${stem}-<version>.tgz)`);
+  return join(dir, found);
 }
 
 function vendor(tarball: string, target: string): VendoredPackage {
@@ -75,6 +77,7 @@ export async function runInit(args: string[]): Promise<number> {
       ci: { type: "string" },
       backend: { type: "string" },
       engine: { type: "string" },
+      cdk: { type: "string" },
       packages: { type: "string" },
       force: { type: "boolean" },
     },
@@ -101,7 +104,7 @@ export async function runInit(args: string[]): Promise<number> {
 
   try {
     const providerTarball = findTarball(packagesDir, PROVIDER_TARBALL, "provider");
-    const bindingsTarball = findTarball(packagesDir, BINDINGS_TARBALL, "cdktf bindings");
+    const bindingsTarball = findTarball(packagesDir, BINDINGS_TARBALL[options.cdk], `${options.cdk} bindings`);
     mkdirSync(target, { recursive: true });
     const provider = vendor(providerTarball, target);
     const bindings = vendor(bindingsTarball, target);

@@ -6,17 +6,22 @@ export const CI_SYSTEMS = ["github", "gitlab"] as const;
 export type CiSystem = (typeof CI_SYSTEMS)[number];
 export type Backend = "local" | "pg";
 export type EngineName = "tofu" | "terraform";
+/** The construct library main.ts is written against: cdktf, or CDK Terrain (cdktn), its continuation. */
+export type CdkName = "cdktf" | "cdktn";
 
 export interface ScaffoldOptions {
   readonly ci: readonly CiSystem[];
   readonly backend: Backend;
   readonly engine: EngineName;
+  /** Absent means cdktf, the default (templates read it through templates/cdk.ts). */
+  readonly cdk?: CdkName;
 }
 
 export interface RawInitFlags {
   readonly ci?: string;
   readonly backend?: string;
   readonly engine?: string;
+  readonly cdk?: string;
 }
 
 function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[], fallback: T): T | { problem: string } {
@@ -35,12 +40,14 @@ function ciSystems(value: string | undefined): readonly CiSystem[] | { problem: 
   return CI_SYSTEMS.filter((s) => names.includes(s));
 }
 
-export function scaffoldOptions(flags: RawInitFlags): ScaffoldOptions | { problem: string } {
+export function scaffoldOptions(flags: RawInitFlags): Required<ScaffoldOptions> | { problem: string } {
   const ci = ciSystems(flags.ci);
   if ("problem" in ci) return ci;
   const backend = oneOf<Backend>("backend", flags.backend, ["local", "pg"], "local");
   if (typeof backend !== "string") return backend;
   const engine = oneOf<EngineName>("engine", flags.engine, ["tofu", "terraform"], "tofu");
   if (typeof engine !== "string") return engine;
-  return { ci, backend, engine };
+  const cdk = oneOf<CdkName>("cdk", flags.cdk, ["cdktf", "cdktn"], "cdktf");
+  if (typeof cdk !== "string") return cdk;
+  return { ci, backend, engine, cdk };
 }

@@ -1,4 +1,4 @@
-/** Every file of a new repository, by its path: a pure function of the options and the two packages. */
+/** Every file of a new repository, by its path: a pure function of the options and the two packages (for cdktf or cdktn alike). */
 import type { ScaffoldContext } from "./templates/context";
 import { driftWorkflow, planWorkflow } from "./templates/github";
 import { gitlabCi } from "./templates/gitlab";
@@ -20,8 +20,8 @@ export function scaffoldFiles(c: ScaffoldContext): Map<string, ScaffoldFile> {
     [".gitignore", { text: gitignore(c) }],
     ["README.md", { text: readme(c) }],
     ["tests/stack.tftest.hcl", { text: stackTftest() }],
-    ["jest.config.js", { text: jestConfig() }],
-    ["jest.setup.js", { text: jestSetup() }],
+    ["jest.config.js", { text: jestConfig(c) }],
+    ["jest.setup.js", { text: jestSetup(c) }],
     ["__tests__/stack.test.ts", { text: stackTest(c) }],
   ]);
   if (c.engine === "tofu") {

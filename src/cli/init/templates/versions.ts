@@ -18,3 +18,13 @@ export const VERSIONS = {
 
 /** Node for CI images and setup-node: the oldest this project supports. */
 export const NODE_MAJOR = 20;
+
+/**
+ * With --cdk cdktn: CDK Terrain and constructs at the ranges this project's cdktn example builds
+ * with (examples/cdktn/package.json; test/cli/init.test.ts holds them equal), constructs in cdktn's
+ * own peer range, which stops below the constructs cdktf takes.
+ */
+export const CDKTN_VERSIONS = {
+  cdktn: "^0.24.0",
+  constructs: ">=10.6.0 <10.8.0",
+} as const;

@@ -1,0 +1,39 @@
+/**
+ * What differs between a cdktf repository and a CDK Terrain (cdktn) one; every template reads it
+ * here and is otherwise the same text. cdktn is cdktf's continuation with the same layout
+ * (cdktf.json, cdktf.out/stacks/NAME/cdk.tf.json), but its CLI needs Node 22: on the Node 20 this
+ * scaffold supports, the synth is main.ts run by ts-node (as cdktf.json's app would be) and the
+ * engine plans and applies the stack's folder itself, as `cdktn deploy` would.
+ */
+import { DEFAULT_BINDINGS } from "../../drift";
+import type { CdkName } from "../options";
+import type { ScaffoldContext } from "./context";
+import { CDKTN_VERSIONS, VERSIONS } from "./versions";
+
+/** The CDK the repository is for. */
+export const cdkOf = (c: ScaffoldContext): CdkName => c.cdk ?? "cdktf";
+
+/** The module main.ts, jest.setup.js and the tests import App, TerraformStack and Testing from. */
+export const cdkModule = (c: ScaffoldContext): string => cdkOf(c);
+
+/** The CDK library and constructs at a range it takes (cdktn 0.24 peers with constructs below 10.8). */
+export function cdkDependencies(c: ScaffoldContext): Record<string, string> {
+  return cdkOf(c) === "cdktf"
+    ? { cdktf: VERSIONS.cdktf, constructs: VERSIONS.constructs }
+    : { cdktn: CDKTN_VERSIONS.cdktn, constructs: CDKTN_VERSIONS.constructs };
+}
+
+/** cdktf's CLI, which the npm scripts run; cdktn's is left to the user (Node 22, README.md). */
+export const cdkDevDependencies = (c: ScaffoldContext): Record<string, string> => (cdkOf(c) === "cdktf" ? { "cdktf-cli": VERSIONS["cdktf-cli"] } : {});
+
+/** Install scripts npm may run for the CDK's CLI: cdktf-cli's terminal addon. */
+export const cdkInstallScripts = (c: ScaffoldContext): Record<string, boolean> => (cdkOf(c) === "cdktf" ? { "@cdktf/node-pty-prebuilt-multiarch": true } : {});
+
+/** package.json's synth script: the CDK's CLI, or main.ts itself, which writes cdktf.out when run. */
+export const synthScript = (c: ScaffoldContext): string => (cdkOf(c) === "cdktf" ? "cdktf synth" : "ts-node main.ts");
+
+/** The synth step of the CI jobs. */
+export const ciSynth = (c: ScaffoldContext): string => (cdkOf(c) === "cdktf" ? "npx cdktf synth" : "npm run synth");
+
+/** `mgmt drift --import-out` writes constructs from the default (cdktf) bindings unless told the module. */
+export const driftBindingsFlag = (c: ScaffoldContext): string => (c.bindings.name === DEFAULT_BINDINGS ? "" : ` --bindings ${c.bindings.name}`);
