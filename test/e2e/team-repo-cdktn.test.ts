@@ -1,0 +1,122 @@
+/**
+ * `mgmt init --cdk cdktn` end to end: a CDK Terrain repository scaffolded from this build's
+ * tarballs (the provider and the cdktn bindings), installed once with npm, then used as a team
+ * would on Node 20, where cdktn's own CLI does not run: install the provider, synthesize by
+ * running main.ts, plan and apply with OpenTofu against `mgmt serve`, re-plan clean, and pass the
+ * repository's own `npm test`.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
+import { MgmtClient } from "../../src/client";
+import { repoPath } from "../../src/harness/paths";
+import { startServe, type RunningServer } from "../../src/harness/serve";
+import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
+import { usePrebuiltAddon } from "../support/addon-prebuild";
+
+jest.setTimeout(20 * 60_000);
+
+const STACK = "account";
+const work = mkdtempSync(join(tmpdir(), "mgmt-team-repo-cdktn-"));
+const home = join(work, "home");
+usePrebuiltAddon(home);
+const npmCache = spawnSync("npm", ["config", "get", "cache"], { encoding: "utf8" }).stdout.trim();
+// A person's shell: no engine configuration (the provider goes where engines look by themselves), no API settings.
+const { TF_CLI_CONFIG_FILE: _a, MGMT_URL: _b, MGMT_TOKEN: _c, PG_CONN_STR: _d, ...clean } = process.env;
+const baseEnv: NodeJS.ProcessEnv = {
+  ...clean,
+  HOME: home,
+  npm_config_cache: npmCache,
+  npm_config_nodedir: "/usr",
+  npm_config_update_notifier: "false",
+  npm_config_fund: "false",
+  npm_config_audit: "false",
+  CHECKPOINT_DISABLE: "1",
+  FORCE_COLOR: "0",
+};
+
+function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = baseEnv) {
+  const r = spawnSync(command, args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+function ok(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = baseEnv): string {
+  const r = sh(command, args, cwd, env);
+  if (r.code !== 0) throw new Error(`${command} ${args.join(" ")} exited ${r.code}:\n${r.out.slice(-6000)}`);
+  return r.out;
+}
+
+const repo = join(work, "infra");
+const stackDir = join(repo, "cdktf.out", "stacks", STACK);
+let server: RunningServer | undefined;
+
+beforeAll(() => {
+  ok(process.execPath, [repoPath("dist/cli.js"), "init", repo, "--cdk", "cdktn", "--ci", "github", "--packages", repoPath("dist/packages")], work);
+  // The one npm install of this file (better-sqlite3's addon from test/support/addon-prebuild.ts).
+  ok("npm", ["install", "--prefer-offline"], repo);
+}, 30 * 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("a repository from mgmt init --cdk cdktn, after npm install", () => {
+  it("has CDK Terrain and its bindings installed, and no cdktf", () => {
+    const manifest = (name: string) => JSON.parse(readFileSync(join(repo, "node_modules", name, "package.json"), "utf8")) as { version: string };
+    expect(manifest("cdktn").version).toMatch(/^0\.24\./);
+    expect(manifest("@mgmt/cdktn-provider-mgmt").version).toBe(PROVIDER_VERSION);
+    expect(existsSync(join(repo, "node_modules", "cdktf"))).toBe(false);
+  });
+
+  it("installs the provider with npx mgmt install-provider", () => {
+    ok("npx", ["mgmt", "install-provider"], repo);
+    expect(existsSync(join(home, ".terraform.d", "plugins", PROVIDER_SOURCE, PROVIDER_VERSION, "linux_amd64", "terraform-provider-mgmt"))).toBe(true);
+  });
+
+  it(`synthesizes with npm run synth on node ${process.versions.node}`, () => {
+    ok("npm", ["run", "synth"], repo);
+    const json = JSON.parse(readFileSync(join(stackDir, "cdk.tf.json"), "utf8")) as {
+      resource: Record<string, unknown>;
+      "//": { metadata: { version: string } };
+    };
+    expect(Object.keys(json.resource).sort()).toEqual([
+      "mgmt_account_contact",
+      "mgmt_oauth_client",
+      "mgmt_profile_settings",
+      "mgmt_ssh_key",
+      "mgmt_tag",
+      "mgmt_token",
+    ]);
+    // The library that synthesized it: cdktn's version, not cdktf's.
+    expect(json["//"].metadata.version).toMatch(/^0\.24\./);
+  });
+
+  it("plans, applies and re-plans with no changes against mgmt serve", async () => {
+    server = await startServe(["--port", "0", "--db", ":memory:"]);
+    const env = { ...baseEnv, MGMT_URL: server.url, MGMT_TOKEN: server.token };
+    // The script runs the engine as a person would, in colour: the colour codes are taken out to read it.
+    const plan = stripVTControlCharacters(ok("npm", ["run", "plan"], repo, env));
+    expect(plan).toMatch(/Plan: 6 to add, 0 to change, 0 to destroy/);
+    ok("npm", ["run", "deploy"], repo, env);
+    const client = new MgmtClient({ url: server.url, token: server.token });
+    try {
+      const tags: string[] = [];
+      for await (const t of client.listTags()) tags.push(t.label);
+      expect(tags).toContain("team-platform");
+      expect((await client.getProfile()).timezone).toBe("Europe/Berlin");
+    } finally {
+      await client.close();
+    }
+    const replan = sh("npx", ["tofu", "plan", "-detailed-exitcode", "-no-color", "-input=false"], stackDir, env);
+    expect({ code: replan.code, out: replan.code === 0 ? "" : replan.out }).toEqual({ code: 0, out: "" });
+    expect(readFileSync(join(repo, `terraform.${STACK}.tfstate`), "utf8")).toContain("mgmt_tag");
+  });
+
+  it("passes its own npm test as generated (tofu test and jest, each against mgmt serve --ephemeral)", () => {
+    const out = ok("npm", ["test"], repo);
+    expect(out).toMatch(/Success! 1 passed, 0 failed/);
+    expect(out).toMatch(/Tests:\s+2 passed, 2 total/);
+  });
+});
