@@ -6,7 +6,7 @@
  * repository's own `npm test`.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
@@ -118,5 +118,37 @@ describe("a repository from mgmt init --cdk cdktn, after npm install", () => {
     const out = ok("npm", ["test"], repo);
     expect(out).toMatch(/Success! 1 passed, 0 failed/);
     expect(out).toMatch(/Tests:\s+2 passed, 2 total/);
+  });
+
+  // Last: main.ts then imports objects of the server above, which the throwaway ones of npm test lack.
+  it("adopts unmanaged objects as cdktn code, as drift.yml writes it (mgmt drift --bindings), which plans as imports", async () => {
+    const env = { ...baseEnv, MGMT_URL: server!.url, MGMT_TOKEN: server!.token };
+    const client = new MgmtClient({ url: server!.url, token: server!.token });
+    try {
+      await client.createTag({ label: "made-by-hand" });
+    } finally {
+      await client.close();
+    }
+    const drift = sh(
+      "npx",
+      ["mgmt", "drift", "--dir", stackDir, "--bindings", "@mgmt/cdktn-provider-mgmt", "--unmanaged", "--import-out", "imports.ts"],
+      repo,
+      env,
+    );
+    expect({ code: drift.code }).toEqual({ code: 2 });
+    const imports = readFileSync(join(repo, "imports.ts"), "utf8");
+    expect(imports).toContain('from "@mgmt/cdktn-provider-mgmt";');
+    expect(imports).toMatch(/label: "made-by-hand"/);
+    // What the README says to do: uncomment the import and the call in main.ts.
+    const main = join(repo, "main.ts");
+    writeFileSync(
+      main,
+      readFileSync(main, "utf8")
+        .replace("// import { importUnmanaged }", "import { importUnmanaged }")
+        .replace("// importUnmanaged(this);", "importUnmanaged(this);"),
+    );
+    const plan = stripVTControlCharacters(ok("npm", ["run", "plan"], repo, env));
+    expect(plan).toMatch(/Plan: [1-9]\d* to import, 0 to add, \d+ to change, 0 to destroy/);
+    expect(plan).toMatch(/mgmt_tag\.tag_made_by_hand will be imported/);
   });
 });
