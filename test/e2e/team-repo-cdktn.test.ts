@@ -2,19 +2,21 @@
  * `mgmt init --cdk cdktn` end to end: a CDK Terrain repository scaffolded from this build's
  * tarballs (the provider and the cdktn bindings), installed once with npm, then used as a team
  * would on Node 20, where cdktn's own CLI does not run: install the provider, synthesize by
- * running main.ts, plan and apply with OpenTofu against `mgmt serve`, re-plan clean, and pass the
- * repository's own `npm test`.
+ * running main.ts, plan and apply with OpenTofu against `mgmt serve`, re-plan clean, run the GitLab
+ * plan job as a runner would, pass the repository's own `npm test`, and adopt unmanaged objects
+ * with the import code drift writes for the cdktn bindings.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { MgmtClient } from "../../src/client";
 import { repoPath } from "../../src/harness/paths";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
 import { usePrebuiltAddon } from "../support/addon-prebuild";
+import { runGitlabJob } from "./team-repo-runner";
 
 jest.setTimeout(20 * 60_000);
 
@@ -52,7 +54,7 @@ const stackDir = join(repo, "cdktf.out", "stacks", STACK);
 let server: RunningServer | undefined;
 
 beforeAll(() => {
-  ok(process.execPath, [repoPath("dist/cli.js"), "init", repo, "--cdk", "cdktn", "--ci", "github", "--packages", repoPath("dist/packages")], work);
+  ok(process.execPath, [repoPath("dist/cli.js"), "init", repo, "--cdk", "cdktn", "--packages", repoPath("dist/packages")], work);
   // The one npm install of this file (better-sqlite3's addon from test/support/addon-prebuild.ts).
   ok("npm", ["install", "--prefer-offline"], repo);
 }, 30 * 60_000);
@@ -112,6 +114,39 @@ describe("a repository from mgmt init --cdk cdktn, after npm install", () => {
     const replan = sh("npx", ["tofu", "plan", "-detailed-exitcode", "-no-color", "-input=false"], stackDir, env);
     expect({ code: replan.code, out: replan.code === 0 ? "" : replan.out }).toEqual({ code: 0, out: "" });
     expect(readFileSync(join(repo, `terraform.${STACK}.tfstate`), "utf8")).toContain("mgmt_tag");
+  });
+
+  it(".gitlab-ci.yml's plan job synthesizes with npm run synth and posts the plan as a merge-request note", () => {
+    // GitLab's API stood in for by a curl that records its arguments: lists are empty, writes succeed.
+    const fakes = join(work, "fake-bin");
+    mkdirSync(fakes, { recursive: true });
+    const calls = join(work, "curl-calls.jsonl");
+    writeFileSync(
+      join(fakes, "curl"),
+      `#!/usr/bin/env node\nrequire("fs").appendFileSync(${JSON.stringify(calls)}, JSON.stringify(process.argv.slice(2)) + "\\n");\nif (!process.argv.includes("-X")) process.stdout.write("[]");\n`,
+    );
+    chmodSync(join(fakes, "curl"), 0o755);
+    const runner = { workspace: repo, cacheDir: join(work, "ci-cache"), env: { ...baseEnv, PATH: `${fakes}${delimiter}${baseEnv.PATH}` } };
+    mkdirSync(runner.cacheDir, { recursive: true });
+    const job = runGitlabJob(readFileSync(join(repo, ".gitlab-ci.yml"), "utf8"), "plan", runner, {
+      CI_PIPELINE_SOURCE: "merge_request_event",
+      CI_API_V4_URL: "https://gitlab.example.test/api/v4",
+      CI_PROJECT_ID: "42",
+      CI_MERGE_REQUEST_IID: "3",
+      GITLAB_API_TOKEN: "glpat-not-a-real-token",
+      MGMT_URL: server!.url,
+      MGMT_TOKEN: server!.token,
+    })!;
+    expect({ ok: job.ok, output: job.ok ? "" : job.steps[0]!.output.slice(-4000) }).toEqual({ ok: true, output: "" });
+    expect(job.steps[0]!.output).toContain("> ts-node main.ts");
+    const posts = readFileSync(calls, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as string[])
+      .filter((argv) => argv.includes("POST"));
+    expect(posts).toHaveLength(1);
+    const body = (JSON.parse(posts[0]![posts[0]!.indexOf("--data") + 1]!) as { body: string }).body;
+    expect(body).toMatch(/^<!-- mgmt-plan-report:account -->\n## Plan: account/);
   });
 
   it("passes its own npm test as generated (tofu test and jest, each against mgmt serve --ephemeral)", () => {
