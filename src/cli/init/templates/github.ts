@@ -4,7 +4,7 @@
  * They run in the scaffolded repository: `npm ci` installs everything from its package.json and
  * packages/, and every tool is called through npx.
  */
-import { ciSynth, driftBindingsFlag } from "./cdk";
+import { cdkModule, ciSynth, driftBindingsFlag } from "./cdk";
 import { engineCommand, type ScaffoldContext } from "./context";
 import { NODE_MAJOR } from "./versions";
 
@@ -93,7 +93,7 @@ jobs:
     strategy:
       fail-fast: false
       matrix:
-        # Stack names: each is synthesized to cdktf.out/stacks/<stack>.
+        # ${cdkModule(c)} stack names: each is synthesized to cdktf.out/stacks/<stack>.
         stack: [${c.stack}]
     env:
 ${jobEnv(c, "MGMT_TOKEN")}      PR: \${{ github.event.pull_request.number }}
