@@ -16,12 +16,17 @@
  *   is written after the transaction).
  * - Writes outside a transaction are single statements (insert, delete, update ... returning),
  *   atomic on their own.
+ * - What was read may be remembered between requests (an authenticated token, a page's
+ *   answer) only while the database's snapshot stays the same: each request reads it first
+ *   (`requestMarks`, one short statement), so a commit by any server, a revocation say, is
+ *   seen by the very next request everywhere.
  */
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { KyselyStore, inTransaction, withOpenTransaction, type AnyDb, type ReposOf } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
-import type { StoreOf } from "./store";
+import type { MarksRunner, StoreOf } from "./store";
 
 /** The key of the advisory lock held while migrating (any constant; "mgmt" in ASCII). */
 export const MIGRATION_LOCK = 0x6d676d74;
@@ -48,12 +53,46 @@ export interface PostgresStoreOptions {
   onPoolError?: (err: Error) => void;
 }
 
+/**
+ * The text of the snapshot a new statement would see: `xmin:xmax:xip,...`. Two equal texts
+ * see exactly the same commits: a transaction that completed between them either had an id
+ * below `xmax`, and so was listed in progress in the first (and not in the second), or moved
+ * `xmax` past it. Commits only accumulate, so whatever was read after the first and before
+ * the second saw that same data. Ids are 64-bit (`xid8`): a text never comes back.
+ */
+const SNAPSHOT = CompiledQuery.raw("select pg_current_snapshot()::text as snapshot");
+
 class PostgresStore<R extends object> extends KyselyStore<R> {
+  /** The snapshot the running request started with (see `requestMarks`). */
+  private readonly requestSnapshot = new AsyncLocalStorage<string>();
+
   constructor(
     private readonly pgDb: AnyDb,
     repos: ReposOf<R>,
   ) {
     super(pgDb, repos);
+  }
+
+  /**
+   * One statement before the request's own: the snapshot's text is every table's mark for
+   * the request (see `SNAPSHOT`). Whatever the request then reads is at least as new, so it
+   * may be remembered under that mark. If the snapshot cannot be read the request runs
+   * without marks: it reads everything, and its queries meet the same failure.
+   */
+  async requestMarks(): Promise<MarksRunner> {
+    try {
+      const { rows } = await this.pgDb.executeQuery<{ snapshot: string }>(SNAPSHOT);
+      const snapshot = rows[0]!.snapshot;
+      return (fn) => this.requestSnapshot.run(snapshot, fn);
+    } catch {
+      return (fn) => this.requestSnapshot.exit(fn);
+    }
+  }
+
+  /** The request's snapshot (see `requestMarks`); none inside a transaction, which sees its own writes. */
+  protected override tablesMark(_tables: readonly string[]): string | undefined {
+    if (inTransaction(this.pgDb)) return undefined;
+    return this.requestSnapshot.getStore();
   }
 
   override async transaction<T>(fn: (store: StoreOf<R>) => Promise<T>): Promise<T> {
