@@ -17,15 +17,17 @@
  * - Writes outside a transaction are single statements (insert, delete, update ... returning),
  *   atomic on their own.
  * - What was read may be remembered between requests (an authenticated token, a page's
- *   answer) only while the database's snapshot stays the same: each request reads it first
- *   (`requestMarks`, one short statement), so a commit by any server, a revocation say, is
- *   seen by the very next request everywhere.
+ *   answer) only while its marks stay the same: the database's snapshot, and for the tables a
+ *   token's lookup reads, their change counters (./table-marks.ts). Each request reads them
+ *   first (`requestMarks`, one short statement), so a commit by any server, a revocation say,
+ *   is seen by the very next request everywhere.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { KyselyStore, inTransaction, withOpenTransaction, type AnyDb, type ReposOf } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
+import { COUNTS_SQL, markOf, parseCounts } from "./table-marks";
 import type { MarksRunner, StoreOf } from "./store";
 
 /** The key of the advisory lock held while migrating (any constant; "mgmt" in ASCII). */
@@ -58,13 +60,20 @@ export interface PostgresStoreOptions {
  * see exactly the same commits: a transaction that completed between them either had an id
  * below `xmax`, and so was listed in progress in the first (and not in the second), or moved
  * `xmax` past it. Commits only accumulate, so whatever was read after the first and before
- * the second saw that same data. Ids are 64-bit (`xid8`): a text never comes back.
+ * the second saw that same data. Ids are 64-bit (`xid8`): a text never comes back. Read with
+ * the change counters of the tables that have them (./table-marks.ts), in one statement.
  */
-const SNAPSHOT = CompiledQuery.raw("select pg_current_snapshot()::text as snapshot");
+const MARKS = CompiledQuery.raw(`select pg_current_snapshot()::text as snapshot, ${COUNTS_SQL} as counts`);
+
+/** What a request read first (see `requestMarks`). */
+interface RequestMarks {
+  snapshot: string;
+  counts: ReadonlyMap<string, string>;
+}
 
 class PostgresStore<R extends object> extends KyselyStore<R> {
-  /** The snapshot the running request started with (see `requestMarks`). */
-  private readonly requestSnapshot = new AsyncLocalStorage<string>();
+  /** The marks the running request started with (see `requestMarks`). */
+  private readonly marks = new AsyncLocalStorage<RequestMarks>();
 
   constructor(
     private readonly pgDb: AnyDb,
@@ -74,25 +83,27 @@ class PostgresStore<R extends object> extends KyselyStore<R> {
   }
 
   /**
-   * One statement before the request's own: the snapshot's text is every table's mark for
-   * the request (see `SNAPSHOT`). Whatever the request then reads is at least as new, so it
-   * may be remembered under that mark. If the snapshot cannot be read the request runs
-   * without marks: it reads everything, and its queries meet the same failure.
+   * One statement before the request's own: the snapshot's text is the mark of every table
+   * without a change counter, the counters those of the others (see `markOf`). Whatever the
+   * request then reads is at least as new, so it may be remembered under those marks. If they
+   * cannot be read the request runs without marks: it reads everything, and its queries meet
+   * the same failure.
    */
   async requestMarks(): Promise<MarksRunner> {
     try {
-      const { rows } = await this.pgDb.executeQuery<{ snapshot: string }>(SNAPSHOT);
-      const snapshot = rows[0]!.snapshot;
-      return (fn) => this.requestSnapshot.run(snapshot, fn);
+      const { rows } = await this.pgDb.executeQuery<{ snapshot: string; counts: string | null }>(MARKS);
+      const marks: RequestMarks = { snapshot: rows[0]!.snapshot, counts: parseCounts(rows[0]!.counts) };
+      return (fn) => this.marks.run(marks, fn);
     } catch {
-      return (fn) => this.requestSnapshot.exit(fn);
+      return (fn) => this.marks.exit(fn);
     }
   }
 
-  /** The request's snapshot (see `requestMarks`); none inside a transaction, which sees its own writes. */
-  protected override tablesMark(_tables: readonly string[]): string | undefined {
+  /** From the request's marks (see `requestMarks`); none inside a transaction, which sees its own writes. */
+  protected override tablesMark(tables: readonly string[]): string | undefined {
     if (inTransaction(this.pgDb)) return undefined;
-    return this.requestSnapshot.getStore();
+    const marks = this.marks.getStore();
+    return marks === undefined ? undefined : markOf(tables, marks.counts, marks.snapshot);
   }
 
   override async transaction<T>(fn: (store: StoreOf<R>) => Promise<T>): Promise<T> {

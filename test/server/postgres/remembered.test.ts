@@ -1,10 +1,13 @@
 /**
  * On Postgres, what a server remembers between requests (a token's lookup, an answered page of
- * SSH keys) is kept under the database snapshot each request reads first (`requestMarks`): a
- * repeated GET sends that one statement and nothing else, and a commit by any server, or by any
- * other client of the database, is seen by every server's very next request.
+ * SSH keys) is kept under the marks each request reads first (`requestMarks`): the database
+ * snapshot, and the change counters of the tables a token's lookup reads. A repeated GET sends
+ * that one statement and nothing else; a write elsewhere leaves the lookup remembered; and a
+ * commit by any server, or by any other client of the database, is seen by every server's very
+ * next request.
  */
 import pg from "pg";
+import { MARKED_TABLES } from "../../../src/server/store/table-marks";
 import { call, startTestServer, type TestServer } from "../helpers";
 import { ed25519Key } from "../sshkey-gen";
 import { freshPostgresDb, type TestDb } from "../test-store";
@@ -105,4 +108,34 @@ test("a request that started before a commit is answered as of its snapshot; the
   expect(markIn(after)).toEqual(expect.any(String));
   expect(markIn(after)).not.toBe(markIn(before));
   expect((await listKeys(b, a.token!)).body).toMatchObject({ results: 1 });
+});
+
+test("a write to another table leaves the token's lookup remembered; the page is read again", async () => {
+  await warm(b, a.token!);
+  expect((await call(a, "POST", "/profile/sshkeys", { json: { label: "new", ssh_key: ed25519Key() } })).status).toBe(200);
+  let page: Awaited<ReturnType<typeof listKeys>> | undefined;
+  const sent = await sentDuring(async () => (page = await listKeys(b, a.token!)));
+  expect(page!.body).toMatchObject({ results: 1 });
+  expect(sent).toHaveLength(2);
+  expect(sent[0]).toMatch(/pg_current_snapshot/);
+  expect(sent[1]).toMatch(/ssh_keys/);
+});
+
+test("the change counters only grow: the admin reset moves them and keeps them", async () => {
+  const counts = async () => {
+    const client = new pg.Client({ connectionString: testDb.db });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ name: string; n: string }>("select name, n from table_marks order by name");
+      return Object.fromEntries(rows.map((r) => [r.name, Number(r.n)]));
+    } finally {
+      await client.end();
+    }
+  };
+  const before = await counts();
+  expect(Object.keys(before).sort()).toEqual([...MARKED_TABLES].sort());
+  await a.store.wipe();
+  const after = await counts();
+  for (const table of MARKED_TABLES) expect(after[table]).toBeGreaterThan(before[table]!);
+  expect(Object.keys(await a.store.dump())).not.toContain("table_marks");
 });
