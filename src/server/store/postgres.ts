@@ -27,6 +27,7 @@ import { CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { KyselyStore, inTransaction, withOpenTransaction, type AnyDb, type ReposOf } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
+import { NamedStatements } from "./named-statements";
 import { COUNTS_SQL, markOf, parseCounts } from "./table-marks";
 import type { MarksRunner, StoreOf } from "./store";
 
@@ -132,9 +133,11 @@ export async function openPostgresStore<R extends object>(
   const pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 10, application_name: "mgmt serve" });
   // Without a listener, an idle connection that breaks would crash the process.
   pool.on("error", (err) => options.onPoolError?.(err));
-  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  const named = new NamedStatements();
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: named.pool(pool) }) });
   try {
     await migrateLocked(pool, db);
+    named.startNaming();
     return new PostgresStore(db, repos).asStore();
   } catch (err) {
     await db.destroy().catch(() => {});
