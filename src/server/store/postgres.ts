@@ -83,20 +83,36 @@ class PostgresStore<R extends object> extends KyselyStore<R> {
     super(pgDb, repos);
   }
 
+  /** The read that requests asking now will share, until it is sent (see `requestMarks`). */
+  private nextRead: Promise<RequestMarks | undefined> | undefined;
+
   /**
    * One statement before the request's own: the snapshot's text is the mark of every table
    * without a change counter, the counters those of the others (see `markOf`). Whatever the
-   * request then reads is at least as new, so it may be remembered under those marks. If they
-   * cannot be read the request runs without marks: it reads everything, and its queries meet
-   * the same failure.
+   * request then reads is at least as new, so it may be remembered under those marks.
+   *
+   * The requests of one turn of the event loop share one read, sent at the turn's end: it is
+   * sent after each of them arrived, so it sees every commit acknowledged before any of them
+   * (a revocation, say), just as a read of its own would. A request arriving once the read is
+   * sent waits for the next. If the marks cannot be read the request runs without them: it
+   * reads everything, and its queries meet the same failure.
    */
-  async requestMarks(): Promise<MarksRunner> {
+  requestMarks(): Promise<MarksRunner> {
+    this.nextRead ??= new Promise((resolve) =>
+      setImmediate(() => {
+        this.nextRead = undefined;
+        void this.readMarks().then(resolve);
+      }),
+    );
+    return this.nextRead.then((marks): MarksRunner => (marks === undefined ? (fn) => this.marks.exit(fn) : (fn) => this.marks.run(marks, fn)));
+  }
+
+  private async readMarks(): Promise<RequestMarks | undefined> {
     try {
       const { rows } = await this.pgDb.executeQuery<{ snapshot: string; counts: string | null }>(MARKS);
-      const marks: RequestMarks = { snapshot: rows[0]!.snapshot, counts: parseCounts(rows[0]!.counts) };
-      return (fn) => this.marks.run(marks, fn);
+      return { snapshot: rows[0]!.snapshot, counts: parseCounts(rows[0]!.counts) };
     } catch {
-      return (fn) => this.marks.exit(fn);
+      return undefined;
     }
   }
 

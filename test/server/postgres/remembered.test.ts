@@ -139,3 +139,35 @@ test("the change counters only grow: the admin reset moves them and keeps them",
   for (const table of MARKED_TABLES) expect(after[table]).toBeGreaterThan(before[table]!);
   expect(Object.keys(await a.store.dump())).not.toContain("table_marks");
 });
+
+describe("the requests of one turn share one read of the marks", () => {
+  const markIn = (run: (fn: () => void) => void) => {
+    let mark: string | undefined;
+    run(() => (mark = b.domain.sshKeys.listMark()));
+    return mark;
+  };
+
+  test("asked in the same turn: one statement, the same marks", async () => {
+    let runners: Array<(fn: () => void) => void> = [];
+    const sent = await sentDuring(async () => (runners = await Promise.all([b.store.requestMarks!(), b.store.requestMarks!(), b.store.requestMarks!()])));
+    expect(sent).toHaveLength(1);
+    const marks = runners.map(markIn);
+    expect(marks[0]).toEqual(expect.any(String));
+    expect(new Set(marks).size).toBe(1);
+  });
+
+  test("asked once the read is sent: a read of its own, which sees a commit made in between", async () => {
+    const first = b.store.requestMarks!();
+    // The shared read goes out at the end of this turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    const other = new pg.Client({ connectionString: testDb.db });
+    await other.connect();
+    try {
+      await other.query("update tokens set label = 'moved'");
+    } finally {
+      await other.end();
+    }
+    const second = b.store.requestMarks!();
+    expect(markIn(await second)).not.toBe(markIn(await first));
+  });
+});
