@@ -129,6 +129,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       bodyLimit: options.bodyLimit,
       install: (fastify) => installAdmin(fastify, admin),
       timeouts: options.timeouts,
+      requestMarks: store.requestMarks?.bind(store),
     });
     await app.ready();
     const server = app.server;

@@ -4,8 +4,8 @@
  * each kept while the store's `tablesMark` of what it read stays the same. This server's own
  * changes are covered where they happen (tokens.test.ts: revocation, expiry, OAuth apps;
  * sshkeys.test.ts: lists after writes); these are the ones it cannot see itself (another
- * process writing to the same file) and the write accounting under the marks. Postgres
- * remembers nothing, so this file is for the SQLite store only.
+ * process writing to the same file) and the write accounting under the marks. Postgres marks
+ * by snapshot instead (postgres/remembered.test.ts), so this file is for the SQLite store only.
  */
 import BetterSqlite3 from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -31,6 +31,12 @@ export interface AppOptions {
   install?: (app: FastifyInstance) => void;
   /** How long a client may take to send its request (see `Timeouts`). */
   timeouts?: Partial<Timeouts>;
+  /**
+   * Read at the start of each request, before it authenticates: a runner that runs the rest
+   * of the request with the store's marks of that moment (the Postgres store's
+   * `requestMarks`). Absent, nothing is read ahead.
+   */
+  requestMarks?: () => Promise<(fn: () => void) => void>;
 }
 
 /**
@@ -107,6 +113,26 @@ export function buildApp(options: AppOptions): FastifyInstance {
     const nul = (v: unknown) => typeof v === "string" && v.includes("\u0000");
     done(req.is404 || Object.values(req.params as Record<string, unknown>).some(nul) ? notFound() : undefined);
   });
+  const { requestMarks } = options;
+  if (requestMarks !== undefined) {
+    // The runner is kept for the handler too: node reads a body in the connection's context,
+    // not the request's, so the marks are put in force again once the body is in.
+    const runners = new WeakMap<object, (fn: () => void) => void>();
+    app.addHook("onRequest", (req, _reply, done) => {
+      requestMarks().then(
+        (run) => {
+          runners.set(req, run);
+          run(done);
+        },
+        (err: Error) => done(err),
+      );
+    });
+    app.addHook("preValidation", (req, _reply, done) => {
+      const run = runners.get(req);
+      if (run === undefined) done();
+      else run(done);
+    });
+  }
   app.addHook("onResponse", (req, reply, done) => {
     logger.info("request", { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
     done();

@@ -1,10 +1,12 @@
 /**
- * Every row of every table (not the migration bookkeeping), as sorted text lines per table:
+ * Every row of every table (not the migration bookkeeping, nor the change counters of
+ * ./table-marks.ts, which count writes rather than hold data), as sorted text lines per table:
  * a value two states of the store can be compared by, whatever the dialect's row order. For
  * tests and tooling that check a request changed nothing, so it is one query, however many
  * tables there are.
  */
 import { PostgresAdapter, sql, type Kysely, type RawBuilder } from "kysely";
+import { TABLE_MARKS } from "./table-marks";
 
 export type Dump = Record<string, string[]>;
 
@@ -36,7 +38,7 @@ export async function dumpDatabase(db: Kysely<unknown>, tables?: readonly TableC
 
 export async function tablesOf(db: Kysely<unknown>): Promise<TableColumns[]> {
   return (await db.introspection.getTables())
-    .filter((t) => !t.isView)
+    .filter((t) => !t.isView && t.name !== TABLE_MARKS)
     .map((t) => ({ name: t.name, columns: t.columns.map((c) => c.name) }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -5,7 +5,8 @@
  * generated, is a parameter. Append new migrations; never edit an applied one.
  */
 import { randomBytes } from "node:crypto";
-import { Migrator, type Kysely, type Migration, type MigrationProvider, type CreateTableBuilder } from "kysely";
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type CreateTableBuilder } from "kysely";
+import { MARKED_TABLES, TABLE_MARKS } from "./table-marks";
 
 export type SqlFlavor = "sqlite" | "postgres";
 
@@ -331,6 +332,36 @@ export function migrations(flavor: SqlFlavor): Record<string, Migration> {
         for (const column of ["deleted", "status", "redirect_uri", "public", "public_id"]) {
           await db.schema.alterTable("oauth_clients").dropColumn(column).execute();
         }
+      },
+    },
+    "0005_table_marks": {
+      // Postgres only (see ./table-marks.ts): SQLite counts its writes in process.
+      async up(db: Kysely<unknown>) {
+        if (flavor !== "postgres") return;
+        await db.schema
+          .createTable(TABLE_MARKS)
+          .addColumn("name", "text", (c) => c.primaryKey())
+          .addColumn("n", "bigint", (c) => c.notNull())
+          .execute();
+        await db
+          .insertInto(TABLE_MARKS as never)
+          .values(MARKED_TABLES.map((name) => ({ name, n: 0 })) as never)
+          .execute();
+        await sql`create function mgmt_bump_table_mark() returns trigger language plpgsql as $$
+          begin
+            update ${sql.table(TABLE_MARKS)} set n = n + 1 where name = TG_TABLE_NAME;
+            return null;
+          end $$`.execute(db);
+        for (const table of MARKED_TABLES) {
+          await sql`create trigger ${sql.id(`${table}_mark`)} after insert or update or delete or truncate on ${sql.table(table)}
+            for each statement execute function mgmt_bump_table_mark()`.execute(db);
+        }
+      },
+      async down(db: Kysely<unknown>) {
+        if (flavor !== "postgres") return;
+        for (const table of MARKED_TABLES) await sql`drop trigger ${sql.id(`${table}_mark`)} on ${sql.table(table)}`.execute(db);
+        await sql`drop function mgmt_bump_table_mark()`.execute(db);
+        await db.schema.dropTable(TABLE_MARKS).execute();
       },
     },
   };

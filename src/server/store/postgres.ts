@@ -16,12 +16,20 @@
  *   is written after the transaction).
  * - Writes outside a transaction are single statements (insert, delete, update ... returning),
  *   atomic on their own.
+ * - What was read may be remembered between requests (an authenticated token, a page's
+ *   answer) only while its marks stay the same: the database's snapshot, and for the tables a
+ *   token's lookup reads, their change counters (./table-marks.ts). Each request reads them
+ *   first (`requestMarks`, one short statement), so a commit by any server, a revocation say,
+ *   is seen by the very next request everywhere.
  */
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { KyselyStore, inTransaction, withOpenTransaction, type AnyDb, type ReposOf } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
-import type { StoreOf } from "./store";
+import { NamedStatements } from "./named-statements";
+import { COUNTS_SQL, markOf, parseCounts } from "./table-marks";
+import type { MarksRunner, StoreOf } from "./store";
 
 /** The key of the advisory lock held while migrating (any constant; "mgmt" in ASCII). */
 export const MIGRATION_LOCK = 0x6d676d74;
@@ -48,12 +56,71 @@ export interface PostgresStoreOptions {
   onPoolError?: (err: Error) => void;
 }
 
+/**
+ * The text of the snapshot a new statement would see: `xmin:xmax:xip,...`. Two equal texts
+ * see exactly the same commits: a transaction that completed between them either had an id
+ * below `xmax`, and so was listed in progress in the first (and not in the second), or moved
+ * `xmax` past it. Commits only accumulate, so whatever was read after the first and before
+ * the second saw that same data. Ids are 64-bit (`xid8`): a text never comes back. Read with
+ * the change counters of the tables that have them (./table-marks.ts), in one statement.
+ */
+const MARKS = CompiledQuery.raw(`select pg_current_snapshot()::text as snapshot, ${COUNTS_SQL} as counts`);
+
+/** What a request read first (see `requestMarks`). */
+interface RequestMarks {
+  snapshot: string;
+  counts: ReadonlyMap<string, string>;
+}
+
 class PostgresStore<R extends object> extends KyselyStore<R> {
+  /** The marks the running request started with (see `requestMarks`). */
+  private readonly marks = new AsyncLocalStorage<RequestMarks>();
+
   constructor(
     private readonly pgDb: AnyDb,
     repos: ReposOf<R>,
   ) {
     super(pgDb, repos);
+  }
+
+  /** The read that requests asking now will share, until it is sent (see `requestMarks`). */
+  private nextRead: Promise<RequestMarks | undefined> | undefined;
+
+  /**
+   * One statement before the request's own: the snapshot's text is the mark of every table
+   * without a change counter, the counters those of the others (see `markOf`). Whatever the
+   * request then reads is at least as new, so it may be remembered under those marks.
+   *
+   * The requests of one turn of the event loop share one read, sent at the turn's end: it is
+   * sent after each of them arrived, so it sees every commit acknowledged before any of them
+   * (a revocation, say), just as a read of its own would. A request arriving once the read is
+   * sent waits for the next. If the marks cannot be read the request runs without them: it
+   * reads everything, and its queries meet the same failure.
+   */
+  requestMarks(): Promise<MarksRunner> {
+    this.nextRead ??= new Promise((resolve) =>
+      setImmediate(() => {
+        this.nextRead = undefined;
+        void this.readMarks().then(resolve);
+      }),
+    );
+    return this.nextRead.then((marks): MarksRunner => (marks === undefined ? (fn) => this.marks.exit(fn) : (fn) => this.marks.run(marks, fn)));
+  }
+
+  private async readMarks(): Promise<RequestMarks | undefined> {
+    try {
+      const { rows } = await this.pgDb.executeQuery<{ snapshot: string; counts: string | null }>(MARKS);
+      return { snapshot: rows[0]!.snapshot, counts: parseCounts(rows[0]!.counts) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** From the request's marks (see `requestMarks`); none inside a transaction, which sees its own writes. */
+  protected override tablesMark(tables: readonly string[]): string | undefined {
+    if (inTransaction(this.pgDb)) return undefined;
+    const marks = this.marks.getStore();
+    return marks === undefined ? undefined : markOf(tables, marks.counts, marks.snapshot);
   }
 
   override async transaction<T>(fn: (store: StoreOf<R>) => Promise<T>): Promise<T> {
@@ -82,9 +149,11 @@ export async function openPostgresStore<R extends object>(
   const pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 10, application_name: "mgmt serve" });
   // Without a listener, an idle connection that breaks would crash the process.
   pool.on("error", (err) => options.onPoolError?.(err));
-  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  const named = new NamedStatements();
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: named.pool(pool) }) });
   try {
     await migrateLocked(pool, db);
+    named.startNaming();
     return new PostgresStore(db, repos).asStore();
   } catch (err) {
     await db.destroy().catch(() => {});

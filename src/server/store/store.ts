@@ -48,8 +48,18 @@ export interface StoreCore<R> {
   dump(): Promise<Record<string, string[]>>;
   /** A value that changes whenever a transaction may have written, so that equal marks need no dumps compared. */
   changeMark(): Promise<string>;
+  /**
+   * For a store that other processes write to and that cannot observe their commits as they
+   * happen (Postgres): reads, in one statement, what `Handle.tablesMark` compares, and answers
+   * a runner that calls a function with those marks in force for everything it starts (a
+   * request). Without it (SQLite), marks are read when asked.
+   */
+  requestMarks?(): Promise<MarksRunner>;
   close(): Promise<void>;
 }
+
+/** Calls `fn` with the marks a store read in force (see `StoreCore.requestMarks`). */
+export type MarksRunner = (fn: () => void) => void;
 
 export type StoreOf<R> = R & StoreCore<R>;
 

@@ -2,12 +2,14 @@
  * Empties every table of the store (not the migration bookkeeping), in one transaction, and
  * restarts id sequences: what the admin namespace's reset needs before a fresh bootstrap.
  * SQLite: foreign keys are checked at commit (`defer_foreign_keys`), so table order does not
- * matter. Postgres: one `TRUNCATE ... RESTART IDENTITY CASCADE`.
+ * matter. Postgres: one `TRUNCATE ... RESTART IDENTITY CASCADE`. The change counters stay
+ * (./table-marks.ts): the truncation moves them, as any write does.
  */
 import { PostgresAdapter, sql, type Kysely } from "kysely";
+import { TABLE_MARKS } from "./table-marks";
 
 export async function wipeDatabase(db: Kysely<unknown>): Promise<void> {
-  const tables = (await db.introspection.getTables()).filter((t) => !t.isView).map((t) => t.name);
+  const tables = (await db.introspection.getTables()).filter((t) => !t.isView && t.name !== TABLE_MARKS).map((t) => t.name);
   if (tables.length === 0) return;
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   await db.transaction().execute(async (trx) => {

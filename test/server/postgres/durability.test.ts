@@ -1,0 +1,95 @@
+/**
+ * A `mgmt serve` on Postgres killed with SIGKILL mid-load loses no write it acknowledged: every
+ * acknowledged SSH key (and its event) is in the database, and another server on the same
+ * database, which had a page of them remembered, lists every one on its next request.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { request } from "undici";
+import { bundleCli } from "../cli-bundle";
+import { call, startTestServer } from "../helpers";
+import { ed25519Key } from "../sshkey-gen";
+import { freshPostgresDb, type TestDb } from "../test-store";
+
+const root = join(__dirname, "..", "..", "..");
+let dir: string;
+let testDb: TestDb;
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), "mgmt-pg-durable-"));
+  testDb = await freshPostgresDb();
+});
+afterEach(async () => {
+  await testDb.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("a server killed with SIGKILL keeps every SSH key (and its event) it acknowledged; another server lists them next", async () => {
+  const bundle = await bundleCli(dir);
+  const child = spawn(process.execPath, [bundle, "serve", "--port", "0", "--db", testDb.db, "--no-default-fixtures"], {
+    env: { ...process.env, MGMT_SERVE_TOKEN: "", MGMT_DATABASE_URL: "", MGMT_DATA_DIR: dir, NODE_PATH: join(root, "node_modules") },
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("\n")) resolve(JSON.parse(out.slice(0, out.indexOf("\n"))) as { url: string; token: string });
+    });
+    void exited.then(() => reject(new Error("mgmt serve exited before it was ready")));
+  });
+  const other = await startTestServer({ db: testDb.db });
+  try {
+    // The other server remembers the (empty) page and the token's lookup.
+    for (let i = 0; i < 2; i++) expect((await call(other, "GET", "/profile/sshkeys?page_size=500", { token })).body).toMatchObject({ results: 0 });
+
+    // 16 writers; the server is killed the moment the 100th answer arrives, others in flight.
+    const acknowledged = new Map<number, string>();
+    const writer = async (w: number) => {
+      for (let i = 0; !child.killed; i++) {
+        const label = `w${w}-${i}`;
+        try {
+          const res = await request(`${url}/profile/sshkeys`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+            body: JSON.stringify({ label, ssh_key: ed25519Key() }),
+          });
+          const body = (await res.body.json()) as { id: number };
+          if (res.statusCode !== 200) throw new Error(`POST answered ${res.statusCode}`);
+          acknowledged.set(body.id, label);
+          if (acknowledged.size === 100) child.kill("SIGKILL");
+        } catch (err) {
+          // Requests in flight when the server was killed fail; that is the point.
+          if (!child.killed) throw err;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, (_, w) => writer(w)));
+    await exited;
+    expect(child.signalCode).toBe("SIGKILL");
+    expect(acknowledged.size).toBeGreaterThanOrEqual(100);
+
+    const client = new pg.Client({ connectionString: testDb.db });
+    await client.connect();
+    try {
+      const keys = new Map((await client.query<{ id: number; label: string }>("select id, label from ssh_keys")).rows.map((k) => [k.id, k.label]));
+      const events = new Set(
+        (await client.query<{ entity_id: string }>("select entity_id from events where action = 'user_ssh_key_add'")).rows.map((e) => String(e.entity_id)),
+      );
+      for (const [id, label] of acknowledged) {
+        expect(keys.get(id)).toBe(label);
+        expect(events.has(String(id))).toBe(true);
+      }
+      const page = (await call(other, "GET", "/profile/sshkeys?page_size=500", { token })).body as { results: number; data: Array<{ id: number }> };
+      expect(page.results).toBe(keys.size);
+      expect(page.data.map((k) => k.id)).toEqual(expect.arrayContaining([...acknowledged.keys()]));
+    } finally {
+      await client.end();
+    }
+  } finally {
+    await other.close();
+  }
+}, 120_000);
