@@ -15,10 +15,10 @@ import { parsePlanJson, priorStateResources, PlanFormatError } from "../report/p
 import { driftEntries } from "../report/summary";
 import { DEFAULT_MAX_CHARS, fit } from "../report/truncate";
 import { REPORT_OPTIONS, parseCommand, reportSettings } from "./args";
-import { cdktfImportModule, type ImportSubject } from "../report/import-cdktf";
+import { cdktfImportModule } from "../report/import-cdktf";
 import { importFormat } from "../report/import-format";
 import { findUnmanaged, importBlocks, type LiveObject, type UnmanagedObject, type UnmanagedResult } from "../report/unmanaged";
-import { importedObjects, UNMANAGED_TYPES } from "./unmanaged-types";
+import { importedObjects, UNMANAGED_TYPES, type ImportedObjects } from "./unmanaged-types";
 
 export const DEFAULT_BINDINGS = "@mgmt/cdktf-provider-mgmt";
 
@@ -118,7 +118,7 @@ function declaresImports(file: string): boolean {
     .some((line) => !line.trimStart().startsWith("//") && line.includes(".importFrom("));
 }
 
-async function readImported(objects: readonly UnmanagedObject[]): Promise<ImportSubject[]> {
+async function readImported(objects: readonly UnmanagedObject[]): Promise<ImportedObjects> {
   try {
     return await importedObjects(objects, process.env);
   } catch (err) {
@@ -191,22 +191,27 @@ export async function runDrift(args: string[]): Promise<number> {
 
     const plan = parsePlanJson(await refreshOnlyPlan(engine, dir));
     const state = priorStateResources(plan);
-    const report: DriftReport = {
-      drift: driftEntries(plan, "all"),
-      ...(values.unmanaged ? { unmanaged: await listUnmanaged(state) } : {}),
-    };
-    if (importOut !== undefined && chosen && report.unmanaged) {
-      const objects = report.unmanaged.unmanaged;
-      const text =
-        chosen.format === "hcl"
-          ? importBlocks(objects)
-          : cdktfImportModule(await readImported(objects), {
-              bindings: values.bindings ?? DEFAULT_BINDINGS,
-              provider: PROVIDER_NAME,
-              taken: state.map((r) => r.address.slice(r.address.lastIndexOf(".") + 1)),
-            });
+    let unmanaged = values.unmanaged ? await listUnmanaged(state) : undefined;
+    if (importOut !== undefined && chosen && unmanaged) {
+      let text: string;
+      if (chosen.format === "hcl") text = importBlocks(unmanaged.unmanaged);
+      else {
+        const { subjects, gone } = await readImported(unmanaged.unmanaged);
+        // Deleted between the listing and the read: there is nothing left to adopt or to report.
+        for (const o of gone)
+          process.stderr.write(
+            `mgmt drift: ${o.type} ${JSON.stringify(o.importId)} (label ${JSON.stringify(o.label)}) was deleted while drift ran; left out\n`,
+          );
+        if (gone.length > 0) unmanaged = { ...unmanaged, unmanaged: unmanaged.unmanaged.filter((o) => !gone.includes(o)) };
+        text = cdktfImportModule(subjects, {
+          bindings: values.bindings ?? DEFAULT_BINDINGS,
+          provider: PROVIDER_NAME,
+          taken: state.map((r) => r.address.slice(r.address.lastIndexOf(".") + 1)),
+        });
+      }
       writeFileSync(resolve(importOut), text);
     }
+    const report: DriftReport = { drift: driftEntries(plan, "all"), ...(unmanaged ? { unmanaged } : {}) };
 
     if (settings.format === "json") process.stdout.write(`${JSON.stringify(driftReportJson(report), null, 2)}\n`);
     else {

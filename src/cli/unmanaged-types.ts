@@ -13,6 +13,7 @@ import { listAll, type MgmtClient } from "../client";
 import { BOOTSTRAP_TOKEN_LABEL, TOKEN_PREFIX_LENGTH } from "../contract/tokens";
 import { createProvider, providerDefinition } from "../provider";
 import type { Diagnostic } from "../provider/framework/diagnostics";
+import { IMPORT_NOT_FOUND } from "../provider/framework/provider-server";
 import type { ImportAttribute, ImportSubject } from "../report/import-cdktf";
 import type { KnownRole, LiveObject, UnmanagedKind, UnmanagedObject } from "../report/unmanaged";
 
@@ -73,30 +74,48 @@ function firstError(diagnostics: readonly Diagnostic[]): string | undefined {
   return e && (e.detail ? `${e.summary}: ${e.detail}` : e.summary);
 }
 
+export interface ImportedObjects {
+  readonly subjects: ImportSubject[];
+  /** Listed, then deleted before it could be read: nothing is left to adopt. */
+  readonly gone: UnmanagedObject[];
+}
+
 /**
  * Each object as `import` then `refresh` leave it in state (ImportResourceState, then
  * ReadResource, the provider's own code, configured from `env` as the engine configures it), with
- * the attributes its resource declares. An object gone since it was listed is left out.
+ * the attributes its resource declares. An object gone since it was listed is left out and named
+ * in `gone`; any other failure throws.
  */
-export async function importedObjects(objects: readonly UnmanagedObject[], env: NodeJS.ProcessEnv): Promise<ImportSubject[]> {
+export async function importedObjects(objects: readonly UnmanagedObject[], env: NodeJS.ProcessEnv): Promise<ImportedObjects> {
   const resources = new Map(providerDefinition(env).resources.map((r) => [r.typeName, r]));
   const provider = createProvider({ env });
   try {
     const configured = firstError((await provider.configure({})).diagnostics);
     if (configured) throw new Error(`cannot configure the provider: ${configured}`);
     const subjects: ImportSubject[] = [];
+    const gone: UnmanagedObject[] = [];
     for (const o of objects) {
       const resource = resources.get(o.type);
       if (!resource) throw new Error(`the provider has no resource ${o.type}`);
       const imported = await provider.importResourceState(o.type, o.importId);
+      if (imported.diagnostics.some((d) => d.severity === "error" && d.summary === IMPORT_NOT_FOUND)) {
+        gone.push(o);
+        continue;
+      }
       const importFailure = firstError(imported.diagnostics);
       if (importFailure) throw new Error(`cannot import ${o.type} ${JSON.stringify(o.importId)}: ${importFailure}`);
       const [first] = imported.imported;
-      if (!first) continue;
+      if (!first) {
+        gone.push(o);
+        continue;
+      }
       const read = await provider.readResource(o.type, first.state, first.private);
       const readFailure = firstError(read.diagnostics);
       if (readFailure) throw new Error(`cannot read ${o.type} ${JSON.stringify(o.importId)}: ${readFailure}`);
-      if (read.newState === null) continue;
+      if (read.newState === null) {
+        gone.push(o);
+        continue;
+      }
       const attributes: ImportAttribute[] = Object.entries(resource.attributes).map(([name, spec]) => ({
         name,
         mode: spec.mode,
@@ -106,7 +125,7 @@ export async function importedObjects(objects: readonly UnmanagedObject[], env: 
       }));
       subjects.push({ type: o.type, importId: o.importId, label: o.label, attributes, values: read.newState });
     }
-    return subjects;
+    return { subjects, gone };
   } finally {
     await provider.close();
   }

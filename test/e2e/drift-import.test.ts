@@ -1,10 +1,12 @@
 /**
- * `mgmt drift --unmanaged --import-out imports.ts`, end to end, per engine: a cdktf app outside
+ * `mgmt drift --unmanaged --import-out imports.ts`, end to end with OpenTofu: a cdktf app outside
  * the repository (the bindings package and cdktf as a team's project has them) deployed against a
  * `mgmt serve` that holds objects the stack does not manage; drift writes the module, the stack
  * calls importUnmanaged(this), and the next plan only imports (no create, update or destroy). Then
  * a fresh checkout (the source and the state, no cdktf.out or .terraform) plans no changes, and
- * drift finds the account clean.
+ * drift finds the account clean. The same with Terraform, in a repository from `mgmt init` and
+ * through its drift workflow, is test/e2e/team-repo-terraform.test.ts; what only this file shows
+ * is a label that needs escaping at every step, and an object deleted while drift runs.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +17,8 @@ import { repoPath } from "../../src/harness/paths";
 import { runProcess } from "../../src/harness/process";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { runMgmt } from "../report/run-mgmt";
+import { PROVIDER_SOURCE } from "../../src/provider/identity";
+import { FaultProxy } from "../support/fault-proxy";
 import { sshKeyText } from "../support/ssh-keys";
 
 jest.setTimeout(600_000);
@@ -66,7 +70,8 @@ interface PlanJson {
   resource_changes?: { address: string; change: { actions: string[]; importing?: { id: string } } }[];
 }
 
-describe.each(availableEngines().map((e) => [e.name, e] as const))("drift imports as cdktf code, with %s", (_name, engine: Engine) => {
+describe("drift imports as cdktf code, with OpenTofu", () => {
+  const engine: Engine = availableEngines().find((e) => e.name === "tofu")!;
   let server: RunningServer;
   let client: MgmtClient;
   let work: string;
@@ -181,5 +186,38 @@ describe.each(availableEngines().map((e) => [e.name, e] as const))("drift import
     const clean = await drift(freshStack);
     expect({ code: clean.code, stderr: clean.stderr }).toEqual({ code: 0, stderr: "" });
     expect(JSON.parse(clean.stdout)).toMatchObject({ summary: { drifted: 0, deleted: 0, unmanaged: 0 }, has_drift: false });
+  });
+  it("leaves out, and names on stderr, an object deleted between its listing and its read", async () => {
+    // A configuration that manages nothing: every live object is unmanaged.
+    const dir = join(work, "empty");
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, "main.tf.json"),
+      JSON.stringify({ terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } }, provider: { mgmt: {} } }),
+    );
+    const doomed = await client.createSshKey({ label: "doomed", ssh_key: sshKeyText("ed25519", "doomed@example") });
+    const kept = await client.createSshKey({ label: "kept", ssh_key: sshKeyText("ed25519", "kept@example") });
+    // The listing still shows the key; by the time drift reads it to write its code, it is gone.
+    const proxy = await FaultProxy.start(server.url);
+    proxy.rule = (method, path) => (method === "GET" && path === `/profile/sshkeys/${doomed.id}` ? { kind: "status", status: 404 } : undefined);
+    try {
+      const out = join(work, "gone-imports.ts");
+      const r = await runMgmt(["drift", "--dir", dir, "--engine", engine.name, "--unmanaged", "--format", "json", "--import-out", out], {
+        env: { ...env, MGMT_URL: proxy.url },
+      });
+      expect({ code: r.code, stderr: r.stderr }).toEqual({
+        code: 2,
+        stderr: `mgmt drift: mgmt_ssh_key "${doomed.id}" (label "doomed") was deleted while drift ran; left out\n`,
+      });
+      expect(proxy.counters.seen).toContain("GET /profile/sshkeys");
+      const ids = (JSON.parse(r.stdout) as { unmanaged: { type: string; id: string }[] }).unmanaged.filter((u) => u.type === "mgmt_ssh_key").map((u) => u.id);
+      expect(ids).toContain(String(kept.id));
+      expect(ids).not.toContain(String(doomed.id));
+      const module = readFileSync(out, "utf8");
+      expect(module).toContain('label: "kept"');
+      expect(module).not.toContain("doomed");
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -1,10 +1,11 @@
 /**
  * A CI runner in miniature for the scaffold's own workflow files: each GitHub job's `run:` steps and
  * each GitLab job's script run in order with `bash -e`, the job's environment and the variables a
- * runner sets. `actions/*` steps are stood in for by what they do: checkout is the clone the caller
- * made, setup-node the node on PATH, cache copies a folder in and out of a cache directory,
- * upload-artifact copies the file aside. `${{ }}` expressions are evaluated for the few forms the
- * workflows use (context paths, ==/!= against a string, failure(), hashFiles()).
+ * runner sets. Actions are stood in for by what they do: checkout is the clone the caller made,
+ * setup-node the node on PATH, setup-terraform (without its wrapper) the terraform on PATH, cache
+ * copies a folder in and out of a cache directory, upload-artifact copies the file aside. `${{ }}`
+ * expressions are evaluated for the few forms the workflows use (context paths, ==/!= against a
+ * string, failure(), hashFiles()).
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -85,8 +86,13 @@ function copyTree(from: string, to: string, link: boolean): void {
 }
 
 /** A folder cached under `key`: restored into the workspace on a hit, saved after a successful job on a miss. */
-function cacheKeyDir(runner: Runner, key: string): string {
+function cacheKeyDir(runner: Pick<Runner, "cacheDir">, key: string): string {
   return join(runner.cacheDir, createHash("sha256").update(key).digest("hex").slice(0, 16));
+}
+
+/** Puts `from` (as hard links) into the cache under `key`, as an earlier job's post step would have saved it. */
+export function seedCache(cacheDir: string, key: string, from: string): void {
+  copyTree(from, cacheKeyDir({ cacheDir }, key), true);
 }
 
 /**
@@ -129,7 +135,11 @@ export function runGithubJob(workflowText: string, jobName: string, runner: Runn
       const w = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, substitute(String(v), ctx, runner.workspace)]));
       const action = step.uses.replace(/@.*$/, "");
       if (action === "actions/checkout" || action === "actions/setup-node") result = { code: 0, output: "" };
-      else if (action === "actions/cache") {
+      else if (action === "hashicorp/setup-terraform") {
+        // The wrapper would change what `terraform show -json` prints; the workflow turns it off.
+        if (w.terraform_wrapper !== "false") throw new Error("runner: hashicorp/setup-terraform stands in only with terraform_wrapper: false");
+        result = { code: 0, output: "" };
+      } else if (action === "actions/cache") {
         const dir = cacheKeyDir(runner, w.key!);
         const path = join(runner.workspace, w.path!);
         if (existsSync(dir)) {

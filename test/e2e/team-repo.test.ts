@@ -5,87 +5,30 @@
  * its connection string only in the environment, and the CI files run as a runner would run them
  * (tests below "the CI files"): plan comments posted then edited, drift issues filed, updated, closed.
  */
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
-import { build } from "esbuild";
+import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Client } from "pg";
 import { MgmtClient } from "../../src/client";
-import { repoPath } from "../../src/harness/paths";
 import { startPostgres, type PostgresCluster } from "../../src/harness/postgres";
-import { startServe, type RunningServer } from "../../src/harness/serve";
+import type { RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
-import { emptyState, type FakeApiState } from "./team-repo-fake-api";
-import { runGithubJob, runGitlabJob, type JobResult, type Runner } from "./team-repo-runner";
-import { usePrebuiltAddon } from "../support/addon-prebuild";
+import { runGithubJob, runGitlabJob, type Runner } from "./team-repo-runner";
+import { ciSandbox, createDatabase, expectJobOk as expectOk, githubContexts, scheduleContexts, teamRepoWork, type CiSandbox } from "./team-repo-setup";
 
 jest.setTimeout(20 * 60_000);
 
 const STACK = "account";
-const work = mkdtempSync(join(tmpdir(), "mgmt-team-repo-"));
-const home = join(work, "home");
-usePrebuiltAddon(home);
-const npmCache = spawnSync("npm", ["config", "get", "cache"], { encoding: "utf8" }).stdout.trim();
-// A person's shell: no engine configuration (the provider goes where engines look by themselves), no API settings.
-const { TF_CLI_CONFIG_FILE: _a, MGMT_URL: _b, MGMT_TOKEN: _c, PG_CONN_STR: _d, ...clean } = process.env;
-const baseEnv: NodeJS.ProcessEnv = {
-  ...clean,
-  HOME: home,
-  npm_config_cache: npmCache,
-  npm_config_nodedir: "/usr",
-  npm_config_update_notifier: "false",
-  npm_config_fund: "false",
-  npm_config_audit: "false",
-  CHECKPOINT_DISABLE: "1",
-  FORCE_COLOR: "0",
-  GIT_AUTHOR_NAME: "t",
-  GIT_AUTHOR_EMAIL: "t@example.test",
-  GIT_COMMITTER_NAME: "t",
-  GIT_COMMITTER_EMAIL: "t@example.test",
-};
-
-function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = baseEnv) {
-  const r = spawnSync(command, args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  return { code: r.status, out: `${r.stdout}${r.stderr}` };
-}
-function ok(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = baseEnv): string {
-  const r = sh(command, args, cwd, env);
-  if (r.code !== 0) throw new Error(`${command} ${args.join(" ")} exited ${r.code}:\n${r.out.slice(-6000)}`);
-  return r.out;
-}
-const withApi = (server: RunningServer, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
-  ...baseEnv,
-  MGMT_URL: server.url,
-  MGMT_TOKEN: server.token,
-  ...extra,
-});
-
-/** `mgmt init` with this build's tarballs; both repositories are named infra, so their package.json and lock are the same. */
-function scaffold(parent: string, ...flags: string[]): string {
-  const dir = join(work, parent, "infra");
-  ok(process.execPath, [repoPath("dist/cli.js"), "init", dir, ...flags], work);
-  return dir;
-}
-
-const local = scaffold("local");
-let servers: RunningServer[] = [];
-const serve = async (...args: string[]) => {
-  const s = await startServe(["--port", "0", "--db", ":memory:", ...args]);
-  servers.push(s);
-  return s;
-};
+const w = teamRepoWork("mgmt-team-repo-");
+const { home, sh, ok, withApi, serve } = w;
+// Both repositories are named infra, so their package.json and lock are the same.
+const local = w.scaffold("local");
 
 beforeAll(() => {
   // The one npm install of this file (better-sqlite3's addon from test/support/addon-prebuild.ts); every other repository reuses it.
   ok("npm", ["install", "--prefer-offline"], local);
 }, 30 * 60_000);
 
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.stop()));
-  servers = [];
-  rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => w.cleanUp());
 
 describe("a repository from mgmt init, after npm install", () => {
   const stackDir = join(local, "cdktf.out", "stacks", STACK);
@@ -136,7 +79,7 @@ describe("a repository from mgmt init, after npm install", () => {
 
 /** A second repository sharing the first one's node_modules (the same package.json and lock). */
 function sibling(parent: string, ...flags: string[]): string {
-  const dir = scaffold(parent, ...flags);
+  const dir = w.scaffold(parent, ...flags);
   cpSync(join(local, "package-lock.json"), join(dir, "package-lock.json"));
   symlinkSync(join(local, "node_modules"), join(dir, "node_modules"));
   return dir;
@@ -151,20 +94,8 @@ describe("with --backend pg", () => {
   });
   afterAll(() => cluster?.stop());
 
-  async function createDatabase(name: string): Promise<string> {
-    const admin = new Client({ connectionString: cluster.url });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE ${name}`);
-    } finally {
-      await admin.end();
-    }
-    // lib/pq, the engines' Postgres driver, asks for TLS unless told not to; the throwaway cluster has none.
-    return `${cluster.urlFor(name)}?sslmode=disable`;
-  }
-
   it("keeps the connection string out of cdk.tf.json, and the state in Postgres", async () => {
-    const url = `${await createDatabase("state_pg")}&application_name=s3cret-marker`;
+    const url = `${await createDatabase(cluster, "state_pg")}&application_name=s3cret-marker`;
     const server = await serve();
     const env = withApi(server, { PG_CONN_STR: url });
     ok("npx", ["cdktf", "synth"], pgRepo, env);
@@ -187,30 +118,18 @@ describe("with --backend pg", () => {
   });
 
   describe("the CI files, run as a runner runs them", () => {
-    let fakeBin: string;
-    let stateFile: string;
-    let cacheDir: string;
+    let sandbox: CiSandbox;
     let origin: string;
     /** Server A: the default fixtures (objects no code manages) and the stack deployed, state in database a. */
     let a: { server: RunningServer; pg: string };
     /** Server B: nothing but the bootstrap account and the stack deployed, state in database b. */
     let b: { server: RunningServer; pg: string };
 
-    const api = (): FakeApiState => JSON.parse(readFileSync(stateFile, "utf8")) as FakeApiState;
+    const api = () => sandbox.api();
+    const inCheckout = <T>(branch: string, run: (runner: Runner) => T): T => sandbox.inCheckout(origin, branch, run);
 
     beforeAll(async () => {
-      // gh and curl: the recorder, first on PATH.
-      fakeBin = join(work, "fake-bin");
-      mkdirSync(fakeBin);
-      const recorder = join(work, "fake-api.js");
-      await build({ entryPoints: [join(__dirname, "team-repo-fake-api.ts")], bundle: true, platform: "node", outfile: recorder, logLevel: "error" });
-      for (const tool of ["gh", "curl"]) {
-        writeFileSync(join(fakeBin, tool), `#!/bin/sh\nexec "${process.execPath}" "${recorder}" ${tool} "$@"\n`, { mode: 0o755 });
-      }
-      stateFile = join(work, "fake-api.json");
-      writeFileSync(stateFile, JSON.stringify(emptyState()));
-      cacheDir = join(work, "runner-cache");
-      mkdirSync(cacheDir);
+      sandbox = await ciSandbox(w);
 
       // The team's repository: the pg scaffold, committed on main with its lock file.
       origin = pgRepo;
@@ -220,7 +139,7 @@ describe("with --backend pg", () => {
 
       const deployed = async (db: string, ...serveArgs: string[]) => {
         const server = await serve(...serveArgs);
-        const pg = await createDatabase(db);
+        const pg = await createDatabase(cluster, db);
         ok("npm", ["run", "deploy"], origin, withApi(server, { PG_CONN_STR: pg }));
         return { server, pg };
       };
@@ -228,37 +147,10 @@ describe("with --backend pg", () => {
       b = await deployed("state_b", "--no-default-fixtures");
     }, 15 * 60_000);
 
-    /** A fresh checkout of `branch` (what actions/checkout leaves), run in, then removed. */
-    function inCheckout<T>(branch: string, run: (runner: Runner) => T): T {
-      const workspace = join(work, `checkout-${Date.now()}`);
-      ok("git", ["clone", "-q", "-b", branch, origin, workspace], work);
-      try {
-        return run({
-          workspace,
-          cacheDir,
-          env: { ...baseEnv, PATH: `${fakeBin}${delimiter}${baseEnv.PATH ?? ""}`, FAKE_API_STATE: stateFile, npm_config_prefer_offline: "true" },
-        });
-      } finally {
-        rmSync(workspace, { recursive: true, force: true });
-      }
-    }
-
-    const github = (over: Record<string, unknown>) => ({
-      github: { repository: "team/infra", run_id: "4242", event_name: "pull_request", token: "ghs_not_a_real_token", event: { pull_request: { number: 7 } } },
-      matrix: { stack: STACK },
-      vars: {},
-      secrets: {},
-      ...over,
-    });
     const contexts = (target: { server: RunningServer; pg: string }) =>
-      github({
+      githubContexts({
         vars: { MGMT_URL: target.server.url },
         secrets: { MGMT_TOKEN: target.server.token, MGMT_DRIFT_TOKEN: target.server.token, PG_CONN_STR: target.pg },
-      });
-    const expectOk = (job: JobResult) =>
-      expect({ ok: job.ok, failed: job.steps.filter((s) => s.code !== 0 && !s.skipped).map((s) => `${s.name}\n${s.output.slice(-4000)}`) }).toEqual({
-        ok: true,
-        failed: [],
       });
 
     /** A pull request's commit: main.ts with `from` replaced by `to`, on branch pr. */
@@ -297,10 +189,11 @@ describe("with --backend pg", () => {
 
     it("drift.yml files one issue while drift lasts, updates it, and closes it when there is none", async () => {
       const workflow = readFileSync(join(origin, ".github/workflows/drift.yml"), "utf8");
-      const schedule = (target: { server: RunningServer; pg: string }) => {
-        const c = contexts(target);
-        return { ...c, github: { ...c.github, event_name: "schedule", event: {} } };
-      };
+      const schedule = (target: { server: RunningServer; pg: string }) =>
+        scheduleContexts({
+          vars: { MGMT_URL: target.server.url },
+          secrets: { MGMT_TOKEN: target.server.token, MGMT_DRIFT_TOKEN: target.server.token, PG_CONN_STR: target.pg },
+        });
       const issueCalls = () => api().calls.filter((c) => c.tool === "gh" && c.argv[0] === "issue" && c.argv[1] !== "list");
 
       // B: everything live is managed and as the code says: nothing to file.

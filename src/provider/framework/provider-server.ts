@@ -47,6 +47,9 @@ export interface ProviderServerOptions {
   readonly log?: Log;
 }
 
+/** The summary of an import whose object does not exist, which callers tell apart from other failures. */
+export const IMPORT_NOT_FOUND = "Cannot import non-existent remote object";
+
 const none: Diagnosed = { diagnostics: [] };
 
 export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options: ProviderServerOptions = {}): ProviderServer {
@@ -213,10 +216,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
         const state = await r.importState(resourceOperation(diagnostics, kept), id);
         if (state === null) {
           diagnostics.push(
-            error(
-              "Cannot import non-existent remote object",
-              `No ${typeName} with import id "${id}" exists. The import id is ${r.importId.description}, e.g. ${r.importId.example}.`,
-            ),
+            error(IMPORT_NOT_FOUND, `No ${typeName} with import id "${id}" exists. The import id is ${r.importId.description}, e.g. ${r.importId.example}.`),
           );
           return { imported: [] };
         }
