@@ -6,63 +6,31 @@
  * plan job as a runner would, pass the repository's own `npm test`, and adopt unmanaged objects
  * with the import code drift writes for the cdktn bindings.
  */
-import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { MgmtClient } from "../../src/client";
-import { repoPath } from "../../src/harness/paths";
-import { startServe, type RunningServer } from "../../src/harness/serve";
+import type { RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
-import { usePrebuiltAddon } from "../support/addon-prebuild";
 import { runGitlabJob } from "./team-repo-runner";
+import { teamRepoWork } from "./team-repo-setup";
 
 jest.setTimeout(20 * 60_000);
 
 const STACK = "account";
-const work = mkdtempSync(join(tmpdir(), "mgmt-team-repo-cdktn-"));
-const home = join(work, "home");
-usePrebuiltAddon(home);
-const npmCache = spawnSync("npm", ["config", "get", "cache"], { encoding: "utf8" }).stdout.trim();
-// A person's shell: no engine configuration (the provider goes where engines look by themselves), no API settings.
-const { TF_CLI_CONFIG_FILE: _a, MGMT_URL: _b, MGMT_TOKEN: _c, PG_CONN_STR: _d, ...clean } = process.env;
-const baseEnv: NodeJS.ProcessEnv = {
-  ...clean,
-  HOME: home,
-  npm_config_cache: npmCache,
-  npm_config_nodedir: "/usr",
-  npm_config_update_notifier: "false",
-  npm_config_fund: "false",
-  npm_config_audit: "false",
-  CHECKPOINT_DISABLE: "1",
-  FORCE_COLOR: "0",
-};
-
-function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = baseEnv) {
-  const r = spawnSync(command, args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  return { code: r.status, out: `${r.stdout}${r.stderr}` };
-}
-function ok(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = baseEnv): string {
-  const r = sh(command, args, cwd, env);
-  if (r.code !== 0) throw new Error(`${command} ${args.join(" ")} exited ${r.code}:\n${r.out.slice(-6000)}`);
-  return r.out;
-}
-
-const repo = join(work, "infra");
+const w = teamRepoWork("mgmt-team-repo-cdktn-");
+const { work, home, baseEnv, sh, ok } = w;
+const repo = w.scaffold("cdktn", "--cdk", "cdktn");
 const stackDir = join(repo, "cdktf.out", "stacks", STACK);
-let server: RunningServer | undefined;
+let server: RunningServer;
 
-beforeAll(() => {
-  ok(process.execPath, [repoPath("dist/cli.js"), "init", repo, "--cdk", "cdktn", "--packages", repoPath("dist/packages")], work);
+beforeAll(async () => {
   // The one npm install of this file (better-sqlite3's addon from test/support/addon-prebuild.ts).
   ok("npm", ["install", "--prefer-offline"], repo);
+  server = await w.serve();
 }, 30 * 60_000);
 
-afterAll(async () => {
-  await server?.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => w.cleanUp());
 
 describe("a repository from mgmt init --cdk cdktn, after npm install", () => {
   it("has CDK Terrain and its bindings installed, and no cdktf", () => {
@@ -96,8 +64,7 @@ describe("a repository from mgmt init --cdk cdktn, after npm install", () => {
   });
 
   it("plans, applies and re-plans with no changes against mgmt serve", async () => {
-    server = await startServe(["--port", "0", "--db", ":memory:"]);
-    const env = { ...baseEnv, MGMT_URL: server.url, MGMT_TOKEN: server.token };
+    const env = w.withApi(server);
     // The script runs the engine as a person would, in colour: the colour codes are taken out to read it.
     const plan = stripVTControlCharacters(ok("npm", ["run", "plan"], repo, env));
     expect(plan).toMatch(/Plan: 6 to add, 0 to change, 0 to destroy/);
@@ -134,8 +101,8 @@ describe("a repository from mgmt init --cdk cdktn, after npm install", () => {
       CI_PROJECT_ID: "42",
       CI_MERGE_REQUEST_IID: "3",
       GITLAB_API_TOKEN: "glpat-not-a-real-token",
-      MGMT_URL: server!.url,
-      MGMT_TOKEN: server!.token,
+      MGMT_URL: server.url,
+      MGMT_TOKEN: server.token,
     })!;
     expect({ ok: job.ok, output: job.ok ? "" : job.steps[0]!.output.slice(-4000) }).toEqual({ ok: true, output: "" });
     expect(job.steps[0]!.output).toContain("> ts-node main.ts");
@@ -157,8 +124,8 @@ describe("a repository from mgmt init --cdk cdktn, after npm install", () => {
 
   // Last: main.ts then imports objects of the server above, which the throwaway ones of npm test lack.
   it("adopts unmanaged objects as cdktn code, as drift.yml writes it (mgmt drift --bindings), which plans as imports", async () => {
-    const env = { ...baseEnv, MGMT_URL: server!.url, MGMT_TOKEN: server!.token };
-    const client = new MgmtClient({ url: server!.url, token: server!.token });
+    const env = w.withApi(server);
+    const client = new MgmtClient({ url: server.url, token: server.token });
     try {
       await client.createTag({ label: "made-by-hand" });
     } finally {

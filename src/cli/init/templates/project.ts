@@ -49,7 +49,9 @@ export function packageJson(c: ScaffoldContext): string {
       test: "npm run test:engine && npm run test:jest",
       // The stack applied by the engine's own test command against a throwaway in-memory server. The
       // tests are copied beside the synthesized stack: Terraform takes no test directory outside it.
-      "test:engine": `${synthScript(c)} && cp -R tests ${stackDir}/ && cd ${stackDir} && ${engine} init -backend=false -input=false -no-color > /dev/null && mgmt serve --ephemeral -- ${engine} test -no-color`,
+      // Its own data folder: the deploy's (.terraform, which records the stack's backend, Postgres
+      // for a pg stack) would make the test reach for that backend.
+      "test:engine": `${synthScript(c)} && cp -R tests ${stackDir}/ && cd ${stackDir} && export TF_DATA_DIR=.terraform-test && ${engine} init -backend=false -input=false -no-color > /dev/null && mgmt serve --ephemeral -- ${engine} test -no-color`,
       "test:jest": "mgmt serve --ephemeral -- jest",
     },
     dependencies,
