@@ -25,9 +25,11 @@ import {
   RegionAvailability,
 } from "../../../contract";
 import type { ChildAccountService } from "./child-accounts";
-import type { BillingService } from "./service";
+import type { BillingService } from "./billing";
+import type { AccountDetailsService, AccountView } from "./details";
+import type { AccountLoginService } from "./logins";
+import type { AccountNoticeService } from "./notices";
 import type { PaymentMethodRecord } from "./store";
-import type { AccountView } from "./service";
 import { notFound } from "../../domain/errors";
 import { parseInput } from "../../http/errors";
 import { answer, pageView } from "../../http/present";
@@ -84,10 +86,18 @@ function pathText(req: FastifyRequest, name: string): string {
   return value;
 }
 
-export function accountRoutes(r: Router, domain: { billing: BillingService; childAccounts: ChildAccountService }): void {
-  const { billing, childAccounts } = domain;
+interface AccountServices {
+  accountDetails: AccountDetailsService;
+  billing: BillingService;
+  notices: AccountNoticeService;
+  accountLogins: AccountLoginService;
+  childAccounts: ChildAccountService;
+}
 
-  r.get("/account", "account:read_only", async ({ actor }) => answer(Account, accountView(await billing.get(actor))), {
+export function accountRoutes(r: Router, domain: AccountServices): void {
+  const { accountDetails, billing, notices, accountLogins, childAccounts } = domain;
+
+  r.get("/account", "account:read_only", async ({ actor }) => answer(Account, accountView(await accountDetails.get(actor))), {
     summary: "View the account",
     response: Account,
   });
@@ -97,7 +107,7 @@ export function accountRoutes(r: Router, domain: { billing: BillingService; chil
     "account:read_write",
     async ({ req, actor }) => {
       const input = parseInput(AccountUpdate, req.body);
-      return answer(Account, accountView(await billing.update(actor, input)));
+      return answer(Account, accountView(await accountDetails.update(actor, input)));
     },
     { summary: "Update the account's contact details", body: AccountUpdate, response: Account },
   );
@@ -107,18 +117,18 @@ export function accountRoutes(r: Router, domain: { billing: BillingService; chil
     "account:read_write",
     async ({ req, actor }) => {
       const input = parseInput(AccountCancel, req.body ?? {});
-      return answer(AccountCancelResult, await billing.cancel(actor, input.comments));
+      return answer(AccountCancelResult, await accountDetails.cancel(actor, input.comments));
     },
     { summary: "Cancel the account", body: AccountCancel, bodyOptional: true, response: AccountCancelResult },
   );
 
   r.list("/account/availability", "account:read_only", { item: RegionAvailability, summary: "List region availability" }, async ({ actor }, query) =>
-    billing.listAvailability(actor, query),
+    notices.listAvailability(actor, query),
   );
   r.get(
     "/account/availability/:id",
     "account:read_only",
-    async ({ req, actor }) => answer(RegionAvailability, await billing.getAvailability(actor, pathText(req, "id"))),
+    async ({ req, actor }) => answer(RegionAvailability, await notices.getAvailability(actor, pathText(req, "id"))),
     { summary: "View a region's availability", response: RegionAvailability },
   );
 
@@ -216,12 +226,12 @@ export function accountRoutes(r: Router, domain: { billing: BillingService; chil
   );
 
   r.list("/account/logins", "account:read_only", { item: Login, summary: "List logins of every user of the account" }, async ({ actor }, query) =>
-    pageView(await billing.listLogins(actor, query), loginView),
+    pageView(await accountLogins.listLogins(actor, query), loginView),
   );
   r.get(
     "/account/logins/:loginId",
     "account:read_only",
-    async ({ req, actor }) => answer(Login, loginView(await billing.getLogin(actor, pathId(req, "loginId")))),
+    async ({ req, actor }) => answer(Login, loginView(await accountLogins.getLogin(actor, pathId(req, "loginId")))),
     { summary: "View a login of any user of the account", response: Login },
   );
 
@@ -229,12 +239,12 @@ export function accountRoutes(r: Router, domain: { billing: BillingService; chil
     "/account/maintenance",
     "token",
     { item: MaintenanceItem, filter: API_FILTERABLE["/account/maintenance"], summary: "List maintenance" },
-    async ({ actor }, query) => (await billing.listMaintenance(actor, query)) as never,
+    async ({ actor }, query) => (await notices.listMaintenance(actor, query)) as never,
   );
   r.list(
     "/account/notifications",
     "account:read_only",
     { item: Notification, summary: "List notifications" },
-    async ({ actor }, query) => (await billing.listNotifications(actor, query)) as never,
+    async ({ actor }, query) => (await notices.listNotifications(actor, query)) as never,
   );
 }
