@@ -105,8 +105,8 @@ export function accountRoutes(r: Router, domain: AccountServices): void {
   r.put(
     "/account",
     "account:read_write",
-    async ({ req, actor }) => {
-      const input = parseInput(AccountUpdate, req.body);
+    async ({ actor, body }) => {
+      const input = body();
       return answer(Account, accountView(await accountDetails.update(actor, input)));
     },
     { summary: "Update the account's contact details", body: AccountUpdate, response: Account },
@@ -115,8 +115,8 @@ export function accountRoutes(r: Router, domain: AccountServices): void {
   r.post(
     "/account/cancel",
     "account:read_write",
-    async ({ req, actor }) => {
-      const input = parseInput(AccountCancel, req.body ?? {});
+    async ({ actor, body }) => {
+      const input = body();
       return answer(AccountCancelResult, await accountDetails.cancel(actor, input.comments));
     },
     { summary: "Cancel the account", body: AccountCancel, bodyOptional: true, response: AccountCancelResult },
@@ -157,8 +157,8 @@ export function accountRoutes(r: Router, domain: AccountServices): void {
   r.post(
     "/account/credit-card",
     "account:read_write",
-    async ({ req, actor }) => {
-      await billing.addCreditCard(actor, parseInput(CreditCardInput, req.body));
+    async ({ actor, body }) => {
+      await billing.addCreditCard(actor, body());
       return answer(EmptyBody, {});
     },
     { summary: "Add a credit card (deprecated)", body: CreditCardInput, response: EmptyBody },
@@ -170,8 +170,8 @@ export function accountRoutes(r: Router, domain: AccountServices): void {
   r.post(
     "/account/payment-methods",
     "account:read_write",
-    async ({ req, actor }) => {
-      const input = parseInput(PaymentMethodAdd, req.body);
+    async ({ actor, body }) => {
+      const input = body();
       await billing.addPaymentMethod(actor, input);
       return answer(EmptyBody, {});
     },
@@ -222,7 +222,7 @@ export function accountRoutes(r: Router, domain: AccountServices): void {
       const query = parseInput(PageQuery, req.query, "Query");
       return answer(paginated(InvoiceItem), (await billing.listInvoiceItems(actor, id, query)) as never);
     },
-    { summary: "List an invoice's items" },
+    { summary: "List an invoice's items", response: paginated(InvoiceItem) },
   );
 
   r.list("/account/logins", "account:read_only", { item: Login, summary: "List logins of every user of the account" }, async ({ actor }, query) =>

@@ -16,7 +16,7 @@ import {
 import type { OAuthService } from "./service";
 import type { OAuthClientRecord } from "./store";
 import { notFound } from "../../domain/errors";
-import { HttpError, parseInput } from "../../http/errors";
+import { HttpError } from "../../http/errors";
 import { answer, pageView } from "../../http/present";
 import { API_PREFIX, type Router } from "../../http/router";
 
@@ -70,44 +70,62 @@ export function oauthClientRoutes(r: Router, domain: { oauth: OAuthService }): v
   r.post(
     "/account/oauth-clients",
     "account:read_write",
-    async ({ req, actor }) => {
-      const input = parseInput(OAuthClientCreate, req.body);
+    async ({ actor, body }) => {
+      const input = body();
       const { client, secret } = await domain.oauth.register(actor, input);
       return answer(OAuthClient, clientView(client, secret));
     },
     { summary: "Create an OAuth client", body: OAuthClientCreate, response: OAuthClient },
   );
 
-  r.get("/account/oauth-clients/:clientId", "account:read_only", async ({ req, actor }) =>
-    answer(OAuthClient, clientView(await domain.oauth.getClient(actor, clientId(req)))),
+  r.get(
+    "/account/oauth-clients/:clientId",
+    "account:read_only",
+    async ({ req, actor }) => answer(OAuthClient, clientView(await domain.oauth.getClient(actor, clientId(req)))),
+    { summary: "View an OAuth client", response: OAuthClient },
   );
 
   r.put(
     "/account/oauth-clients/:clientId",
     "account:read_write",
-    async ({ req, actor }) => {
+    async ({ req, actor, body }) => {
       const id = clientId(req);
-      const change = parseInput(OAuthClientUpdate, req.body);
+      const change = body();
       return answer(OAuthClient, clientView(await domain.oauth.updateClient(actor, id, change)));
     },
     { summary: "Update an OAuth client", body: OAuthClientUpdate, response: OAuthClient },
   );
 
-  r.delete("/account/oauth-clients/:clientId", "account:read_write", async ({ req, actor }) => {
-    await domain.oauth.deleteClient(actor, clientId(req));
-    return answer(EmptyBody, {});
-  });
+  r.delete(
+    "/account/oauth-clients/:clientId",
+    "account:read_write",
+    async ({ req, actor }) => {
+      await domain.oauth.deleteClient(actor, clientId(req));
+      return answer(EmptyBody, {});
+    },
+    { summary: "Delete an OAuth client", response: EmptyBody },
+  );
 
-  r.post("/account/oauth-clients/:clientId/reset-secret", "account:read_write", async ({ req, actor }) => {
-    const { client, secret } = await domain.oauth.resetSecret(actor, clientId(req));
-    return answer(OAuthClient, clientView(client, secret));
-  });
+  r.post(
+    "/account/oauth-clients/:clientId/reset-secret",
+    "account:read_write",
+    async ({ req, actor }) => {
+      const { client, secret } = await domain.oauth.resetSecret(actor, clientId(req));
+      return answer(OAuthClient, clientView(client, secret));
+    },
+    { summary: "Reset an OAuth client's secret", response: OAuthClient },
+  );
 
-  r.get("/account/oauth-clients/:clientId/thumbnail", "public", async ({ req, reply }) => {
-    const { contentType, data } = await domain.oauth.thumbnail(clientId(req));
-    reply.header("content-type", contentType).header("cache-control", "no-cache");
-    return { status: 200, body: data };
-  });
+  r.get(
+    "/account/oauth-clients/:clientId/thumbnail",
+    "public",
+    async ({ req, reply }) => {
+      const { contentType, data } = await domain.oauth.thumbnail(clientId(req));
+      reply.header("content-type", contentType).header("cache-control", "no-cache");
+      return { status: 200, body: data };
+    },
+    { summary: "View an OAuth client's thumbnail", rawResponse: THUMBNAIL_TYPES },
+  );
 
   r.put(
     "/account/oauth-clients/:clientId/thumbnail",
