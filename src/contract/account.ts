@@ -1,7 +1,7 @@
 /**
- * The billing account (Part 2): contact details, cancellation, child accounts and proxy-user
+ * The billing account: contact details, cancellation, child accounts and proxy-user
  * tokens, the deprecated credit card, payment methods, invoices, region availability,
- * maintenance and notifications. Account-wide logins reuse `Login` (Part 1).
+ * maintenance and notifications. Account-wide logins reuse the profile's `Login`.
  */
 import { z } from "zod";
 import { Timestamp, ruled } from "./common";

@@ -1,4 +1,4 @@
-/** Part 2, entity transfers (deprecated): `/account/entity-transfers`. */
+/** Entity transfers (deprecated): `/account/entity-transfers`. */
 import { z } from "zod";
 import { Timestamp } from "./common";
 

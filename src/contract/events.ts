@@ -1,4 +1,4 @@
-/** Part 2, events: `/account/events`, the event view and the two mark operations. */
+/** Events: `/account/events`, the event view and the two mark operations. */
 import { z } from "zod";
 import { Timestamp } from "./common";
 

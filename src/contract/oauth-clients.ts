@@ -1,4 +1,4 @@
-/** Part 2, OAuth clients: `/account/oauth-clients` and their thumbnails. */
+/** OAuth clients: `/account/oauth-clients` and their thumbnails. */
 import { z } from "zod";
 import { ruled } from "./common";
 import { oauthClientLabel, redirectUri } from "./field-rules";

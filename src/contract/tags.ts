@@ -1,5 +1,5 @@
 /**
- * Part 2, tags (`/tags`) and the objects they apply to. The objects (compute instances,
+ * Tags (`/tags`) and the objects they apply to. The objects (compute instances,
  * domains, volumes, load balancers) are read-only here: the API cannot create them; fixtures
  * and the admin namespace seed them. Field sets follow the seed's tables plus upstream's
  * names where the seed says "not shown" (`watchdog_enabled`, `backups.schedule.day`).

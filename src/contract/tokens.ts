@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { Timestamp, ruled } from "./common";
 import { oauthScopesText, tokenLabel } from "./field-rules";
-import { formatTimestamp } from "./timestamps";
+import { parseDateTimeInput } from "./timestamps";
 
 /** After creation the API shows only this many leading characters of a token. */
 export const TOKEN_PREFIX_LENGTH = 16;
@@ -13,32 +13,14 @@ export const BOOTSTRAP_TOKEN_LABEL = /^mgmt serve \d{4}-\d{2}-\d{2}T/;
 export const TokenLabel = ruled(tokenLabel);
 export const OAuthScopesText = ruled(oauthScopesText);
 
-/**
- * A date-time a client sends: `YYYY-MM-DDTHH:MM:SS`, optionally with a fraction and a `Z` or
- * `±HH:MM` offset (no offset means UTC). The output is the wire form: UTC, whole seconds
- * (a fraction is dropped).
- */
-export const DATE_TIME_INPUT_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/;
+/** A date-time a client sends (see `parseDateTimeInput`); the output is the wire form. */
 export const DateTimeInput = z.string().transform((text, ctx) => {
-  const m = DATE_TIME_INPUT_PATTERN.exec(text);
-  const [, y, mo, d, h, mi, s] = (m ?? []).map(Number) as number[];
-  // The calendar fields must name a real moment (no 2025-02-30, no 25:00).
-  const calendar = m === null ? null : new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, s!));
-  const valid =
-    calendar !== null &&
-    calendar.getUTCFullYear() === y &&
-    calendar.getUTCMonth() === mo! - 1 &&
-    calendar.getUTCDate() === d &&
-    calendar.getUTCHours() === h &&
-    calendar.getUTCMinutes() === mi &&
-    calendar.getUTCSeconds() === s;
-  const offset = m?.[8];
-  const date = valid ? new Date(offset === undefined ? `${text}Z` : text) : null;
-  if (date === null || Number.isNaN(date.getTime())) {
+  const wire = parseDateTimeInput(text);
+  if (wire === undefined) {
     ctx.addIssue({ code: "custom", message: "must be a date-time such as 2030-01-01T00:00:00 (UTC)" });
     return z.NEVER;
   }
-  return formatTimestamp(date);
+  return wire;
 });
 
 export const PersonalAccessToken = z.object({
@@ -63,5 +45,3 @@ export type TokenCreate = z.input<typeof TokenCreate>;
 /** Only the label changes; other fields sent back (read-only) are ignored. */
 export const TokenUpdate = z.object({ label: TokenLabel });
 export type TokenUpdate = z.input<typeof TokenUpdate>;
-
-export { formatTimestamp as formatTokenTimestamp };

@@ -74,7 +74,7 @@ beforeAll(async () => {
   const login = await server.domain.logins.record({ userId: await bootstrapUserId(server), ip: "192.0.2.1" });
   await call(server, "POST", "/account/payment-methods", { json: { type: "credit_card", is_default: true, data: CARD } });
   await call(server, "POST", "/account/payment-methods", { json: { type: "credit_card", is_default: false, data: CARD } });
-  const methods = (await server.store.billing.listPaymentMethods(accountId)).map((m) => m.id);
+  const methods = (await server.store.payments.listPaymentMethods(accountId)).map((m) => m.id);
   ids = { invoice, login: login.id, method: methods[0]!, spare: methods[1]! };
 });
 afterAll(async () => {

@@ -32,7 +32,7 @@ describe("GET /account", () => {
 
   test("shows seeded money fields and the default card", async () => {
     const accountId = (await server.domain.tokens.authenticate(server.token!)).user.account_id;
-    await server.domain.billing.seedAccount(accountId, { balance: 12.5, balance_uninvoiced: 3 });
+    await server.domain.accountDetails.seedAccount(accountId, { balance: 12.5, balance_uninvoiced: 3 });
     await call(server, "POST", "/account/credit-card", { json: { card_number: "4111111111111111", cvv: "123", expiry_month: 4, expiry_year: 2030 } });
     const res = await call(server, "GET", "/account");
     expect(res.body).toMatchObject({ balance: 12.5, balance_uninvoiced: 3, credit_card: { expiry: "04/2030", last_four: 1111 } });

@@ -37,7 +37,7 @@ describe("POST /account/cancel", () => {
   });
 
   test("charges the balance to the card; a declining card is 409 with a reason and no field, and the account stays", async () => {
-    await server.domain.billing.seedAccount(accountId, { balance: 25.5 });
+    await server.domain.accountDetails.seedAccount(accountId, { balance: 25.5 });
     let res = await call(server, "POST", "/account/cancel", { json: {} });
     expect(res.status).toBe(409);
     expect((await call(server, "GET", "/account")).status).toBe(200);
@@ -263,7 +263,7 @@ describe("/account/availability", () => {
     expect(res.status).toBe(200);
     expect((res.body as { results: number }).results).toBeGreaterThan(0);
     expect((await call(server, "GET", "/account/availability/us-east")).body).toMatchObject({ region: "us-east", unavailable: [] });
-    await server.domain.billing.seedAvailability(accountId, [
+    await server.domain.notices.seedAvailability(accountId, [
       { region: "us-east", available: ["Computes"], unavailable: ["Kubernetes"] },
       { region: "eu-west", available: [], unavailable: ["Computes"] },
     ]);
@@ -309,21 +309,21 @@ describe("/account/maintenance and /account/notifications", () => {
   const entity = (id: number) => ({ id, label: `compute-${id}`, type: "compute", url: `/v4/compute/instances/${id}` });
 
   test("maintenance: canceled items are not returned; restricted users see only entities they may view", async () => {
-    await server.domain.billing.seedMaintenance(accountId, {
+    await server.domain.notices.seedMaintenance(accountId, {
       entity: entity(1),
       reason: "Host upgrade",
       status: "pending",
       type: "reboot",
       when: "2025-03-10T00:00:00",
     });
-    await server.domain.billing.seedMaintenance(accountId, {
+    await server.domain.notices.seedMaintenance(accountId, {
       entity: entity(2),
       reason: "Host upgrade",
       status: "canceled",
       type: "reboot",
       when: "2025-03-10T00:00:00",
     });
-    await server.domain.billing.seedMaintenance(accountId, {
+    await server.domain.notices.seedMaintenance(accountId, {
       entity: entity(3),
       reason: "Migration",
       status: "started",
@@ -358,8 +358,8 @@ describe("/account/maintenance and /account/notifications", () => {
       when: "2025-03-10T00:00:00",
       until: null,
     };
-    const first = await server.domain.billing.seedNotification(accountId, n);
-    await server.domain.billing.seedNotification(accountId, {
+    const first = await server.domain.notices.seedNotification(accountId, n);
+    await server.domain.notices.seedNotification(accountId, {
       ...n,
       label: "Promo",
       entity: null,
@@ -371,9 +371,9 @@ describe("/account/maintenance and /account/notifications", () => {
     expect(res.status).toBe(200);
     expect((res.body as { data: Array<{ label: string }> }).data.map((x) => x.label)).toEqual(["Maintenance", "Promo"]);
     server.clock.advance(24 * 3600 * 1000);
-    await server.domain.billing.resolveNotification(accountId, first);
+    await server.domain.notices.resolveNotification(accountId, first);
     res = await call(server, "GET", "/account/notifications");
     expect(res.body).toEqual({ data: [], page: 1, pages: 1, results: 0 });
-    await expect(server.domain.billing.resolveNotification(accountId, first)).rejects.toThrow();
+    await expect(server.domain.notices.resolveNotification(accountId, first)).rejects.toThrow();
   });
 });

@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ACCOUNT_FIELD_MAX, EMAIL_MAX, OAUTH_CLIENT_LABEL_MAX, SSH_KEY_LABEL_MAX, TAG_LABEL, TOKEN_LABEL, ZIP_MAX } from "../../src/contract";
 import { startServer } from "../../src/server";
 import { defaultFixtures, DEFAULT_FIXTURE_FILES } from "../../src/server/fixtures/default";
 import { parseFixtures } from "../../src/server/fixtures/loader";
@@ -107,6 +108,59 @@ describe("a malformed file is refused with the JSON path", () => {
   });
   test("a missing file", async () => {
     await expect(startTestServer({ fixtures: join(dir, "missing.json") })).rejects.toThrow(/missing\.json: \$: cannot read the file/);
+  });
+});
+
+describe("fixture fields follow the contract's rules, at and past each limit", () => {
+  const user = (fields: Record<string, unknown>) => ({ version: 1, users: [{ username: "kim", email: "kim@example.com", ...fields }] });
+  const email = (length: number) => `${"k".repeat(length - "@example.com".length)}@example.com`;
+  // [what, the document at the limit, the document past it, the JSON path refused]
+  const cases: Array<[string, unknown, unknown, string]> = [
+    [
+      "token label",
+      user({ tokens: [{ label: "t".repeat(TOKEN_LABEL.max) }] }),
+      user({ tokens: [{ label: "t".repeat(TOKEN_LABEL.max + 1) }] }),
+      "$.users[0].tokens[0].label",
+    ],
+    ["empty token label", user({ tokens: [{ label: "t".repeat(TOKEN_LABEL.min) }] }), user({ tokens: [{ label: "" }] }), "$.users[0].tokens[0].label"],
+    ["user email", user({ email: email(EMAIL_MAX) }), user({ email: email(EMAIL_MAX + 1) }), "$.users[0].email"],
+    ["user email form", user({ email: "kim@example.com" }), user({ email: "kim@localhost" }), "$.users[0].email"],
+    ["time zone", user({ timezone: "America/New_York" }), user({ timezone: "Mars/Olympus_Mons" }), "$.users[0].timezone"],
+    [
+      "SSH key label",
+      { version: 1, ssh_keys: [{ label: "k".repeat(SSH_KEY_LABEL_MAX), ssh_key: KEY }] },
+      { version: 1, ssh_keys: [{ label: "k".repeat(SSH_KEY_LABEL_MAX + 1), ssh_key: KEY }] },
+      "$.ssh_keys[0].label",
+    ],
+    [
+      "OAuth client label",
+      { version: 1, oauth_clients: [{ label: "c".repeat(OAUTH_CLIENT_LABEL_MAX) }] },
+      { version: 1, oauth_clients: [{ label: "c".repeat(OAUTH_CLIENT_LABEL_MAX + 1) }] },
+      "$.oauth_clients[0].label",
+    ],
+    [
+      "tag label",
+      { version: 1, compute_instances: [{ label: "web-1", tags: ["t".repeat(TAG_LABEL.min), "t".repeat(TAG_LABEL.max)] }] },
+      { version: 1, compute_instances: [{ label: "web-1", tags: ["t".repeat(TAG_LABEL.min - 1)] }] },
+      "$.compute_instances[0].tags[0]",
+    ],
+    ["zip", { version: 1, account: { zip: "z".repeat(ZIP_MAX) } }, { version: 1, account: { zip: "z".repeat(ZIP_MAX + 1) } }, "$.account.zip"],
+    ["account email", { version: 1, account: { email: "bill@example.com" } }, { version: 1, account: { email: "bill" } }, "$.account.email"],
+    [
+      "child account city",
+      { version: 1, child_accounts: [{ city: "c".repeat(ACCOUNT_FIELD_MAX.city) }] },
+      { version: 1, child_accounts: [{ city: "c".repeat(ACCOUNT_FIELD_MAX.city + 1) }] },
+      "$.child_accounts[0].city",
+    ],
+  ];
+  test.each(cases)("%s", (_name, ok, bad, path) => {
+    expect(() => parseFixtures(ok, "ok.json")).not.toThrow();
+    expect(() => parseFixtures(bad, "bad.json")).toThrow(`bad.json: ${path}: `);
+  });
+
+  test("an account's country is read as the API reads it, in either case", () => {
+    const parsed = parseFixtures({ version: 1, account: { country: "us" } }, "ok.json");
+    expect(parsed.sections.get("account")).toMatchObject({ country: "US" });
   });
 });
 

@@ -1,6 +1,8 @@
 /** `GET /v4/openapi.json`: public, structurally valid, and listing every registered route. */
 import Ajv2020 from "ajv/dist/2020";
+import { z } from "zod";
 import { SCOPE_AREAS } from "../../src/contract/scopes";
+import { openApiDocument } from "../../src/server/http/openapi";
 import { call, startTestServer, type TestServer } from "./helpers";
 
 type Doc = {
@@ -125,5 +127,72 @@ describe("the scope areas", () => {
       }),
     );
     expect([...new Set(accepted)].sort()).toEqual([...SCOPE_AREAS].sort());
+  });
+});
+
+type Schema = Record<string, unknown>;
+
+/** A schema that says nothing of its fields: `{}`, a bare object, or a record of anything. */
+function generic(schema: Schema): boolean {
+  const shaped = ["properties", "items", "prefixItems", "anyOf", "oneOf", "allOf", "enum", "const", "$ref"].some((k) => k in schema);
+  if (shaped) return false;
+  if (schema.type === undefined || schema.type === "object") {
+    const extra = schema.additionalProperties as Schema | boolean | undefined;
+    return extra === undefined || typeof extra === "boolean" || generic(extra);
+  }
+  return false;
+}
+
+/** Each operation's JSON request body schema, by `METHOD path`. */
+const requestBodies = (paths: Doc["paths"]): Array<[string, Schema]> =>
+  Object.entries(paths).flatMap(([path, ops]) =>
+    Object.entries(ops).flatMap(([method, op]) => {
+      const content = (op.requestBody as { content?: Record<string, { schema: Schema }> } | undefined)?.content;
+      const json = content?.["application/json"];
+      return json === undefined ? [] : [[`${method.toUpperCase()} ${path}`, json.schema] as [string, Schema]];
+    }),
+  );
+
+/** Bodies and answers the API defines as any JSON object: free-form is their contract schema. */
+const FREE_FORM = new Set(["PUT /profile/preferences", "GET /profile/preferences", "GET /openapi.json"]);
+
+describe("request bodies", () => {
+  it("every operation with a JSON body shows its contract schema, never a generic object", () => {
+    const bodies = requestBodies(doc.paths);
+    expect(bodies.length).toBeGreaterThanOrEqual(18);
+    expect(bodies.filter(([op, schema]) => generic(schema) && !FREE_FORM.has(op)).map(([op]) => op)).toEqual([]);
+    expect(bodies.find(([name]) => name === "PUT /profile/preferences")?.[1].type).toBe("object");
+    const names = Object.fromEntries(bodies.map(([op, schema]) => [op, Object.keys((schema.properties ?? {}) as Schema).sort()]));
+    expect(names["POST /account/oauth-clients"]).toEqual(["label", "public", "redirect_uri"]);
+    expect(names["PUT /account/oauth-clients/{clientId}"]).toEqual(expect.arrayContaining(["label", "redirect_uri"]));
+    expect(names["POST /account/entity-transfers"]).toEqual(["entities"]);
+  });
+
+  it("the check refuses a generic body schema and accepts a shaped one", () => {
+    const built = openApiDocument([
+      { method: "POST", path: "/anything", access: "token", doc: { body: z.record(z.string(), z.unknown()) } },
+      { method: "PUT", path: "/shaped", access: "token", doc: { body: z.object({ label: z.string() }) } },
+    ]) as { paths: Doc["paths"] };
+    expect(requestBodies(built.paths).map(([op, schema]) => [op, generic(schema)])).toEqual([
+      ["POST /anything", true],
+      ["PUT /shaped", false],
+    ]);
+  });
+});
+
+describe("answers", () => {
+  it("every JSON success answer shows its contract schema; bytes show their media types", () => {
+    const answers = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => {
+        const success = Object.entries(op.responses).find(([status]) => status.startsWith("2"))![1] as { content: Record<string, { schema: Schema }> };
+        return [`${method.toUpperCase()} ${path}`, success.content] as const;
+      }),
+    );
+    const generics = answers.filter(
+      ([op, content]) => content["application/json"] !== undefined && generic(content["application/json"].schema) && !FREE_FORM.has(op),
+    );
+    expect(generics.map(([op]) => op)).toEqual([]);
+    const thumbnail = answers.find(([op]) => op === "GET /account/oauth-clients/{clientId}/thumbnail")![1];
+    expect(thumbnail["image/png"]).toEqual({ schema: { type: "string", contentMediaType: "image/png" } });
   });
 });

@@ -2,7 +2,8 @@
 import { string } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import type { ObjectValue } from "../framework/value";
-import { parseRfc3339, rfc3339 } from "../timestamps";
+import { parseRfc3339 } from "../../contract/timestamps";
+import { rfc3339 } from "../timestamps";
 import { eventAttributes, eventValue } from "./event-shape";
 import { apiValue } from "./filter";
 import { defineListDataSource } from "./list";

@@ -17,7 +17,7 @@ import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import type { Attributes } from "../framework/resource";
 import { oneOf } from "../framework/validators";
 import { isUnknown, isWhollyKnown, type ObjectValue, type TfValue } from "../framework/value";
-import { parseRfc3339, toApiTimestamp } from "../timestamps";
+import { formatTimestamp, parseRfc3339 } from "../../contract/timestamps";
 import type { ApiFieldType } from "../../contract/filterable";
 
 /** How a field's values compare: as text, numbers, booleans, instants, or any element of a list of strings. */
@@ -193,7 +193,7 @@ export function apiValue(type: ApiFieldType, v: string): string | number | boole
       return v === "true" ? true : v === "false" ? false : undefined;
     case "timestamp": {
       const ms = parseRfc3339(v);
-      return ms === undefined ? undefined : toApiTimestamp(ms);
+      return ms === undefined ? undefined : formatTimestamp(ms);
     }
   }
 }

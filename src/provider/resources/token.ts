@@ -13,7 +13,8 @@ import { string } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import { defineResource } from "../framework/resource";
 import { Unknown, knownString, requireString, type ObjectValue } from "../framework/value";
-import { parseDuration, parseRfc3339, positiveDuration, rfc3339, sameInstant, toApiTimestamp, toRfc3339 } from "../timestamps";
+import { formatTimestamp, parseRfc3339 } from "../../contract/timestamps";
+import { parseDuration, positiveDuration, rfc3339, sameInstant, toRfc3339 } from "../timestamps";
 import { closestArea, unknownScopeAreas } from "../scope-areas";
 import { orNullIfGone, parseId } from "./ids";
 
@@ -113,7 +114,7 @@ export const tokenResource = defineResource<ProviderContext>({
     const created = await createTokenOnce(ctx.client, {
       label: requireString(planned, "label"),
       ...(knownString(planned, "scopes") !== undefined ? { scopes: knownString(planned, "scopes") } : {}),
-      ...(at !== undefined ? { expiry: toApiTimestamp(at) } : {}),
+      ...(at !== undefined ? { expiry: formatTimestamp(at) } : {}),
     });
     return toState(created, { ...planned, token: created.token });
   },

@@ -50,7 +50,7 @@ export const billingAdmin: AdminModule = {
     });
     r.put("/availability", "Replace the account's region availability (a list)", async (req) => {
       const accountId = await accountOf(req, ctx);
-      await ctx.domain.billing.seedAvailability(accountId, parseInput(z.array(RegionAvailability), req.body));
+      await ctx.domain.notices.seedAvailability(accountId, parseInput(z.array(RegionAvailability), req.body));
       return { body: {} };
     });
     r.post("/maintenance", "Add a maintenance item", async (req) => {
@@ -62,7 +62,7 @@ export const billingAdmin: AdminModule = {
       return { body: { id: await applyBilling.notification(ctx.domain, accountId, parseInput(NotificationSeed, req.body), resolve) } };
     });
     r.delete("/notifications/:notificationId", "Resolve a notification (it disappears)", async (req) => {
-      await ctx.domain.billing.resolveNotification(await accountOf(req, ctx), pathId(req, "notificationId"));
+      await ctx.domain.notices.resolveNotification(await accountOf(req, ctx), pathId(req, "notificationId"));
       return { body: {} };
     });
     r.post("/child-accounts", "Create a child account of the account, with its proxy user", async (req) => {

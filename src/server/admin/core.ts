@@ -1,5 +1,5 @@
 /**
- * The Part 1 admin endpoints: reset, clock, users (with grants and tokens), OAuth clients and
+ * The core admin endpoints: reset, clock, users (with grants and tokens), OAuth clients and
  * their tokens, the simulated SMS outbox, faults and request counters.
  */
 import { z } from "zod";

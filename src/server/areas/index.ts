@@ -1,8 +1,9 @@
 /**
  * The areas of the API, in the order their services are built (an area is built with the
- * services of areas before it). Adding an area: its folder (see `../README.md`) and one line
- * here. The store's repositories, the domain's services and the app's routes are composed from
- * this list and nowhere else.
+ * services of areas before it). Adding an area: its folder, one line here, and what it adds to
+ * lists shared by every area (a migration, event actions, filterable fields: see `../README.md`).
+ * The store's repositories, the domain's services and the app's routes are composed from this
+ * list and nowhere else.
  */
 import type { Deps } from "../domain/context";
 import type { Router } from "../http/router";

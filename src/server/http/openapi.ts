@@ -84,7 +84,13 @@ function operation(route: RouteInfo): Json {
 
   const status = String(doc.status ?? 200);
   const responses: Json = {
-    [status]: { description: doc.summary ?? "Success", content: { "application/json": { schema: success ?? { type: "object" } } } },
+    [status]: {
+      description: doc.summary ?? "Success",
+      content:
+        doc.rawResponse === undefined
+          ? { "application/json": { schema: success ?? { type: "object" } } }
+          : Object.fromEntries(doc.rawResponse.map((type) => [type, { schema: { type: "string", contentMediaType: type } }])),
+    },
     "400": ERROR_REF,
     "404": ERROR_REF,
     "429": ERROR_REF,

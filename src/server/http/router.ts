@@ -9,7 +9,7 @@ import { PathId } from "../../contract";
 import type { Scope } from "../../contract/scopes";
 import { isStorableId, type Actor } from "../domain/context";
 import { invalidToken, notFound, scopeMissing } from "../domain/errors";
-import { methodNotAllowed } from "./errors";
+import { methodNotAllowed, parseInput } from "./errors";
 import type { z } from "zod";
 import type { FilterFields } from "../domain/filter";
 import type { Answer, RouteContext } from "./answer";
@@ -28,21 +28,24 @@ const JSON_TYPE = "application/json; charset=utf-8";
 
 /**
  * What a route tells the OpenAPI document (`GET /v4/openapi.json`); every field is optional.
- * A route registered without one still appears, with a generic body and answer.
+ * A route registered without one still appears, with a generic answer.
  */
-export interface RouteDoc {
+export interface RouteDoc<B extends z.ZodType = z.ZodType> {
   summary?: string;
   /**
-   * The request body's contract schema (shown in its "input" form). An operation documented
-   * without one (and without `rawBody`) takes no body, and runs whatever content type says so.
+   * The request body's contract schema: the handler's `body()` parses with it, and the document
+   * shows its "input" form. An operation without one (and without `rawBody`) takes no body, and
+   * runs whatever content type says so.
    */
-  body?: z.ZodType;
+  body?: B;
   /** The body may be left out (the operation then runs as with an empty object). */
   bodyOptional?: boolean;
-  /** The media types of a body taken as raw bytes rather than JSON (an image). */
+  /** The media types of a body taken as raw bytes rather than JSON (an image), read from `req.body`. */
   rawBody?: readonly string[];
   /** The success answer's contract schema (shown in its "output" form). */
   response?: z.ZodType;
+  /** The media types of an answer sent as raw bytes (an image) rather than JSON. */
+  rawResponse?: readonly string[];
   /** Query parameters, as a zod object of strings. */
   query?: z.ZodType;
   /** Success status (default 200). */
@@ -50,6 +53,17 @@ export interface RouteDoc {
   /** Set by `list`: a paginated collection of `item`, filterable on `filter`. */
   list?: { item: z.ZodType; filter?: FilterFields };
 }
+
+/**
+ * What a handler is given: the request, the caller, and `body()`, the request body parsed by the
+ * route's `RouteDoc.body` (400 naming the field otherwise). It is parsed when first asked for, so
+ * a handler checks its path (404) before the body, as the API does.
+ */
+export interface BodyContext<T> extends RouteContext {
+  body(): T;
+}
+
+type Handler<B extends z.ZodType> = (ctx: BodyContext<z.output<B>>) => Promise<Answer>;
 
 /** One registered operation, for the OpenAPI document and tests. */
 export interface RouteInfo {
@@ -79,7 +93,7 @@ export class Router {
     private readonly authenticate: (bearer: string) => Promise<Actor>,
   ) {}
 
-  route(method: Method, path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc: RouteDoc = {}): this {
+  route<B extends z.ZodType = z.ZodNever>(method: Method, path: string, access: RouteAccess, handler: Handler<B>, doc: RouteDoc<B> = {}): this {
     const url = API_PREFIX + path;
     this.registered.push({ method, path, access, doc });
     const known = this.methods.get(url) ?? new Set<Method>();
@@ -92,6 +106,7 @@ export class Router {
       onRequest: access === "public" ? [] : [(req, reply) => this.authorize(req, reply, access)],
       handler: async (req, reply) => {
         const actors = this.actors;
+        let parsed: { value: z.output<B> } | undefined;
         const answer = await handler({
           req,
           reply,
@@ -100,6 +115,7 @@ export class Router {
             if (actor === undefined) throw new Error(`${method} ${url} is public: it has no actor`);
             return actor;
           },
+          body: () => (parsed ??= { value: parseBody(doc, req.body, `${method} ${url}`) }).value,
         });
         if ("json" in answer) return reply.code(answer.status).header("content-type", JSON_TYPE).send(answer.json);
         return reply.code(answer.status).send(answer.body);
@@ -108,10 +124,13 @@ export class Router {
     return this;
   }
 
-  get = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc?: RouteDoc) => this.route("GET", path, access, handler, doc);
-  post = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc?: RouteDoc) => this.route("POST", path, access, handler, doc);
-  put = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc?: RouteDoc) => this.route("PUT", path, access, handler, doc);
-  delete = (path: string, access: RouteAccess, handler: (ctx: RouteContext) => Promise<Answer>, doc?: RouteDoc) =>
+  get = <B extends z.ZodType = z.ZodNever>(path: string, access: RouteAccess, handler: Handler<B>, doc?: RouteDoc<B>) =>
+    this.route("GET", path, access, handler, doc);
+  post = <B extends z.ZodType = z.ZodNever>(path: string, access: RouteAccess, handler: Handler<B>, doc?: RouteDoc<B>) =>
+    this.route("POST", path, access, handler, doc);
+  put = <B extends z.ZodType = z.ZodNever>(path: string, access: RouteAccess, handler: Handler<B>, doc?: RouteDoc<B>) =>
+    this.route("PUT", path, access, handler, doc);
+  delete = <B extends z.ZodType = z.ZodNever>(path: string, access: RouteAccess, handler: Handler<B>, doc?: RouteDoc<B>) =>
     this.route("DELETE", path, access, handler, doc);
 
   /**
@@ -152,6 +171,12 @@ export class Router {
     if (access !== "token" && !actor.scopes.allows(access)) throw scopeMissing();
     this.actors.set(req, actor);
   }
+}
+
+/** The request body parsed by the route's schema; an optional body left out (or null) is an empty object. */
+function parseBody<B extends z.ZodType>(doc: RouteDoc<B>, body: unknown, operation: string): z.output<B> {
+  if (doc.body === undefined) throw new Error(`${operation} declares no body schema: it reads no body`);
+  return parseInput(doc.body, doc.bodyOptional === true ? (body ?? {}) : body);
 }
 
 /** A positive integer id within the stores' range (`MAX_ID`), or undefined. */

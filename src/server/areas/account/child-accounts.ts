@@ -4,12 +4,13 @@
  * through which parent users act in the child. Child accounts are created by the operator
  * (`seedChild`: fixtures, the admin namespace, tests), never by the API.
  */
+import { createHash } from "node:crypto";
 import { PROXY_TOKEN_MINUTES, TOKEN_LABEL, type Page, type PageQuery } from "../../../contract";
 import type { StoreOf } from "../../store/store";
 import type { AccountRecord, UserRecord } from "../profile/store";
 import type { TokenRecord } from "../tokens/store";
 import type { AccountBillingRecord, AccountDetails } from "./store";
-import { BillingService, type AccountAreaRepos, type AccountView, defaultDetails, proxyUsername } from "./service";
+import { AccountDetailsService, type AccountAreaRepos, type AccountView, defaultDetails } from "./details";
 import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { DomainError, forbidden, notFound } from "../../domain/errors";
 import { pageFrom } from "../../domain/paging";
@@ -17,6 +18,14 @@ import { Scopes } from "../../../contract/scopes";
 import type { TokenService } from "../tokens/service";
 import { grantsOf, unauthorized } from "../profile/grants";
 import { newUser } from "../profile/users";
+
+/** The proxy user's name: `<company[0..15]>_<sha256(company + euuid)[0..16]>`. */
+export function proxyUsername(parentCompany: string, childEuuid: string): string {
+  const hash = createHash("sha256")
+    .update(parentCompany + childEuuid, "utf8")
+    .digest("hex");
+  return `${parentCompany.slice(0, 15)}_${hash.slice(0, 16)}`;
+}
 
 export interface NewChildInput {
   /** Default: the first (bootstrap) user's account. */
@@ -35,7 +44,7 @@ type Store = StoreOf<AccountAreaRepos>;
 export class ChildAccountService {
   constructor(
     private readonly deps: Deps<AccountAreaRepos>,
-    private readonly billing: BillingService,
+    private readonly account: AccountDetailsService,
     private readonly tokens: TokenService,
     /** Lifetime of proxy-user tokens. */
     private readonly tokenMinutes: number = PROXY_TOKEN_MINUTES,
@@ -43,7 +52,7 @@ export class ChildAccountService {
 
   /** Rule 4: an unrestricted user, or a restricted one with `child_account_access`; never a child-account user. */
   private async requireAccess(actor: Actor, store: Store): Promise<void> {
-    if (await this.billing.isChildAccountUser(actor.user, store)) throw forbidden(null, "Child account users cannot use child account operations");
+    if (await this.account.isChildAccountUser(actor.user, store)) throw forbidden(null, "Child account users cannot use child account operations");
     const grants = await grantsOf(store, actor);
     if (grants !== null && !grants.global.child_account_access) throw unauthorized();
   }
@@ -56,7 +65,7 @@ export class ChildAccountService {
     return this.deps.store.transaction(async (tx) => {
       await this.requireAccess(actor, tx);
       const page = pageFrom(query, await this.activeChildren(actor.user.account_id, tx));
-      return { ...page, data: await Promise.all(page.data.map((c) => this.billing.viewOf(c.account_id, tx))) };
+      return { ...page, data: await Promise.all(page.data.map((c) => this.account.viewOf(c.account_id, tx))) };
     });
   }
 
@@ -69,7 +78,7 @@ export class ChildAccountService {
   }
 
   async get(actor: Actor, euuid: string): Promise<AccountView> {
-    return this.deps.store.transaction(async (tx) => this.billing.viewOf((await this.child(actor, euuid, tx)).account_id, tx));
+    return this.deps.store.transaction(async (tx) => this.account.viewOf((await this.child(actor, euuid, tx)).account_id, tx));
   }
 
   /**
@@ -93,7 +102,7 @@ export class ChildAccountService {
     return store.transaction(async (tx) => {
       const parentId = input.parentAccountId ?? (await tx.users.first())?.account_id;
       if (parentId === undefined || (await tx.accounts.get(parentId)) === undefined) throw notFound();
-      const parent = await this.billing.billing(parentId, tx);
+      const parent = await this.account.billing(parentId, tx);
       if (parent.parent_account_id !== null) throw new DomainError("conflict", [{ reason: "A child account cannot have child accounts" }]);
       const now = timestamp(clock);
       const euuid = input.euuid ?? secrets.uuid().toUpperCase();

@@ -1,17 +1,30 @@
-/** The billing account (`/account`): contact, cancel, payment methods, invoices, availability, logins, maintenance, notifications, child accounts. */
+/**
+ * The account (`/account`), one service per sub-area: its details and cancellation, billing
+ * (payment methods, invoices), notices (availability, maintenance, notifications), the logins
+ * of its users, and child accounts.
+ */
 import type { Deps } from "../../domain/context";
 import type { TokenService } from "../tokens/service";
 import { defineArea } from "../area";
+import { BillingService } from "./billing";
 import { ChildAccountService } from "./child-accounts";
+import { AccountDetailsService, type AccountAreaRepos } from "./details";
+import { AccountLoginService } from "./logins";
+import { AccountNoticeService } from "./notices";
 import { accountRoutes } from "./routes";
-import { BillingService, type AccountAreaRepos } from "./service";
 import { accountRepos } from "./store";
 
 export const account = defineArea({
   repos: accountRepos,
   services: (deps: Deps<AccountAreaRepos>, uses: { tokens: TokenService }) => {
-    const billing = new BillingService(deps);
-    return { billing, childAccounts: new ChildAccountService(deps, billing, uses.tokens) };
+    const accountDetails = new AccountDetailsService(deps);
+    return {
+      accountDetails,
+      billing: new BillingService(deps, accountDetails),
+      notices: new AccountNoticeService(deps),
+      accountLogins: new AccountLoginService(deps),
+      childAccounts: new ChildAccountService(deps, accountDetails, uses.tokens),
+    };
   },
   routes: accountRoutes,
 });

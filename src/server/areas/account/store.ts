@@ -1,10 +1,16 @@
 /**
- * The account/billing area: tables, records and queries. Account details that nothing queries
- * by (contact fields, balances, capabilities, promotions) live as one JSON body per account;
- * what is queried is a column.
+ * The account area's store: the account's own row (contact details, money, parent, cancel)
+ * here, payment methods and invoices in `billing-store.ts`, availability, maintenance and
+ * notifications in `notices-store.ts`. Account details that nothing queries by (contact
+ * fields, balances, capabilities, promotions) live as one JSON body per account; what is
+ * queried is a column.
  */
-import type { Generated, Selectable } from "kysely";
 import { Repository, type Handle } from "../../store/store";
+import { billingRepos, type BillingTables } from "./billing-store";
+import { noticeRepos, type NoticeTables } from "./notices-store";
+
+export type { BodyRecord, PaymentMethodRecord } from "./billing-store";
+export type { AvailabilityRecord } from "./notices-store";
 
 export interface AccountBillingTable {
   account_id: number;
@@ -15,54 +21,8 @@ export interface AccountBillingTable {
   card_declines: number;
 }
 
-export interface PaymentMethodsTable {
-  id: Generated<number>;
-  account_id: number;
-  type: string;
-  is_default: number;
-  created: string;
-  /** The method's `data` as JSON. */
-  data: string;
-  deleted: string | null;
-}
-
-/** Invoices, maintenance items and notifications: the answer's body as JSON, plus what is filtered on. */
-export interface InvoicesTable {
-  id: Generated<number>;
-  account_id: number;
-  body: string;
-}
-export interface InvoiceItemsTable {
-  id: Generated<number>;
-  invoice_id: number;
-  body: string;
-}
-export interface RegionAvailabilityTable {
-  account_id: number;
-  region: string;
-  available: string;
-  unavailable: string;
-}
-export interface MaintenanceTable {
-  id: Generated<number>;
-  account_id: number;
-  body: string;
-}
-export interface NotificationsTable {
-  id: Generated<number>;
-  account_id: number;
-  body: string;
-  resolved: string | null;
-}
-
-export interface AccountTables {
+export interface AccountTables extends BillingTables, NoticeTables {
   account_billing: AccountBillingTable;
-  payment_methods: PaymentMethodsTable;
-  invoices: InvoicesTable;
-  invoice_items: InvoiceItemsTable;
-  region_availability: RegionAvailabilityTable;
-  maintenance: MaintenanceTable;
-  notifications: NotificationsTable;
 }
 
 /** The account's contact details, money and capabilities (the `Account` shape, minus ids). */
@@ -97,23 +57,6 @@ export interface AccountBillingRecord {
   card_declines: boolean;
 }
 
-/** An active payment method (deleted ones are never read). */
-export type PaymentMethodRecord = Omit<Selectable<PaymentMethodsTable>, "type" | "is_default" | "data" | "deleted"> & {
-  type: "credit_card" | "google_pay" | "paypal";
-  is_default: boolean;
-  /** `{card_type, last_four, expiry}` or `{email, paypal_id}`. */
-  data: Record<string, string>;
-};
-export type NewPaymentMethod = Omit<PaymentMethodRecord, "id">;
-
-/** A stored invoice, item, maintenance item or notification: an id and the JSON body it answers with. */
-export interface BodyRecord<T> {
-  id: number;
-  body: T;
-}
-
-export type AvailabilityRecord = Omit<RegionAvailabilityTable, "account_id" | "available" | "unavailable"> & { available: string[]; unavailable: string[] };
-
 const billingRecord = (row: AccountBillingTable): AccountBillingRecord => ({
   account_id: row.account_id,
   parent_account_id: row.parent_account_id,
@@ -122,18 +65,7 @@ const billingRecord = (row: AccountBillingTable): AccountBillingRecord => ({
   card_declines: row.card_declines !== 0,
 });
 
-const paymentRecord = ({ deleted: _, ...row }: Selectable<PaymentMethodsTable>): PaymentMethodRecord => ({
-  ...row,
-  type: row.type as PaymentMethodRecord["type"],
-  is_default: row.is_default !== 0,
-  data: JSON.parse(row.data) as Record<string, string>,
-});
-
-const bodyRecord = (row: { id: number; body: string }): BodyRecord<Record<string, unknown>> => ({
-  id: row.id,
-  body: JSON.parse(row.body) as Record<string, unknown>,
-});
-
+/** The account's own row: details, parent, cancellation, card declines. */
 export class Billing extends Repository<AccountTables> {
   async getAccount(accountId: number): Promise<AccountBillingRecord | undefined> {
     const row = await this.db.selectFrom("account_billing").selectAll().where("account_id", "=", accountId).executeTakeFirst();
@@ -159,136 +91,14 @@ export class Billing extends Repository<AccountTables> {
     const rows = await this.db.selectFrom("account_billing").selectAll().where("parent_account_id", "=", parentId).orderBy("account_id").execute();
     return rows.map(billingRecord);
   }
-
-  async insertPaymentMethod(method: NewPaymentMethod): Promise<PaymentMethodRecord> {
-    const row = await this.db
-      .insertInto("payment_methods")
-      .values({ ...method, is_default: method.is_default ? 1 : 0, data: JSON.stringify(method.data), deleted: null })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return paymentRecord(row);
-  }
-
-  async listPaymentMethods(accountId: number): Promise<PaymentMethodRecord[]> {
-    const rows = await this.db
-      .selectFrom("payment_methods")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .where("deleted", "is", null)
-      .orderBy("id")
-      .execute();
-    return rows.map(paymentRecord);
-  }
-
-  async getPaymentMethod(accountId: number, id: number): Promise<PaymentMethodRecord | undefined> {
-    const row = await this.db
-      .selectFrom("payment_methods")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .where("id", "=", id)
-      .where("deleted", "is", null)
-      .executeTakeFirst();
-    return row && paymentRecord(row);
-  }
-
-  async deletePaymentMethod(id: number, at: string): Promise<void> {
-    await this.db.updateTable("payment_methods").set({ deleted: at, is_default: 0 }).where("id", "=", id).execute();
-  }
-
-  async setDefaultPaymentMethod(accountId: number, id: number): Promise<void> {
-    await this.db.updateTable("payment_methods").set({ is_default: 0 }).where("account_id", "=", accountId).execute();
-    await this.db.updateTable("payment_methods").set({ is_default: 1 }).where("account_id", "=", accountId).where("id", "=", id).execute();
-  }
-
-  async insertInvoice(accountId: number, body: object): Promise<number> {
-    const row = await this.db
-      .insertInto("invoices")
-      .values({ account_id: accountId, body: JSON.stringify(body) })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return row.id;
-  }
-
-  async listInvoices(accountId: number): Promise<Array<BodyRecord<Record<string, unknown>>>> {
-    const rows = await this.db.selectFrom("invoices").select(["id", "body"]).where("account_id", "=", accountId).orderBy("id").execute();
-    return rows.map(bodyRecord);
-  }
-
-  async insertInvoiceItem(invoiceId: number, body: object): Promise<number> {
-    const row = await this.db
-      .insertInto("invoice_items")
-      .values({ invoice_id: invoiceId, body: JSON.stringify(body) })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return row.id;
-  }
-
-  async listInvoiceItems(invoiceId: number): Promise<Array<BodyRecord<Record<string, unknown>>>> {
-    const rows = await this.db.selectFrom("invoice_items").select(["id", "body"]).where("invoice_id", "=", invoiceId).orderBy("id").execute();
-    return rows.map(bodyRecord);
-  }
-
-  async listAvailability(accountId: number): Promise<AvailabilityRecord[] | null> {
-    const rows = await this.db.selectFrom("region_availability").selectAll().where("account_id", "=", accountId).orderBy("region").execute();
-    if (rows.length === 0) return null;
-    return rows.map((r) => ({ region: r.region, available: JSON.parse(r.available) as string[], unavailable: JSON.parse(r.unavailable) as string[] }));
-  }
-
-  async replaceAvailability(accountId: number, regions: AvailabilityRecord[]): Promise<void> {
-    await this.db.deleteFrom("region_availability").where("account_id", "=", accountId).execute();
-    for (const r of regions) {
-      await this.db
-        .insertInto("region_availability")
-        .values({ account_id: accountId, region: r.region, available: JSON.stringify(r.available), unavailable: JSON.stringify(r.unavailable) })
-        .execute();
-    }
-  }
-
-  async insertMaintenance(accountId: number, body: object): Promise<number> {
-    const row = await this.db
-      .insertInto("maintenance")
-      .values({ account_id: accountId, body: JSON.stringify(body) })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return row.id;
-  }
-
-  async listMaintenance(accountId: number): Promise<Array<BodyRecord<Record<string, unknown>>>> {
-    const rows = await this.db.selectFrom("maintenance").select(["id", "body"]).where("account_id", "=", accountId).orderBy("id").execute();
-    return rows.map(bodyRecord);
-  }
-
-  async insertNotification(accountId: number, body: object): Promise<number> {
-    const row = await this.db
-      .insertInto("notifications")
-      .values({ account_id: accountId, body: JSON.stringify(body), resolved: null })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return row.id;
-  }
-
-  async listNotifications(accountId: number): Promise<Array<BodyRecord<Record<string, unknown>>>> {
-    const rows = await this.db
-      .selectFrom("notifications")
-      .select(["id", "body"])
-      .where("account_id", "=", accountId)
-      .where("resolved", "is", null)
-      .orderBy("id")
-      .execute();
-    return rows.map(bodyRecord);
-  }
-
-  async resolveNotification(accountId: number, id: number, at: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable("notifications")
-      .set({ resolved: at })
-      .where("account_id", "=", accountId)
-      .where("id", "=", id)
-      .where("resolved", "is", null)
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
-  }
 }
 
-export const accountRepos = (handle: Handle<AccountTables>) => ({ billing: new Billing(handle) });
+/** One handle serves every table of the area; each sub-area's repositories name only their own tables. */
+const part = <T>(handle: Handle<AccountTables>): Handle<T> => handle as unknown as Handle<T>;
+
+export const accountRepos = (handle: Handle<AccountTables>) => ({
+  billing: new Billing(handle),
+  ...billingRepos(part<BillingTables>(handle)),
+  ...noticeRepos(part<NoticeTables>(handle)),
+});
 export type AccountRepos = ReturnType<typeof accountRepos>;

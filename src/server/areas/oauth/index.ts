@@ -1,11 +1,11 @@
-/** OAuth clients (`/account/oauth-clients`) and their authorizations. */
+/** OAuth clients (`/account/oauth-clients`) and their authorizations, the apps of a profile (`/profile/apps`). */
 import type { Deps } from "../../domain/context";
 import type { EventRepos } from "../events/store";
 import type { ProfileRepos } from "../profile/store";
 import type { TokenService } from "../tokens/service";
 import type { TokenRepos } from "../tokens/store";
 import { defineArea } from "../area";
-import { oauthClientRoutes } from "./routes";
+import { oauthRoutes } from "./routes";
 import { OAuthService } from "./service";
 import { oauthRepos, type OAuthRepos } from "./store";
 
@@ -14,5 +14,5 @@ export const oauth = defineArea({
   services: (deps: Deps<OAuthRepos & TokenRepos & ProfileRepos & EventRepos>, uses: { tokens: TokenService }) => ({
     oauth: new OAuthService(deps, uses.tokens),
   }),
-  routes: oauthClientRoutes,
+  routes: oauthRoutes,
 });

@@ -1,10 +1,12 @@
 /**
  * `/account/oauth-clients`, and the thumbnails: `PUT` takes the raw image (a content-type
  * parser for image types that only this route accepts), `GET` is public and answers the bytes.
+ * `/profile/apps`: the clients a user has authorized, read and revoked.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import {
   API_FILTERABLE,
+  AuthorizedApp,
   EmptyBody,
   OAuthClient,
   OAuthClientCreate,
@@ -14,11 +16,11 @@ import {
   THUMBNAIL_TYPES,
 } from "../../../contract";
 import type { OAuthService } from "./service";
-import type { OAuthClientRecord } from "./store";
+import type { OAuthAppView, OAuthClientRecord } from "./store";
 import { notFound } from "../../domain/errors";
-import { HttpError, parseInput } from "../../http/errors";
+import { HttpError } from "../../http/errors";
 import { answer, pageView } from "../../http/present";
-import { API_PREFIX, type Router } from "../../http/router";
+import { API_PREFIX, pathId, type Router } from "../../http/router";
 
 export const clientView = (c: OAuthClientRecord, secret?: string): OAuthClient => ({
   id: c.public_id,
@@ -28,6 +30,16 @@ export const clientView = (c: OAuthClientRecord, secret?: string): OAuthClient =
   secret: secret ?? REDACTED_SECRET,
   status: c.status,
   thumbnail_url: c.thumbnail_url,
+});
+
+export const appView = (app: OAuthAppView): AuthorizedApp => ({
+  id: app.id,
+  label: app.label,
+  scopes: app.scopes,
+  website: app.website,
+  thumbnail_url: app.thumbnail_url,
+  created: app.created,
+  expiry: app.expiry,
 });
 
 const THUMBNAIL_ROUTE = `${API_PREFIX}/account/oauth-clients/:clientId/thumbnail`;
@@ -58,7 +70,13 @@ function registerThumbnailParser(app: FastifyInstance): void {
   });
 }
 
-export function oauthClientRoutes(r: Router, domain: { oauth: OAuthService }): void {
+/** The OAuth area's routes: its clients, then the apps users authorized. */
+export function oauthRoutes(r: Router, domain: { oauth: OAuthService }): void {
+  oauthClientRoutes(r, domain);
+  authorizedAppRoutes(r, domain);
+}
+
+function oauthClientRoutes(r: Router, domain: { oauth: OAuthService }): void {
   registerThumbnailParser(r.app);
   r.list(
     "/account/oauth-clients",
@@ -70,44 +88,62 @@ export function oauthClientRoutes(r: Router, domain: { oauth: OAuthService }): v
   r.post(
     "/account/oauth-clients",
     "account:read_write",
-    async ({ req, actor }) => {
-      const input = parseInput(OAuthClientCreate, req.body);
+    async ({ actor, body }) => {
+      const input = body();
       const { client, secret } = await domain.oauth.register(actor, input);
       return answer(OAuthClient, clientView(client, secret));
     },
     { summary: "Create an OAuth client", body: OAuthClientCreate, response: OAuthClient },
   );
 
-  r.get("/account/oauth-clients/:clientId", "account:read_only", async ({ req, actor }) =>
-    answer(OAuthClient, clientView(await domain.oauth.getClient(actor, clientId(req)))),
+  r.get(
+    "/account/oauth-clients/:clientId",
+    "account:read_only",
+    async ({ req, actor }) => answer(OAuthClient, clientView(await domain.oauth.getClient(actor, clientId(req)))),
+    { summary: "View an OAuth client", response: OAuthClient },
   );
 
   r.put(
     "/account/oauth-clients/:clientId",
     "account:read_write",
-    async ({ req, actor }) => {
+    async ({ req, actor, body }) => {
       const id = clientId(req);
-      const change = parseInput(OAuthClientUpdate, req.body);
+      const change = body();
       return answer(OAuthClient, clientView(await domain.oauth.updateClient(actor, id, change)));
     },
     { summary: "Update an OAuth client", body: OAuthClientUpdate, response: OAuthClient },
   );
 
-  r.delete("/account/oauth-clients/:clientId", "account:read_write", async ({ req, actor }) => {
-    await domain.oauth.deleteClient(actor, clientId(req));
-    return answer(EmptyBody, {});
-  });
+  r.delete(
+    "/account/oauth-clients/:clientId",
+    "account:read_write",
+    async ({ req, actor }) => {
+      await domain.oauth.deleteClient(actor, clientId(req));
+      return answer(EmptyBody, {});
+    },
+    { summary: "Delete an OAuth client", response: EmptyBody },
+  );
 
-  r.post("/account/oauth-clients/:clientId/reset-secret", "account:read_write", async ({ req, actor }) => {
-    const { client, secret } = await domain.oauth.resetSecret(actor, clientId(req));
-    return answer(OAuthClient, clientView(client, secret));
-  });
+  r.post(
+    "/account/oauth-clients/:clientId/reset-secret",
+    "account:read_write",
+    async ({ req, actor }) => {
+      const { client, secret } = await domain.oauth.resetSecret(actor, clientId(req));
+      return answer(OAuthClient, clientView(client, secret));
+    },
+    { summary: "Reset an OAuth client's secret", response: OAuthClient },
+  );
 
-  r.get("/account/oauth-clients/:clientId/thumbnail", "public", async ({ req, reply }) => {
-    const { contentType, data } = await domain.oauth.thumbnail(clientId(req));
-    reply.header("content-type", contentType).header("cache-control", "no-cache");
-    return { status: 200, body: data };
-  });
+  r.get(
+    "/account/oauth-clients/:clientId/thumbnail",
+    "public",
+    async ({ req, reply }) => {
+      const { contentType, data } = await domain.oauth.thumbnail(clientId(req));
+      reply.header("content-type", contentType).header("cache-control", "no-cache");
+      return { status: 200, body: data };
+    },
+    { summary: "View an OAuth client's thumbnail", rawResponse: THUMBNAIL_TYPES },
+  );
 
   r.put(
     "/account/oauth-clients/:clientId/thumbnail",
@@ -122,5 +158,29 @@ export function oauthClientRoutes(r: Router, domain: { oauth: OAuthService }): v
       return answer(EmptyBody, {});
     },
     { summary: "Set an OAuth client's thumbnail", rawBody: THUMBNAIL_TYPES, response: EmptyBody },
+  );
+}
+
+function authorizedAppRoutes(r: Router, domain: { oauth: OAuthService }): void {
+  r.list(
+    "/profile/apps",
+    "account:read_only",
+    { item: AuthorizedApp, filter: API_FILTERABLE["/profile/apps"], summary: "List authorized apps" },
+    async ({ actor }, query) => pageView(await domain.oauth.listApps(actor, query), appView),
+  );
+  r.get(
+    "/profile/apps/:appId",
+    "account:read_only",
+    async ({ req, actor }) => answer(AuthorizedApp, appView(await domain.oauth.getApp(actor, pathId(req, "appId")))),
+    { summary: "View an authorized app", response: AuthorizedApp },
+  );
+  r.delete(
+    "/profile/apps/:appId",
+    "account:read_write",
+    async ({ req, actor }) => {
+      await domain.oauth.revokeApp(actor, pathId(req, "appId"));
+      return answer(EmptyBody, {});
+    },
+    { summary: "Revoke an authorized app", response: EmptyBody },
   );
 }

@@ -11,7 +11,7 @@ export interface OAuthClientsTable {
   website: string;
   thumbnail_url: string | null;
   created: string;
-  /** Added by 0004: the public client id (20 hex characters), `public`, `redirect_uri`, `status`, deletion time. */
+  /** The public client id (20 hex characters); then `public`, `redirect_uri`, `status` and the deletion time. */
   public_id: Generated<string>;
   public: Generated<number>;
   redirect_uri: Generated<string>;
@@ -94,7 +94,7 @@ export class OAuthClients extends Repository<OAuthTables> {
     return this.db.selectFrom("oauth_clients").where("account_id", "=", accountId).where("deleted", "is", null);
   }
 
-  /** Added by 0004: a client that is not deleted, by public id (in the account, when given). */
+  /** A client that is not deleted, by public id (in the account, when given). */
   async getByPublicId(publicId: string, accountId?: number): Promise<OAuthClientRecord | undefined> {
     let query = this.db.selectFrom("oauth_clients").selectAll().where("public_id", "=", publicId).where("deleted", "is", null);
     if (accountId !== undefined) query = query.where("account_id", "=", accountId);

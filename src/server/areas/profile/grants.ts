@@ -1,5 +1,5 @@
 /**
- * Grant checks shared by the Part 2 areas of OAuth clients, tags, events and entity
+ * Grant checks shared by the areas of the account, OAuth clients, tags, events and entity
  * transfers: who may do what beyond their token's scopes. An unrestricted user may do
  * everything; a restricted user needs the grant the operation names.
  */

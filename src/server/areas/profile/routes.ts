@@ -3,7 +3,6 @@ import { GrantsResponse, Preferences, PreferencesBody, Profile, ProfileUpdate } 
 import type { PreferencesService } from "./preferences";
 import type { ProfileService } from "./profile";
 import type { UserService } from "./users";
-import { parseInput } from "../../http/errors";
 import { answer } from "../../http/present";
 import type { Router } from "../../http/router";
 import type { UserRecord } from "./store";
@@ -37,8 +36,8 @@ export function profileRoutes(r: Router, domain: { profile: ProfileService; user
   r.put(
     "/profile",
     "account:read_write",
-    async ({ req, actor }) => {
-      const change = parseInput(ProfileUpdate, req.body);
+    async ({ actor, body }) => {
+      const change = body();
       return answer(Profile, profileView(await domain.profile.update(actor, change)));
     },
     { summary: "Update the profile", body: ProfileUpdate, response: Profile },
@@ -59,10 +58,9 @@ export function profileRoutes(r: Router, domain: { profile: ProfileService; user
     summary: "View preferences",
     response: Preferences,
   });
-  r.put(
-    "/profile/preferences",
-    "account:read_write",
-    async ({ req, actor }) => answer(Preferences, await domain.preferences.put(actor, parseInput(PreferencesBody, req.body))),
-    { summary: "Replace preferences", body: PreferencesBody, response: Preferences },
-  );
+  r.put("/profile/preferences", "account:read_write", async ({ actor, body }) => answer(Preferences, await domain.preferences.put(actor, body())), {
+    summary: "Replace preferences",
+    body: PreferencesBody,
+    response: Preferences,
+  });
 }

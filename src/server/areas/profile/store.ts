@@ -28,9 +28,9 @@ export interface UsersTable {
   verified_phone_number: string | null;
   referral_code: string;
   created: string;
-  /** `default` or `proxy` (a parent-account user acting in a child account). Added by 0002. */
+  /** `default` or `proxy` (a parent-account user acting in a child account). */
   user_type: Generated<string>;
-  /** Opted in to SMS by requesting a phone code; out by deleting the number. Added by 0002. */
+  /** Opted in to SMS by requesting a phone code; out by deleting the number. */
   sms_opt_in: Generated<number>;
 }
 

@@ -12,7 +12,6 @@ import {
 } from "../../../contract";
 import type { PhoneService } from "./phone";
 import type { SecurityQuestionService, TwoFactorService } from "./service";
-import { parseInput } from "../../http/errors";
 import { answer } from "../../http/present";
 import type { Router } from "../../http/router";
 
@@ -20,8 +19,8 @@ export function securityRoutes(r: Router, domain: { phone: PhoneService; securit
   r.post(
     "/profile/phone-number",
     "account:read_write",
-    async ({ req, actor }) => {
-      await domain.phone.request(actor, parseInput(PhoneNumberSend, req.body));
+    async ({ actor, body }) => {
+      await domain.phone.request(actor, body());
       return answer(EmptyBody, {});
     },
     { summary: "Send a verification code by SMS", body: PhoneNumberSend, response: EmptyBody },
@@ -29,8 +28,8 @@ export function securityRoutes(r: Router, domain: { phone: PhoneService; securit
   r.post(
     "/profile/phone-number/verify",
     "account:read_write",
-    async ({ req, actor }) => {
-      await domain.phone.verify(actor, parseInput(PhoneNumberVerify, req.body));
+    async ({ actor, body }) => {
+      await domain.phone.verify(actor, body());
       return answer(EmptyBody, {});
     },
     { summary: "Verify a phone number", body: PhoneNumberVerify, response: EmptyBody },
@@ -54,8 +53,8 @@ export function securityRoutes(r: Router, domain: { phone: PhoneService; securit
   r.post(
     "/profile/security-questions",
     "account:read_write",
-    async ({ req, actor }) => {
-      const input = parseInput(SecurityQuestionsAnswer, req.body);
+    async ({ actor, body }) => {
+      const input = body();
       return answer(SecurityQuestionsAnswered, { security_questions: await domain.securityQuestions.answer(actor, input) });
     },
     { summary: "Answer security questions", body: SecurityQuestionsAnswer, response: SecurityQuestionsAnswered },
@@ -65,12 +64,11 @@ export function securityRoutes(r: Router, domain: { phone: PhoneService; securit
     summary: "Create a two-factor secret",
     response: TfaSecret,
   });
-  r.post(
-    "/profile/tfa-enable-confirm",
-    "account:read_write",
-    async ({ req, actor }) => answer(TfaScratch, await domain.twoFactor.confirm(actor, parseInput(TfaConfirm, req.body))),
-    { summary: "Confirm and enable two-factor authentication", body: TfaConfirm, response: TfaScratch },
-  );
+  r.post("/profile/tfa-enable-confirm", "account:read_write", async ({ actor, body }) => answer(TfaScratch, await domain.twoFactor.confirm(actor, body())), {
+    summary: "Confirm and enable two-factor authentication",
+    body: TfaConfirm,
+    response: TfaScratch,
+  });
   r.post(
     "/profile/tfa-disable",
     "account:read_write",

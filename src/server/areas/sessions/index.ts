@@ -1,6 +1,5 @@
-/** Trusted devices, logins and authorized apps of the profile. */
+/** Trusted devices and logins of the profile. */
 import type { Deps } from "../../domain/context";
-import type { OAuthService } from "../oauth/service";
 import type { ProfileRepos } from "../profile/store";
 import { defineArea } from "../area";
 import { sessionRoutes } from "./routes";
@@ -9,7 +8,7 @@ import { sessionRepos, type SessionRepos } from "./store";
 
 export const sessions = defineArea({
   repos: sessionRepos,
-  services: (deps: Deps<SessionRepos & ProfileRepos>, _uses: { oauth: OAuthService }) => ({
+  services: (deps: Deps<SessionRepos & ProfileRepos>) => ({
     devices: new DeviceService(deps),
     logins: new LoginService(deps),
   }),

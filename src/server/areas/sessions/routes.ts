@@ -1,21 +1,9 @@
-/** `/profile/apps`, `/profile/devices`, `/profile/logins`: read and revoke only. */
-import { API_FILTERABLE, AuthorizedApp, EmptyBody, Login, TrustedDevice } from "../../../contract";
-import type { OAuthService } from "../oauth/service";
+/** `/profile/devices`, `/profile/logins`: read and revoke only. */
+import { EmptyBody, Login, TrustedDevice } from "../../../contract";
 import type { DeviceService, LoginService } from "./service";
 import { answer, pageView } from "../../http/present";
 import { pathId, type Router } from "../../http/router";
-import type { OAuthAppView } from "../oauth/store";
 import type { DeviceRecord, LoginRecord } from "./store";
-
-export const appView = (app: OAuthAppView): AuthorizedApp => ({
-  id: app.id,
-  label: app.label,
-  scopes: app.scopes,
-  website: app.website,
-  thumbnail_url: app.thumbnail_url,
-  created: app.created,
-  expiry: app.expiry,
-});
 
 export const deviceView = (d: DeviceRecord): TrustedDevice => ({
   id: d.id,
@@ -35,29 +23,7 @@ export const loginView = (l: LoginRecord): Login => ({
   username: l.username,
 });
 
-export function sessionRoutes(r: Router, domain: { oauth: OAuthService; devices: DeviceService; logins: LoginService }): void {
-  r.list(
-    "/profile/apps",
-    "account:read_only",
-    { item: AuthorizedApp, filter: API_FILTERABLE["/profile/apps"], summary: "List authorized apps" },
-    async ({ actor }, query) => pageView(await domain.oauth.listApps(actor, query), appView),
-  );
-  r.get(
-    "/profile/apps/:appId",
-    "account:read_only",
-    async ({ req, actor }) => answer(AuthorizedApp, appView(await domain.oauth.getApp(actor, pathId(req, "appId")))),
-    { summary: "View an authorized app", response: AuthorizedApp },
-  );
-  r.delete(
-    "/profile/apps/:appId",
-    "account:read_write",
-    async ({ req, actor }) => {
-      await domain.oauth.revokeApp(actor, pathId(req, "appId"));
-      return answer(EmptyBody, {});
-    },
-    { summary: "Revoke an authorized app", response: EmptyBody },
-  );
-
+export function sessionRoutes(r: Router, domain: { devices: DeviceService; logins: LoginService }): void {
   r.list("/profile/devices", "account:read_only", { item: TrustedDevice, summary: "List trusted devices" }, async ({ actor }, query) =>
     pageView(await domain.devices.list(actor, query), deviceView),
   );

@@ -1,7 +1,6 @@
 /** `/profile/sshkeys`. */
 import { EmptyBody, SshKey, SshKeyCreate, SshKeyUpdateBody } from "../../../contract";
 import type { SshKeyService } from "./service";
-import { parseInput } from "../../http/errors";
 import { answer, pageView } from "../../http/present";
 import { pathId, type Router } from "../../http/router";
 import type { SshKeyRecord } from "./store";
@@ -16,8 +15,8 @@ export function sshKeyRoutes(r: Router, domain: { sshKeys: SshKeyService }): voi
   r.post(
     "/profile/sshkeys",
     "account:read_write",
-    async ({ req, actor }) => {
-      const input = parseInput(SshKeyCreate, req.body);
+    async ({ actor, body }) => {
+      const input = body();
       return answer(SshKey, sshKeyView(await domain.sshKeys.create(actor, input)));
     },
     { summary: "Add an SSH key", body: SshKeyCreate, response: SshKey },
@@ -33,9 +32,9 @@ export function sshKeyRoutes(r: Router, domain: { sshKeys: SshKeyService }): voi
   r.put(
     "/profile/sshkeys/:sshKeyId",
     "account:read_write",
-    async ({ req, actor }) => {
+    async ({ req, actor, body }) => {
       const id = pathId(req, "sshKeyId");
-      const change = parseInput(SshKeyUpdateBody, req.body);
+      const change = body();
       return answer(SshKey, sshKeyView(await domain.sshKeys.update(actor, id, change)));
     },
     { summary: "Update an SSH key's label", body: SshKeyUpdateBody, response: SshKey },

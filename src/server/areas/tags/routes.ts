@@ -3,7 +3,6 @@ import type { FastifyRequest } from "fastify";
 import { API_FILTERABLE, EmptyBody, Tag, TagCreate, TaggedObject } from "../../../contract";
 import type { TagService } from "./service";
 import { notFound } from "../../domain/errors";
-import { parseInput } from "../../http/errors";
 import { answer, pageView } from "../../http/present";
 import type { Router } from "../../http/router";
 
@@ -22,8 +21,8 @@ export function tagRoutes(r: Router, domain: { tags: TagService }): void {
   r.post(
     "/tags",
     "account:read_write",
-    async ({ req, actor }) => {
-      const input = parseInput(TagCreate, req.body);
+    async ({ actor, body }) => {
+      const input = body();
       const tag = await domain.tags.create(actor, input);
       return answer(Tag, { label: tag.label });
     },
@@ -34,8 +33,13 @@ export function tagRoutes(r: Router, domain: { tags: TagService }): void {
     domain.tags.objectsOf(actor, tagLabel(req), query),
   );
 
-  r.delete("/tags/:tagLabel", "account:read_write", async ({ req, actor }) => {
-    await domain.tags.delete(actor, tagLabel(req));
-    return answer(EmptyBody, {});
-  });
+  r.delete(
+    "/tags/:tagLabel",
+    "account:read_write",
+    async ({ req, actor }) => {
+      await domain.tags.delete(actor, tagLabel(req));
+      return answer(EmptyBody, {});
+    },
+    { summary: "Delete a tag", response: EmptyBody },
+  );
 }

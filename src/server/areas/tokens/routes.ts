@@ -1,7 +1,6 @@
 /** `/profile/tokens`. */
 import { API_FILTERABLE, EmptyBody, PersonalAccessToken, TokenCreate, TokenUpdate } from "../../../contract";
 import type { TokenService } from "./service";
-import { parseInput } from "../../http/errors";
 import { answer, pageView } from "../../http/present";
 import { pathId, type Router } from "../../http/router";
 import type { TokenRecord } from "./store";
@@ -26,8 +25,8 @@ export function tokenRoutes(r: Router, domain: { tokens: TokenService }): void {
   r.post(
     "/profile/tokens",
     "account:read_write",
-    async ({ req, actor }) => {
-      const input = parseInput(TokenCreate, req.body);
+    async ({ actor, body }) => {
+      const input = body();
       const { record, token } = await domain.tokens.create(actor, input);
       return answer(PersonalAccessToken, tokenView(record, token));
     },
@@ -44,9 +43,9 @@ export function tokenRoutes(r: Router, domain: { tokens: TokenService }): void {
   r.put(
     "/profile/tokens/:tokenId",
     "account:read_write",
-    async ({ req, actor }) => {
+    async ({ req, actor, body }) => {
       const id = pathId(req, "tokenId");
-      const change = parseInput(TokenUpdate, req.body);
+      const change = body();
       return answer(PersonalAccessToken, tokenView(await domain.tokens.update(actor, id, change)));
     },
     { summary: "Update a personal access token", body: TokenUpdate, response: PersonalAccessToken },

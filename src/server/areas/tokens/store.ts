@@ -17,7 +17,7 @@ export interface TokensTable {
   created: string;
   expiry: string | null;
   revoked: string | null;
-  /** The OAuth authorization (authorized app) an OAuth token belongs to; null for a personal access token. Added by 0002. */
+  /** The OAuth authorization (authorized app) an OAuth token belongs to; null for a personal access token. */
   app_id: Generated<number | null>;
 }
 

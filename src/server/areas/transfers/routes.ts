@@ -4,7 +4,6 @@ import { API_FILTERABLE, EmptyBody, EntityTransfer, EntityTransferCreate, TRANSF
 import type { TransferService } from "./service";
 import { notFound } from "../../domain/errors";
 import type { TransferView } from "./service";
-import { parseInput } from "../../http/errors";
 import { answer, pageView } from "../../http/present";
 import type { Router } from "../../http/router";
 
@@ -35,24 +34,37 @@ export function entityTransferRoutes(r: Router, domain: { transfers: TransferSer
   r.post(
     "/account/entity-transfers",
     "account:read_write",
-    async ({ req, actor }) => {
-      const input = parseInput(EntityTransferCreate, req.body);
+    async ({ actor, body }) => {
+      const input = body();
       return answer(EntityTransfer, transferView(await domain.transfers.create(actor, input)));
     },
     { summary: "Create an entity transfer (deprecated)", body: EntityTransferCreate, response: EntityTransfer },
   );
 
-  r.get("/account/entity-transfers/:token", "account:read_only", async ({ req, actor }) =>
-    answer(EntityTransfer, transferView(await domain.transfers.get(actor, token(req)))),
+  r.get(
+    "/account/entity-transfers/:token",
+    "account:read_only",
+    async ({ req, actor }) => answer(EntityTransfer, transferView(await domain.transfers.get(actor, token(req)))),
+    { summary: "View an entity transfer (deprecated)", response: EntityTransfer },
   );
 
-  r.delete("/account/entity-transfers/:token", "account:read_write", async ({ req, actor }) => {
-    await domain.transfers.cancel(actor, token(req));
-    return answer(EmptyBody, {});
-  });
+  r.delete(
+    "/account/entity-transfers/:token",
+    "account:read_write",
+    async ({ req, actor }) => {
+      await domain.transfers.cancel(actor, token(req));
+      return answer(EmptyBody, {});
+    },
+    { summary: "Cancel an entity transfer (deprecated)", response: EmptyBody },
+  );
 
-  r.post("/account/entity-transfers/:token/accept", "account:read_write", async ({ req, actor }) => {
-    await domain.transfers.accept(actor, token(req));
-    return answer(EmptyBody, {});
-  });
+  r.post(
+    "/account/entity-transfers/:token/accept",
+    "account:read_write",
+    async ({ req, actor }) => {
+      await domain.transfers.accept(actor, token(req));
+      return answer(EmptyBody, {});
+    },
+    { summary: "Accept an entity transfer (deprecated)", response: EmptyBody },
+  );
 }

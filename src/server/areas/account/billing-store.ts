@@ -1,0 +1,134 @@
+/**
+ * Payment methods and invoices of an account: tables, records and queries. A method's `data`
+ * and an invoice's body are JSON text; what is queried is a column.
+ */
+import type { Generated, Selectable } from "kysely";
+import { Repository, type Handle } from "../../store/store";
+
+export interface PaymentMethodsTable {
+  id: Generated<number>;
+  account_id: number;
+  type: string;
+  is_default: number;
+  created: string;
+  /** The method's `data` as JSON. */
+  data: string;
+  deleted: string | null;
+}
+
+/** Invoices and their items: the answer's body as JSON, plus what is filtered on. */
+export interface InvoicesTable {
+  id: Generated<number>;
+  account_id: number;
+  body: string;
+}
+export interface InvoiceItemsTable {
+  id: Generated<number>;
+  invoice_id: number;
+  body: string;
+}
+
+export interface BillingTables {
+  payment_methods: PaymentMethodsTable;
+  invoices: InvoicesTable;
+  invoice_items: InvoiceItemsTable;
+}
+
+/** An active payment method (deleted ones are never read). */
+export type PaymentMethodRecord = Omit<Selectable<PaymentMethodsTable>, "type" | "is_default" | "data" | "deleted"> & {
+  type: "credit_card" | "google_pay" | "paypal";
+  is_default: boolean;
+  /** `{card_type, last_four, expiry}` or `{email, paypal_id}`. */
+  data: Record<string, string>;
+};
+export type NewPaymentMethod = Omit<PaymentMethodRecord, "id">;
+
+/** A stored invoice, item, maintenance item or notification: an id and the JSON body it answers with. */
+export interface BodyRecord<T> {
+  id: number;
+  body: T;
+}
+
+export const bodyRecord = (row: { id: number; body: string }): BodyRecord<Record<string, unknown>> => ({
+  id: row.id,
+  body: JSON.parse(row.body) as Record<string, unknown>,
+});
+
+const paymentRecord = ({ deleted: _, ...row }: Selectable<PaymentMethodsTable>): PaymentMethodRecord => ({
+  ...row,
+  type: row.type as PaymentMethodRecord["type"],
+  is_default: row.is_default !== 0,
+  data: JSON.parse(row.data) as Record<string, string>,
+});
+
+export class Payments extends Repository<BillingTables> {
+  async insertPaymentMethod(method: NewPaymentMethod): Promise<PaymentMethodRecord> {
+    const row = await this.db
+      .insertInto("payment_methods")
+      .values({ ...method, is_default: method.is_default ? 1 : 0, data: JSON.stringify(method.data), deleted: null })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return paymentRecord(row);
+  }
+
+  async listPaymentMethods(accountId: number): Promise<PaymentMethodRecord[]> {
+    const rows = await this.db
+      .selectFrom("payment_methods")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("deleted", "is", null)
+      .orderBy("id")
+      .execute();
+    return rows.map(paymentRecord);
+  }
+
+  async getPaymentMethod(accountId: number, id: number): Promise<PaymentMethodRecord | undefined> {
+    const row = await this.db
+      .selectFrom("payment_methods")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("id", "=", id)
+      .where("deleted", "is", null)
+      .executeTakeFirst();
+    return row && paymentRecord(row);
+  }
+
+  async deletePaymentMethod(id: number, at: string): Promise<void> {
+    await this.db.updateTable("payment_methods").set({ deleted: at, is_default: 0 }).where("id", "=", id).execute();
+  }
+
+  async setDefaultPaymentMethod(accountId: number, id: number): Promise<void> {
+    await this.db.updateTable("payment_methods").set({ is_default: 0 }).where("account_id", "=", accountId).execute();
+    await this.db.updateTable("payment_methods").set({ is_default: 1 }).where("account_id", "=", accountId).where("id", "=", id).execute();
+  }
+
+  async insertInvoice(accountId: number, body: object): Promise<number> {
+    const row = await this.db
+      .insertInto("invoices")
+      .values({ account_id: accountId, body: JSON.stringify(body) })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  async listInvoices(accountId: number): Promise<Array<BodyRecord<Record<string, unknown>>>> {
+    const rows = await this.db.selectFrom("invoices").select(["id", "body"]).where("account_id", "=", accountId).orderBy("id").execute();
+    return rows.map(bodyRecord);
+  }
+
+  async insertInvoiceItem(invoiceId: number, body: object): Promise<number> {
+    const row = await this.db
+      .insertInto("invoice_items")
+      .values({ invoice_id: invoiceId, body: JSON.stringify(body) })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  async listInvoiceItems(invoiceId: number): Promise<Array<BodyRecord<Record<string, unknown>>>> {
+    const rows = await this.db.selectFrom("invoice_items").select(["id", "body"]).where("invoice_id", "=", invoiceId).orderBy("id").execute();
+    return rows.map(bodyRecord);
+  }
+}
+
+export const billingRepos = (handle: Handle<BillingTables>) => ({ payments: new Payments(handle) });

@@ -1,0 +1,92 @@
+/**
+ * What the account is told: region availability, maintenance and notifications. All are
+ * written by the operator (`seed*`: fixtures, the admin namespace, tests) and read by the API.
+ */
+import type { Page, PageQuery } from "../../../contract";
+import type { AvailabilityRecord } from "./store";
+import { timestamp, type Actor, type Deps } from "../../domain/context";
+import { notFound } from "../../domain/errors";
+import { pageFrom } from "../../domain/paging";
+import { grantsOf, requireAccountAccess } from "../profile/grants";
+import type { AccountAreaRepos } from "./details";
+
+/** Region availability when none was seeded for the account: every service everywhere. */
+export const DEFAULT_REGIONS = [
+  "ap-northeast",
+  "ap-south",
+  "ap-southeast",
+  "ap-west",
+  "ca-central",
+  "eu-central",
+  "eu-west",
+  "us-central",
+  "us-east",
+  "us-southeast",
+  "us-west",
+];
+export const DEFAULT_SERVICES = ["Block Storage", "Computes", "Kubernetes", "Managed Databases", "NodeBalancers"];
+
+export class AccountNoticeService {
+  constructor(private readonly deps: Deps<AccountAreaRepos>) {}
+
+  // --- availability -----------------------------------------------------------------------
+
+  private async availability(accountId: number): Promise<AvailabilityRecord[]> {
+    const stored = await this.deps.store.notices.listAvailability(accountId);
+    return stored ?? DEFAULT_REGIONS.map((region) => ({ region, available: [...DEFAULT_SERVICES], unavailable: [] }));
+  }
+
+  async listAvailability(actor: Actor, query: PageQuery): Promise<Page<AvailabilityRecord>> {
+    await requireAccountAccess(this.deps.store, actor, "read_only");
+    return pageFrom(query, await this.availability(actor.user.account_id));
+  }
+
+  async getAvailability(actor: Actor, region: string): Promise<AvailabilityRecord> {
+    await requireAccountAccess(this.deps.store, actor, "read_only");
+    const found = (await this.availability(actor.user.account_id)).find((r) => r.region === region);
+    if (found === undefined) throw notFound();
+    return found;
+  }
+
+  // --- maintenance and notifications ------------------------------------------------------
+
+  /** Not canceled, and only entities the user may view (compute grants for a restricted user). */
+  async listMaintenance(actor: Actor, query: PageQuery): Promise<Page<Record<string, unknown>>> {
+    const grants = await grantsOf(this.deps.store, actor);
+    const visible = grants === null ? null : new Set(grants.compute.filter((g) => g.permissions !== null).map((g) => String(g.id)));
+    const rows = await this.deps.store.notices.listMaintenance(actor.user.account_id);
+    const items = rows
+      .map((r) => r.body)
+      .filter((b) => b.status !== "canceled")
+      .filter((b) => visible === null || visible.has(String((b.entity as { id: unknown }).id)));
+    return pageFrom(query, items);
+  }
+
+  /** Unresolved notifications whose `until` has not passed. */
+  async listNotifications(actor: Actor, query: PageQuery): Promise<Page<Record<string, unknown>>> {
+    await requireAccountAccess(this.deps.store, actor, "read_only");
+    const now = timestamp(this.deps.clock);
+    const rows = await this.deps.store.notices.listNotifications(actor.user.account_id);
+    return pageFrom(
+      query,
+      rows.map((r) => r.body).filter((b) => b.until == null || (b.until as string) > now),
+    );
+  }
+
+  async seedAvailability(accountId: number, regions: AvailabilityRecord[]): Promise<void> {
+    await this.deps.store.transaction((tx) => tx.notices.replaceAvailability(accountId, regions));
+  }
+
+  async seedMaintenance(accountId: number, item: Record<string, unknown>): Promise<number> {
+    return this.deps.store.notices.insertMaintenance(accountId, item);
+  }
+
+  async seedNotification(accountId: number, notification: Record<string, unknown>): Promise<number> {
+    return this.deps.store.notices.insertNotification(accountId, notification);
+  }
+
+  /** A notification's cause is resolved: it disappears. */
+  async resolveNotification(accountId: number, id: number): Promise<void> {
+    if (!(await this.deps.store.notices.resolveNotification(accountId, id, timestamp(this.deps.clock)))) throw notFound();
+  }
+}
