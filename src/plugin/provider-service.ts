@@ -16,6 +16,7 @@ import { CodecError, decodeJsonValue, decodeValue, encodeValue } from "./codec";
 import { int64ToNumber, toProtoDiagnostic, toProtoDiagnostics, toProtoFunction, toProtoPath, toProtoSchema, toProtoTimestamp } from "./convert";
 import type { GrpcServer } from "./grpc/server";
 import { type Logger, describeError, errorFields } from "./log";
+import { mark, now } from "./trace";
 import { tfplugin6 } from "./proto/gen/messages";
 
 const P = tfplugin6;
@@ -215,9 +216,12 @@ export function registerProviderService(
   const { log } = options;
   let loading: Promise<Loaded> | undefined;
   let provider: ProviderServer | undefined;
-  const loaded = (): Promise<Loaded> =>
-    (loading ??= load().then(
+  const loaded = (): Promise<Loaded> => {
+    if (loading) return loading;
+    const start = now();
+    return (loading = load().then(
       (p) => {
+        mark("provider loaded", { start });
         provider = p;
         return new Loaded(p);
       },
@@ -226,6 +230,7 @@ export function registerProviderService(
         throw new Failure(error("Failed to load the provider", describeError(e)));
       },
     ));
+  };
 
   function toDiagnostic(method: string, e: unknown): tfplugin6.IDiagnostic {
     if (e instanceof Failure) return toProtoDiagnostic(e.diagnostic);
