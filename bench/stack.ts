@@ -9,7 +9,7 @@
  * plugin), the provider loaded, the life of the process and its peak RSS. BENCH_RSS_N (e.g.
  * 3000) adds a traced no-op plan of that many keys for the plugin's peak RSS.
  *
- * Run with `npm run bench:stack` (BENCH_SIZES=10,100,1000, BENCH_RUNS=3, BENCH_ENGINES=tofu,terraform).
+ * Run with `npm run bench:stack` (BENCH_SIZES=10,100,1000, BENCH_RUNS=3, BENCH_ENGINES=tofu,terraform; BENCH_TRACE_N=0 skips the traced runs).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,7 +19,7 @@ import { PROVIDER_SOURCE } from "../src/provider/identity";
 import { sshKeyText } from "../test/support/ssh-keys";
 import { type LocalApi, withLocalApi } from "./local-api";
 
-const SIZES = (process.env.BENCH_SIZES ?? "10,100,1000").split(",").map(Number);
+const SIZES = (process.env.BENCH_SIZES ?? "10,100,1000").split(",").filter(Boolean).map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TRACE_N = Number(process.env.BENCH_TRACE_N ?? 100);
 const RSS_N = process.env.BENCH_RSS_N ? Number(process.env.BENCH_RSS_N) : undefined;
@@ -162,10 +162,11 @@ function breakdown(marks: readonly Mark[], commandStart: number, commandMs: numb
     const end = exit?.at ?? Math.max(...own.map((m) => m.at));
     alive += end - start;
     peakKiB = Math.max(peakKiB, exit?.maxRssKiB ?? 0);
+    const shutdown = rpcs.find((r) => methodOf(r.path!) === "shutdown");
     const calls = [...methods].map(([name, t]) => `${name} ${t.count > 1 ? `${t.count}x ` : ""}${ms(t.ms)}`).join(", ");
     lines.push(
       `  start ${i + 1} at +${ms(start - commandStart)}: line ${ms(at("line")! - start)}, first answer ${firstAnswer ? ms(firstAnswer.at - start) : "-"}` +
-        `${loaded ? `, provider loaded in ${ms(loaded.at - loaded.start!)}` : ""}; ${calls}; alive ${ms(end - start)}, peak RSS ${((exit?.maxRssKiB ?? 0) / 1024).toFixed(0)} MiB`,
+        `${loaded ? `, provider loaded in ${ms(loaded.at - loaded.start!)}` : ""}; ${calls}; alive ${ms(end - start)}${shutdown && exit ? ` (exit ${ms(exit.at - shutdown.at)} after Shutdown)` : ""}, peak RSS ${((exit?.maxRssKiB ?? 0) / 1024).toFixed(0)} MiB`,
     );
   }
   const perResource = ["read", "plan", "apply", "upgrade", "validate resource"]
@@ -199,7 +200,7 @@ async function traced(s: Setup, n: number, step: Step, floorMs: number): Promise
 async function main(): Promise<void> {
   const out = (line: string) => process.stdout.write(line + "\n");
   const traces: string[] = [];
-  const sizes = [...new Set([...SIZES, ...(SIZES.includes(TRACE_N) ? [] : [TRACE_N]), ...(RSS_N ? [RSS_N] : [])])];
+  const sizes = [...new Set([...SIZES, ...(TRACE_N > 0 ? [TRACE_N] : []), ...(RSS_N ? [RSS_N] : [])])];
   out(`mgmt_ssh_key against terraform_data, medians of ${RUNS} alternated runs (seconds: mgmt vs terraform_data = ratio)`);
   out(`| N | step | ${ENGINES.map((e) => e.name).join(" | ")} |`);
   out(`|---|---|${ENGINES.map(() => "---|").join("")}`);
