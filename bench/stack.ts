@@ -108,6 +108,7 @@ interface Mark {
   readonly start?: number;
   readonly path?: string;
   readonly maxRssKiB?: number;
+  readonly cpuMs?: number;
 }
 
 const METHOD_NAMES: Record<string, string> = {
@@ -141,6 +142,7 @@ function breakdown(marks: readonly Mark[], commandStart: number, commandMs: numb
   let toFirstAnswer = 0;
   let alive = 0;
   let peakKiB = 0;
+  let cpuMs = 0;
   for (const [i, own] of starts.entries()) {
     const at = (event: string) => own.find((m) => m.event === event)?.at;
     const start = at("start")!;
@@ -162,11 +164,12 @@ function breakdown(marks: readonly Mark[], commandStart: number, commandMs: numb
     const end = exit?.at ?? Math.max(...own.map((m) => m.at));
     alive += end - start;
     peakKiB = Math.max(peakKiB, exit?.maxRssKiB ?? 0);
+    cpuMs += exit?.cpuMs ?? 0;
     const shutdown = rpcs.find((r) => methodOf(r.path!) === "shutdown");
     const calls = [...methods].map(([name, t]) => `${name} ${t.count > 1 ? `${t.count}x ` : ""}${ms(t.ms)}`).join(", ");
     lines.push(
       `  start ${i + 1} at +${ms(start - commandStart)}: line ${ms(at("line")! - start)}, first answer ${firstAnswer ? ms(firstAnswer.at - start) : "-"}` +
-        `${loaded ? `, provider loaded in ${ms(loaded.at - loaded.start!)}` : ""}; ${calls}; alive ${ms(end - start)}${shutdown && exit ? ` (exit ${ms(exit.at - shutdown.at)} after Shutdown)` : ""}, peak RSS ${((exit?.maxRssKiB ?? 0) / 1024).toFixed(0)} MiB`,
+        `${loaded ? `, provider loaded in ${ms(loaded.at - loaded.start!)}` : ""}; ${calls}; alive ${ms(end - start)}${shutdown && exit ? ` (exit ${ms(exit.at - shutdown.at)} after Shutdown)` : ""}, CPU ${ms(exit?.cpuMs ?? 0)}, peak RSS ${((exit?.maxRssKiB ?? 0) / 1024).toFixed(0)} MiB`,
     );
   }
   const perResource = ["read", "plan", "apply", "upgrade", "validate resource"]
@@ -178,7 +181,7 @@ function breakdown(marks: readonly Mark[], commandStart: number, commandMs: numb
   lines.unshift(
     `  ${starts.length} plugin starts; ${seconds(commandMs)} against terraform_data's ${seconds(floorMs)} (+${ms(commandMs - floorMs)}): ` +
       `start to first answer ${ms(toFirstAnswer)} summed, provider loads ${ms(loadMs)}, configure ${configure ? `${configure.count}x ${ms(configure.ms)}` : "-"}, ` +
-      `per-resource calls ${perResource || "-"} (time inside the plugin); processes alive ${ms(alive)} summed; peak RSS ${(peakKiB / 1024).toFixed(0)} MiB`,
+      `per-resource calls ${perResource || "-"} (time inside the plugin); processes alive ${ms(alive)} summed, CPU ${ms(cpuMs)}; peak RSS ${(peakKiB / 1024).toFixed(0)} MiB`,
   );
   return lines;
 }

@@ -29,7 +29,10 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   const env = options.env ?? process.env;
   if (tracing()) {
     // Registered before the first mark, so it runs before the marks are written at exit.
-    process.on("exit", () => mark("exit", { maxRssKiB: process.resourceUsage().maxRSS }));
+    process.on("exit", () => {
+      const usage = process.resourceUsage();
+      mark("exit", { maxRssKiB: usage.maxRSS, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 });
+    });
     mark("start", { at: performance.timeOrigin });
   }
   const check = checkEnvironment(env);
