@@ -245,6 +245,7 @@ async function main(): Promise<void> {
       }
     }
   });
+  if (traces.length === 0) return;
   out("");
   out(`Where the time goes, one traced run each (marks inside the plugin, src/plugin/trace.ts):`);
   for (const line of traces) out(line);
