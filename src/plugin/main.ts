@@ -8,7 +8,9 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { cacheFolder, installCompileCache } from "./compile-cache";
 import { servePlugin } from "./serve";
+import { mark } from "./trace";
 
 const PROVIDER_BUNDLE = "./provider.js";
 
@@ -19,6 +21,15 @@ function precomputedSchemaResponse(): Buffer | undefined {
   } catch {
     return undefined;
   }
+}
+
+const cacheDir = cacheFolder(process.env);
+if (cacheDir) {
+  const cache = installCompileCache(__dirname, cacheDir);
+  process.on("exit", () => {
+    mark("compile cache", { used: cache.used });
+    cache.flush();
+  });
 }
 
 void servePlugin(async (log) => (require(PROVIDER_BUNDLE) as typeof import("../provider")).createProvider({ log }), {

@@ -16,6 +16,7 @@ import { CodecError, decodeJsonValue, decodeValue, encodeValue } from "./codec";
 import { int64ToNumber, toProtoDiagnostic, toProtoDiagnostics, toProtoFunction, toProtoPath, toProtoSchema, toProtoTimestamp } from "./convert";
 import type { GrpcServer } from "./grpc/server";
 import { type Logger, describeError, errorFields } from "./log";
+import { mark, now } from "./trace";
 import { tfplugin6 } from "./proto/gen/messages";
 
 const P = tfplugin6;
@@ -161,6 +162,15 @@ async function callFunction(l: Loaded, name: string, args: readonly tfplugin6.ID
 
 // --- the schema answer ------------------------------------------------------------------
 
+/**
+ * get_provider_schema_optional: the answer is the same in every process of a build, so an engine
+ * that has it from one start of a command asks no later start for it (each start of a command
+ * asked, three to five times per command). plan_destroy stays off: with it the engines would add
+ * a PlanResourceChange per destroyed object, and a destroy has nothing to plan here; destroys
+ * arrive as ApplyResourceChange with a null planned state.
+ */
+const CAPABILITIES: tfplugin6.IServerCapabilities = { planDestroy: false, getProviderSchemaOptional: true };
+
 const protoSchemas = (schemas: { readonly [typeName: string]: Schema }): Record<string, tfplugin6.ISchema> =>
   Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, toProtoSchema(s)]));
 
@@ -178,8 +188,7 @@ export function providerSchemaResponse(schemas: ProviderSchemas): tfplugin6.GetP
     functions: protoFunctions(schemas),
     // Terraform dereferences every Schema.block, so "no provider_meta" is an empty block, not nil.
     providerMeta: { version: 0, block: {} },
-    // plan_destroy off: destroys arrive as ApplyResourceChange with a null planned state.
-    serverCapabilities: { planDestroy: false, getProviderSchemaOptional: false },
+    serverCapabilities: CAPABILITIES,
     diagnostics: [],
   };
 }
@@ -215,9 +224,12 @@ export function registerProviderService(
   const { log } = options;
   let loading: Promise<Loaded> | undefined;
   let provider: ProviderServer | undefined;
-  const loaded = (): Promise<Loaded> =>
-    (loading ??= load().then(
+  const loaded = (): Promise<Loaded> => {
+    if (loading) return loading;
+    const start = now();
+    return (loading = load().then(
       (p) => {
+        mark("provider loaded", { start });
         provider = p;
         return new Loaded(p);
       },
@@ -226,6 +238,7 @@ export function registerProviderService(
         throw new Failure(error("Failed to load the provider", describeError(e)));
       },
     ));
+  };
 
   function toDiagnostic(method: string, e: unknown): tfplugin6.IDiagnostic {
     if (e instanceof Failure) return toProtoDiagnostic(e.diagnostic);
@@ -256,7 +269,7 @@ export function registerProviderService(
   }
 
   rpc("GetMetadata", P.GetMetadata.Request, P.GetMetadata.Response, async (_req, l) => ({
-    serverCapabilities: { planDestroy: false },
+    serverCapabilities: CAPABILITIES,
     resources: [...l.resources.keys()].map((typeName) => ({ typeName })),
     dataSources: [...l.dataSources.keys()].map((typeName) => ({ typeName })),
     ephemeralResources: [...l.ephemeralResources.keys()].map((typeName) => ({ typeName })),

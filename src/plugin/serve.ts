@@ -13,6 +13,7 @@ import { createServer } from "node:net";
 import type { ProviderServer } from "../provider/framework/server";
 import { checkEnvironment, handshakeLine, listen } from "./handshake";
 import { installProcessGuards } from "./lifecycle";
+import { mark, tracing } from "./trace";
 import { type Logger, describeError, errorFields, stderrLogger } from "./log";
 import type { Router, ServicesOptions } from "./services";
 import { type SelfSignedCertificate, createSelfSignedCertificate, parseCertificatePem } from "./tls";
@@ -26,6 +27,14 @@ export interface ServeOptions {
 /** Resolves once the handshake line is out; the process then lives until Shutdown. */
 export async function servePlugin(factory: (log: Logger) => Promise<ProviderServer>, options: ServeOptions = {}): Promise<void> {
   const env = options.env ?? process.env;
+  if (tracing()) {
+    // Registered before the first mark, so it runs before the marks are written at exit.
+    process.on("exit", () => {
+      const usage = process.resourceUsage();
+      mark("exit", { maxRssKiB: usage.maxRSS, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 });
+    });
+    mark("start", { at: performance.timeOrigin });
+  }
   const check = checkEnvironment(env);
   if (!check.ok) return fatal(check.message);
 
@@ -61,6 +70,7 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   }
   cleanup = listening.cleanup;
   writeHandshake(handshakeLine(listening, tls?.serverCert.certDer));
+  mark("line");
 
   const cannotServe = (e: unknown) => {
     log("error", "the plugin could not start serving", errorFields(e));

@@ -5,7 +5,7 @@
  * (dist/zod.js, which the client's answer schemas need) only once the provider makes its API
  * client. Together they were four fifths of the bytes node parsed for a validation.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { repoPath } from "../../src/harness/paths";
@@ -35,7 +35,8 @@ describe("the plugin's bundles", () => {
     const out = join(dir, `loaded-${Math.random().toString(36).slice(2)}.json`);
     const plugin = await PluginHarness.start({
       executable: repoPath("bin/terraform-provider-mgmt"),
-      env: { NODE_OPTIONS: `--require ${join(dir, "probe.js")}`, PROBE_OUT: out },
+      // A folder anyone may write to: the plugin then keeps no code cache and node's own compile sees every bundle.
+      env: { NODE_OPTIONS: `--require ${join(dir, "probe.js")}`, PROBE_OUT: out, MGMT_PLUGIN_CACHE_DIR: dir },
     });
     try {
       await calls(plugin);
@@ -48,6 +49,7 @@ describe("the plugin's bundles", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "mgmt-bundles-"));
+    chmodSync(dir, 0o777);
     writeFileSync(join(dir, "probe.js"), PROBE);
     api = await startServe();
   });

@@ -12,6 +12,7 @@ import type { ServerStream } from "../h2/connection";
 import type { IncomingHeaders } from "../h2/headers";
 import { FrameDecoder, encodeFrame } from "./framing";
 import { GrpcError, Status, type StatusCode, encodeGrpcMessage } from "./status";
+import { mark, now, tracing } from "../trace";
 
 export interface CallContext {
   /** `/package.Service/Method` */
@@ -125,6 +126,10 @@ class Call implements ServerStreamCall {
   }
 
   async run(route: Route, request: Uint8Array): Promise<void> {
+    if (tracing()) {
+      const start = now();
+      this.afterResponse(() => mark("rpc", { path: this.path, start }));
+    }
     try {
       if (route.kind === "unary") {
         const response = await route.handler(request, this);

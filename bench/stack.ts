@@ -1,0 +1,254 @@
+/**
+ * A stack of N `mgmt_ssh_key` against the same count of `terraform_data`, the engine's own floor:
+ * apply, a no-op plan and destroy through each engine, as ratios of medians. The two contenders
+ * alternate within each round, so machine noise falls on both alike.
+ *
+ * Then where the difference goes: one more apply, plan and destroy of N = 100 (BENCH_TRACE_N)
+ * with MGMT_PLUGIN_TRACE set, whose marks (src/plugin/trace.ts) give each plugin start: node's
+ * start to the handshake line, to the first call, each RPC by method (count and time inside the
+ * plugin), the provider loaded, the life of the process and its peak RSS. BENCH_RSS_N (e.g.
+ * 3000) adds a traced no-op plan of that many keys for the plugin's peak RSS.
+ *
+ * Run with `npm run bench:stack` (BENCH_SIZES=10,100,1000, BENCH_RUNS=3, BENCH_ENGINES=tofu,terraform; BENCH_TRACE_N=0 skips the traced runs).
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { type Engine, availableEngines, engineEnvironment, runEngine, writeCliConfig } from "../src/harness/engine";
+import { PROVIDER_SOURCE } from "../src/provider/identity";
+import { sshKeyText } from "../test/support/ssh-keys";
+import { type LocalApi, withLocalApi } from "./local-api";
+
+const SIZES = (process.env.BENCH_SIZES ?? "10,100,1000").split(",").filter(Boolean).map(Number);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const TRACE_N = Number(process.env.BENCH_TRACE_N ?? 100);
+const RSS_N = process.env.BENCH_RSS_N ? Number(process.env.BENCH_RSS_N) : undefined;
+const wanted = (process.env.BENCH_ENGINES ?? "tofu,terraform").split(",");
+const ENGINES = availableEngines().filter((e) => wanted.includes(e.name));
+
+type Step = "apply" | "plan" | "destroy";
+const STEPS: readonly Step[] = ["apply", "plan", "destroy"];
+const ARGS: Record<Step, string[]> = {
+  apply: ["apply", "-no-color", "-auto-approve", "-input=false"],
+  // Exit code 2 would mean the plan found something to change: not a no-op.
+  plan: ["plan", "-no-color", "-input=false", "-detailed-exitcode"],
+  destroy: ["destroy", "-no-color", "-auto-approve", "-input=false"],
+};
+
+type Contender = "terraform_data" | "mgmt_ssh_key";
+
+/** A folder holding N resources of one contender. The keys are made once per N: generating them is not what is measured. */
+function writeStack(dir: string, contender: Contender, keys: readonly string[]): void {
+  mkdirSync(dir, { recursive: true });
+  const resources = Object.fromEntries(
+    keys.map((key, i) => [`r${i}`, contender === "terraform_data" ? { input: { label: `k${i}`, ssh_key: key } } : { label: `k${i}`, ssh_key: key }]),
+  );
+  const config =
+    contender === "terraform_data"
+      ? { resource: { terraform_data: resources } }
+      : { terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } }, provider: { mgmt: {} }, resource: { mgmt_ssh_key: resources } };
+  writeFileSync(join(dir, "main.tf.json"), JSON.stringify(config));
+}
+
+async function run(engine: Engine, step: Step, dir: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const start = performance.now();
+  const r = await runEngine(engine, ARGS[step], dir, env);
+  const ms = performance.now() - start;
+  if (r.code !== 0) throw new Error(`${engine.name} ${step} in ${dir} exited ${r.code}: ${r.stderr}${r.stdout.slice(-2000)}`);
+  return ms;
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+interface Setup {
+  readonly api: LocalApi;
+  readonly engine: Engine;
+  readonly env: NodeJS.ProcessEnv;
+  readonly dirs: Record<Contender, string>;
+}
+
+function setUp(api: LocalApi, engine: Engine, n: number, keys: readonly string[]): Setup {
+  const root = join(api.dir, `${engine.name}-${n}`);
+  const dirs = { terraform_data: join(root, "data"), mgmt_ssh_key: join(root, "mgmt") };
+  writeStack(dirs.terraform_data, "terraform_data", keys);
+  writeStack(dirs.mgmt_ssh_key, "mgmt_ssh_key", keys);
+  const env = engineEnvironment({ cliConfig: writeCliConfig(root), url: api.server.url, token: api.server.token });
+  return { api, engine, env, dirs };
+}
+
+/** Medians of RUNS alternated rounds of apply, plan and destroy, per contender. */
+async function measure(s: Setup): Promise<Record<Contender, Record<Step, number>>> {
+  const times: Record<Contender, Record<Step, number[]>> = {
+    terraform_data: { apply: [], plan: [], destroy: [] },
+    mgmt_ssh_key: { apply: [], plan: [], destroy: [] },
+  };
+  // One untimed round first: the engines' and the OS's caches.
+  for (let round = -1; round < RUNS; round++) {
+    const order: Contender[] = round % 2 ? ["terraform_data", "mgmt_ssh_key"] : ["mgmt_ssh_key", "terraform_data"];
+    for (const step of STEPS)
+      for (const c of order) {
+        const ms = await run(s.engine, step, s.dirs[c], s.env);
+        if (round >= 0) times[c][step].push(ms);
+      }
+  }
+  const medians = (c: Contender) => Object.fromEntries(STEPS.map((step) => [step, median(times[c][step])])) as Record<Step, number>;
+  return { terraform_data: medians("terraform_data"), mgmt_ssh_key: medians("mgmt_ssh_key") };
+}
+
+// --- the breakdown ----------------------------------------------------------------------
+
+interface Mark {
+  readonly pid: number;
+  readonly event: string;
+  readonly at: number;
+  readonly start?: number;
+  readonly path?: string;
+  readonly maxRssKiB?: number;
+  readonly cpuMs?: number;
+}
+
+const METHOD_NAMES: Record<string, string> = {
+  GetProviderSchema: "schema",
+  ValidateProviderConfig: "validate provider",
+  ValidateResourceConfig: "validate resource",
+  ConfigureProvider: "configure",
+  UpgradeResourceState: "upgrade",
+  ReadResource: "read",
+  PlanResourceChange: "plan",
+  ApplyResourceChange: "apply",
+  StopProvider: "stop",
+  Shutdown: "shutdown",
+  StreamStdio: "stdio",
+  StartStream: "broker",
+};
+const methodOf = (path: string) => {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return METHOD_NAMES[name] ?? name;
+};
+
+/** One line per plugin start and a summary, from the marks of one engine command. */
+function breakdown(marks: readonly Mark[], commandStart: number, commandMs: number, floorMs: number): string[] {
+  const byPid = new Map<number, Mark[]>();
+  for (const m of marks) byPid.set(m.pid, [...(byPid.get(m.pid) ?? []), m]);
+  const starts = [...byPid.values()].sort((a, b) => a.find((m) => m.event === "start")!.at - b.find((m) => m.event === "start")!.at);
+  const ms = (x: number) => `${x.toFixed(0)} ms`;
+  const lines: string[] = [];
+  const totals = new Map<string, { count: number; ms: number }>();
+  let loadMs = 0;
+  let toFirstAnswer = 0;
+  let alive = 0;
+  let peakKiB = 0;
+  let cpuMs = 0;
+  for (const [i, own] of starts.entries()) {
+    const at = (event: string) => own.find((m) => m.event === event)?.at;
+    const start = at("start")!;
+    const rpcs = own.filter((m) => m.event === "rpc").sort((a, b) => a.start! - b.start!);
+    const methods = new Map<string, { count: number; ms: number }>();
+    for (const r of rpcs) {
+      const name = methodOf(r.path!);
+      if (name === "stdio" || name === "broker") continue;
+      const t = methods.get(name) ?? { count: 0, ms: 0 };
+      methods.set(name, { count: t.count + 1, ms: t.ms + (r.at - r.start!) });
+      const all = totals.get(name) ?? { count: 0, ms: 0 };
+      totals.set(name, { count: all.count + 1, ms: all.ms + (r.at - r.start!) });
+    }
+    const loaded = own.find((m) => m.event === "provider loaded");
+    if (loaded) loadMs += loaded.at - loaded.start!;
+    const firstAnswer = rpcs.find((r) => methodOf(r.path!) !== "stdio" && methodOf(r.path!) !== "broker");
+    if (firstAnswer) toFirstAnswer += firstAnswer.at - start;
+    const exit = own.find((m) => m.event === "exit");
+    const end = exit?.at ?? Math.max(...own.map((m) => m.at));
+    alive += end - start;
+    peakKiB = Math.max(peakKiB, exit?.maxRssKiB ?? 0);
+    cpuMs += exit?.cpuMs ?? 0;
+    const shutdown = rpcs.find((r) => methodOf(r.path!) === "shutdown");
+    const calls = [...methods].map(([name, t]) => `${name} ${t.count > 1 ? `${t.count}x ` : ""}${ms(t.ms)}`).join(", ");
+    lines.push(
+      `  start ${i + 1} at +${ms(start - commandStart)}: line ${ms(at("line")! - start)}, first answer ${firstAnswer ? ms(firstAnswer.at - start) : "-"}` +
+        `${loaded ? `, provider loaded in ${ms(loaded.at - loaded.start!)}` : ""}; ${calls}; alive ${ms(end - start)}${shutdown && exit ? ` (exit ${ms(exit.at - shutdown.at)} after Shutdown)` : ""}, CPU ${ms(exit?.cpuMs ?? 0)}, peak RSS ${((exit?.maxRssKiB ?? 0) / 1024).toFixed(0)} MiB`,
+    );
+  }
+  const perResource = ["read", "plan", "apply", "upgrade", "validate resource"]
+    .map((name) => [name, totals.get(name)] as const)
+    .filter(([, t]) => t)
+    .map(([name, t]) => `${name} ${t!.count}x ${ms(t!.ms)}`)
+    .join(", ");
+  const configure = totals.get("configure");
+  lines.unshift(
+    `  ${starts.length} plugin starts; ${seconds(commandMs)} against terraform_data's ${seconds(floorMs)} (+${ms(commandMs - floorMs)}): ` +
+      `start to first answer ${ms(toFirstAnswer)} summed, provider loads ${ms(loadMs)}, configure ${configure ? `${configure.count}x ${ms(configure.ms)}` : "-"}, ` +
+      `per-resource calls ${perResource || "-"} (time inside the plugin); processes alive ${ms(alive)} summed, CPU ${ms(cpuMs)}; peak RSS ${(peakKiB / 1024).toFixed(0)} MiB`,
+  );
+  return lines;
+}
+
+async function traced(s: Setup, n: number, step: Step, floorMs: number): Promise<string[]> {
+  const file = join(s.api.dir, `trace-${s.engine.name}-${step}.jsonl`);
+  rmSync(file, { force: true });
+  const commandStart = performance.timeOrigin + performance.now();
+  const ms = await run(s.engine, step, s.dirs.mgmt_ssh_key, { ...s.env, MGMT_PLUGIN_TRACE: file });
+  const marks = existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Mark)
+    : [];
+  return [`${s.engine.name} ${step === "plan" ? "no-op plan" : step}, N = ${n}:`, ...breakdown(marks, commandStart, ms, floorMs)];
+}
+
+async function main(): Promise<void> {
+  const out = (line: string) => process.stdout.write(line + "\n");
+  const traces: string[] = [];
+  const sizes = [...new Set([...SIZES, ...(TRACE_N > 0 ? [TRACE_N] : []), ...(RSS_N ? [RSS_N] : [])])];
+  out(`mgmt_ssh_key against terraform_data, medians of ${RUNS} alternated runs (seconds: mgmt vs terraform_data = ratio)`);
+  out(`| N | step | ${ENGINES.map((e) => e.name).join(" | ")} |`);
+  out(`|---|---|${ENGINES.map(() => "---|").join("")}`);
+  await withLocalApi(async (api) => {
+    for (const n of sizes) {
+      const keys = Array.from({ length: n }, (_, i) => sshKeyText("ed25519", `k${i}`));
+      const results = new Map<string, Record<Contender, Record<Step, number>>>();
+      for (const engine of ENGINES) {
+        const s = setUp(api, engine, n, keys);
+        if (SIZES.includes(n)) results.set(engine.name, await measure(s));
+        if (n === TRACE_N || n === RSS_N) {
+          // terraform_data's figures from the table, or one run each when this N is not in it.
+          const floor = results.get(engine.name)?.terraform_data;
+          await run(engine, "apply", s.dirs.mgmt_ssh_key, s.env);
+          const floorApply = floor?.apply ?? (await run(engine, "apply", s.dirs.terraform_data, s.env));
+          const floorPlan = floor?.plan ?? (await run(engine, "plan", s.dirs.terraform_data, s.env));
+          const floorDestroy = floor?.destroy ?? (await run(engine, "destroy", s.dirs.terraform_data, s.env));
+          await run(engine, "destroy", s.dirs.mgmt_ssh_key, s.env);
+          if (n === TRACE_N) {
+            traces.push(
+              ...(await traced(s, n, "apply", floorApply)),
+              ...(await traced(s, n, "plan", floorPlan)),
+              ...(await traced(s, n, "destroy", floorDestroy)),
+            );
+          } else {
+            await run(engine, "apply", s.dirs.mgmt_ssh_key, s.env);
+            traces.push(`peak RSS, N = ${n}:`, ...(await traced(s, n, "plan", floorPlan)).slice(1));
+            await run(engine, "destroy", s.dirs.mgmt_ssh_key, s.env);
+          }
+        }
+      }
+      if (!SIZES.includes(n)) continue;
+      for (const step of STEPS) {
+        const cells = ENGINES.map((e) => {
+          const r = results.get(e.name)!;
+          return `${seconds(r.mgmt_ssh_key[step])} vs ${seconds(r.terraform_data[step])} = ${(r.mgmt_ssh_key[step] / r.terraform_data[step]).toFixed(2)}x`;
+        });
+        out(`| ${n.toLocaleString("en")} | ${step === "plan" ? "no-op plan" : step} | ${cells.join(" | ")} |`);
+      }
+    }
+  });
+  if (traces.length === 0) return;
+  out("");
+  out(`Where the time goes, one traced run each (marks inside the plugin, src/plugin/trace.ts):`);
+  for (const line of traces) out(line);
+}
+
+void main();

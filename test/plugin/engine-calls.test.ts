@@ -1,0 +1,82 @@
+/**
+ * What the engines ask of the plugin in one command, counted from the marks the plugin writes
+ * when MGMT_PLUGIN_TRACE names a file (src/plugin/trace.ts, what bench/stack.ts reads): the
+ * provider declares get_provider_schema_optional, so each engine asks for the schema once per
+ * command however many times it starts the plugin, and apply, a no-op plan and destroy still
+ * work on both engines.
+ */
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { availableEngines, type Engine } from "../../src/harness/engine";
+import { tfplugin6 } from "../../src/plugin/proto/gen/messages";
+import { providerSchemaResponse } from "../../src/plugin/provider-service";
+import { createProvider } from "../../src/provider";
+import { EngineStack } from "../e2e/stack";
+import { sshKeyText } from "../support/ssh-keys";
+
+jest.setTimeout(240_000);
+
+interface Mark {
+  readonly pid: number;
+  readonly event: string;
+  readonly path?: string;
+  readonly maxRssKiB?: number;
+}
+
+it("the schema answer declares get_provider_schema_optional, and plan_destroy off", () => {
+  const caps = providerSchemaResponse(createProvider().schemas()).serverCapabilities!;
+  expect(caps).toMatchObject({ getProviderSchemaOptional: true, planDestroy: false });
+  // And the bytes the build precomputed say the same.
+  const built = tfplugin6.GetProviderSchema.Response.decode(readFileSync(join(__dirname, "../../dist/schema-response.bin")));
+  expect(built.serverCapabilities?.getProviderSchemaOptional).toBe(true);
+});
+
+describe.each(availableEngines())("$name", (engine: Engine) => {
+  let stack: EngineStack;
+  beforeAll(async () => {
+    stack = await EngineStack.start(engine);
+    stack.write({
+      resource: { mgmt_ssh_key: { a: { label: "a", ssh_key: sshKeyText("ed25519", "a") }, b: { label: "b", ssh_key: sshKeyText("ed25519", "b") } } },
+    });
+  });
+  afterAll(() => stack?.stop());
+
+  /** Runs one command with the marks on; answers them by process. */
+  async function traced(command: string, ...args: string[]): Promise<Map<number, Mark[]>> {
+    const file = join(stack.dir, `trace-${command}.jsonl`);
+    rmSync(file, { force: true });
+    const env = stack.env;
+    stack.env = { ...env, MGMT_PLUGIN_TRACE: file };
+    try {
+      await stack.ok(command, ...args);
+    } finally {
+      stack.env = env;
+    }
+    const byPid = new Map<number, Mark[]>();
+    if (!existsSync(file)) return byPid;
+    for (const line of readFileSync(file, "utf8").split("\n").filter(Boolean)) {
+      const mark = JSON.parse(line) as Mark;
+      byPid.set(mark.pid, [...(byPid.get(mark.pid) ?? []), mark]);
+    }
+    return byPid;
+  }
+  const calls = (byPid: Map<number, Mark[]>, method: string) =>
+    [...byPid.values()].flat().filter((m) => m.event === "rpc" && m.path === `/tfplugin6.Provider/${method}`).length;
+
+  it.each([
+    ["apply", ["-auto-approve"]],
+    ["plan", ["-detailed-exitcode"]],
+    ["destroy", ["-auto-approve"]],
+  ])("%s asks for the schema once, whatever the number of plugin starts", async (command, args) => {
+    const byPid = await traced(command, ...args);
+    expect(byPid.size).toBeGreaterThanOrEqual(2);
+    expect(calls(byPid, "GetProviderSchema")).toBe(1);
+    // Every start was marked from its start to its exit, with its peak memory.
+    for (const marks of byPid.values()) {
+      expect(marks.map((m) => m.event)).toEqual(expect.arrayContaining(["start", "line", "exit"]));
+      expect(marks.find((m) => m.event === "exit")!.maxRssKiB).toBeGreaterThan(0);
+    }
+    if (command === "apply") expect(calls(byPid, "ApplyResourceChange")).toBe(2);
+    if (command === "destroy") expect((await stack.client.listSshKeysPage(1)).data.map((k) => k.label)).not.toEqual(expect.arrayContaining(["a"]));
+  });
+});
