@@ -40,7 +40,7 @@ export function defineListDataSource<T>(def: ListDefinition<T>): DataSourceDefin
 
   return {
     fields,
-    ...defineDataSource<ProviderContext>({
+    ...defineDataSource<ProviderContext>()({
       typeName: def.typeName,
       description: def.description,
       attributes: {
@@ -69,7 +69,7 @@ export function defineListDataSource<T>(def: ListDefinition<T>): DataSourceDefin
         if (q.limit !== undefined) items = items.slice(0, q.limit);
         if (def.complete) items = await def.complete(op, config, items);
         return {
-          ...Object.fromEntries(argumentNames.map((n) => [n, config[n] ?? null])),
+          ...Object.fromEntries(argumentNames.map((n) => [n, (config as ObjectValue)[n] ?? null])),
           id: argumentsId(def.typeName, config, argumentNames),
           [def.itemsName]: items,
         };

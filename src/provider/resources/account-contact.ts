@@ -63,7 +63,7 @@ export function addressProblems(config: ObjectValue): Diagnostic[] {
   return out;
 }
 
-export const accountContactResource = defineResource<ProviderContext>({
+export const accountContactResource = defineResource<ProviderContext>()({
   typeName: "mgmt_account_contact",
   description:
     "The account's contact and billing address details. The account always exists: creating this resource adopts it, destroying it only removes it from state. Only the attributes set in the configuration are managed; the others show the live values.",

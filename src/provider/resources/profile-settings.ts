@@ -43,7 +43,7 @@ function toState(p: Profile): ObjectValue {
 
 const managed = "Managed only when set.";
 
-export const profileSettingsResource = defineResource<ProviderContext>({
+export const profileSettingsResource = defineResource<ProviderContext>()({
   typeName: "mgmt_profile_settings",
   description:
     "Settings of the profile of the user the provider acts as. The profile always exists: creating this resource adopts it, destroying it only removes it from state. Only the attributes set in the configuration are managed; the others show the live values.",
