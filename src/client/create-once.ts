@@ -9,7 +9,7 @@
  */
 import type { z } from "zod";
 import { formatTimestamp, parseTimestamp } from "../contract/timestamps";
-import type { OAuthClient, OAuthClientCreate } from "../contract/oauth-clients";
+import { OAuthClientCreate, type OAuthClient } from "../contract/oauth-clients";
 import { sameSshKey } from "../contract/sshkey-format";
 import type { SshKey, SshKeyCreate } from "../contract/sshkeys";
 import type { Tag, TagCreate, TaggedObject } from "../contract/tags";
@@ -121,6 +121,16 @@ export async function createTokenOnce(client: MgmtClient, body: TokenCreate): Pr
   return made.value;
 }
 
+/** What the API makes of a create body's optional fields when they are left out. */
+const OAUTH_CLIENT_CREATE_DEFAULTS: Partial<Record<keyof OAuthClient, unknown>> = { public: false };
+
+/** Whether a client is the one a create body asked for: equal in every field of the contract's create body. */
+export function sameOAuthClientRequest(c: OAuthClient, body: z.input<typeof OAuthClientCreate>): boolean {
+  const asked: Record<string, unknown> = body;
+  const live: Record<string, unknown> = c;
+  return Object.keys(OAuthClientCreate.shape).every((field) => live[field] === (asked[field] ?? OAUTH_CLIENT_CREATE_DEFAULTS[field as keyof OAuthClient]));
+}
+
 /**
  * OAuth clients carry no creation time: the events feed says which were created since (it
  * needs `events:read_only`; without it the search fails and so does the create, rather than
@@ -135,7 +145,7 @@ export function createOAuthClientOnce(client: MgmtClient, body: z.input<typeof O
       for (const e of events) {
         if (e.entity === null) continue;
         const c = await client.getOAuthClient(String(e.entity.id)).catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
-        if (c && c.label === body.label && c.redirect_uri === body.redirect_uri && c.public === (body.public ?? false)) found.push(c);
+        if (c && sameOAuthClientRequest(c, body)) found.push(c);
       }
       return found;
     },

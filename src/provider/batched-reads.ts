@@ -133,28 +133,40 @@ export class TagReads {
   }
 }
 
-/** The collections the managed resources read; the singletons are one request each already. */
+/**
+ * The collections the managed resources read, keyed by the resource type whose objects they
+ * hold; the singletons are one request each already. The provider server reports every apply
+ * of a type (`written`), so a snapshot is dropped whenever its type is written and no resource
+ * has to remember to.
+ */
 export function batchedReads(client: MgmtClient, enabled: boolean, now: () => Date) {
-  return {
-    tags: new TagReads(enabled, client, now),
-    sshKeys: new BatchedCollection(
+  const byType = {
+    mgmt_tag: new TagReads(enabled, client, now),
+    mgmt_ssh_key: new BatchedCollection(
       enabled,
       () => client.listSshKeys(),
       (k) => String(k.id),
       (id) => client.getSshKey(Number(id)),
     ),
-    tokens: new BatchedCollection(
+    mgmt_token: new BatchedCollection(
       enabled,
       () => client.listTokens(),
       (t) => String(t.id),
       (id) => client.getToken(Number(id)),
     ),
-    oauthClients: new BatchedCollection(
+    mgmt_oauth_client: new BatchedCollection(
       enabled,
       () => client.listOAuthClients(),
       (c) => c.id,
       (id) => client.getOAuthClient(id),
     ),
+  };
+  return {
+    ...byType,
+    /** An apply of this resource type is changing its objects: the next read of the type lists again. */
+    written(typeName: string): void {
+      if (Object.hasOwn(byType, typeName)) byType[typeName as keyof typeof byType].invalidate();
+    },
   };
 }
 export type BatchedReads = ReturnType<typeof batchedReads>;

@@ -24,6 +24,7 @@ export function providerDefinition(env: NodeJS.ProcessEnv = process.env): Provid
     dataSources,
     ephemeralResources: [childAccountTokenEphemeral],
     functions,
+    written: (ctx, typeName) => ctx.reads.written(typeName),
     close: (ctx) => ctx.release(),
     describeFailure,
   };

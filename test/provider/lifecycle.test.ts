@@ -18,7 +18,7 @@ const plan = (d: ResourceDefinition<unknown>, p: ObjectValue | null, config: Obj
   planChange(d, p, proposed, config, NOW);
 
 /** A resource declaring one of each kind of rule, with CRUD that is never called here. */
-const widget = defineResource<unknown>({
+const widget = defineResource<unknown>()({
   typeName: "test_widget",
   description: "A test resource.",
   importId: { description: "its id", example: "1" },
@@ -33,9 +33,9 @@ const widget = defineResource<unknown>({
     one: string("optional", "Conflicts with two.", { conflictsWith: ["two"] }),
     two: string("optional", "Conflicts with one."),
   },
-  create: async () => ({}),
+  create: async () => blank,
   read: async () => null,
-  update: async () => ({}),
+  update: async () => blank,
   delete: async () => {},
   importState: async () => null,
 });

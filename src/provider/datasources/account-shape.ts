@@ -1,12 +1,12 @@
 /** The account's fields, shared by `mgmt_account` and the child account data sources. */
 import type { Account, ChildAccount } from "../../contract/account";
 import { int, list, number, object, string } from "../framework/attributes";
-import type { Attributes } from "../framework/resource";
+import type { Attributes, StateOf } from "../framework/value-types";
 import type { ObjectValue } from "../framework/value";
 import { toRfc3339 } from "../timestamps";
 import { timestamp } from "./filter";
 
-export const contactAttributes: Attributes = {
+export const contactAttributes = {
   euuid: string("computed", "External unique account identifier."),
   active_since: timestamp("When the account was activated."),
   company: string("computed", "Company name."),
@@ -29,7 +29,7 @@ export const contactAttributes: Attributes = {
     last_four: int("computed", "Last four digits; null when no card is on file."),
   }),
   billing_source: string("computed", "Who bills the account: partner or compute (external for a child account)."),
-};
+} satisfies Attributes;
 
 export const promotionsAttribute = list(
   "computed",
@@ -46,7 +46,7 @@ export const promotionsAttribute = list(
   }),
 );
 
-export const contactValue = (a: Account | ChildAccount): ObjectValue => ({
+export const contactValue = (a: Account | ChildAccount): StateOf<typeof contactAttributes> => ({
   euuid: a.euuid,
   active_since: toRfc3339(a.active_since),
   company: a.company,

@@ -4,7 +4,7 @@ import { string } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";
 import { contactAttributes, contactValue, promotionsAttribute, promotionsValue } from "./account-shape";
 
-export const accountDataSource = defineDataSource<ProviderContext>({
+export const accountDataSource = defineDataSource<ProviderContext>()({
   typeName: "mgmt_account",
   description: "The billing account: contact details, balances, card on file, capabilities and promotions.",
   attributes: {

@@ -2,10 +2,9 @@
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";
-import { requireString } from "../framework/value";
 import { availabilityAttributes, availabilityValue } from "./availability-shape";
 
-export const availabilityDataSource = defineDataSource<ProviderContext>({
+export const availabilityDataSource = defineDataSource<ProviderContext>()({
   typeName: "mgmt_availability",
   description: "Which services one region offers the account.",
   attributes: {
@@ -14,8 +13,8 @@ export const availabilityDataSource = defineDataSource<ProviderContext>({
     region: string("required", "The region's slug, e.g. us-east.", { validate: (v) => (v.trim() === "" ? "must not be empty" : undefined) }),
   },
   async read({ ctx, signal }, config) {
-    const region = requireString(config, "region");
+    const region = config.region;
     const a = await ctx.client.getAvailability(region, { signal });
-    return { id: a.region, ...availabilityValue(a) };
+    return { id: a.region, ...availabilityValue(a), region: a.region };
   },
 });

@@ -2,10 +2,9 @@
 import { childAccountEuuid, type ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";
-import { requireString } from "../framework/value";
 import { contactAttributes, contactValue } from "./account-shape";
 
-export const childAccountDataSource = defineDataSource<ProviderContext>({
+export const childAccountDataSource = defineDataSource<ProviderContext>()({
   typeName: "mgmt_child_account",
   description: "One child account of this (parent) account, by euuid.",
   attributes: {
@@ -14,7 +13,7 @@ export const childAccountDataSource = defineDataSource<ProviderContext>({
     euuid: childAccountEuuid,
   },
   async read({ ctx, signal }, config) {
-    const c = await ctx.client.getChildAccount(requireString(config, "euuid"), { signal });
-    return { id: c.euuid, ...contactValue(c) };
+    const c = await ctx.client.getChildAccount(config.euuid, { signal });
+    return { id: c.euuid, ...contactValue(c), euuid: c.euuid };
   },
 });

@@ -1,13 +1,12 @@
 /** An event as both `mgmt_event` and the items of `mgmt_events` show it. */
 import type { Event } from "../../contract/events";
 import { bool, int, number, string } from "../framework/attributes";
-import type { Attributes } from "../framework/resource";
-import type { ObjectValue } from "../framework/value";
+import type { Attributes, StateOf } from "../framework/value-types";
 import { toRfc3339 } from "../timestamps";
 import { entityRef, entityRefAttribute } from "./common";
 import { timestamp } from "./filter";
 
-export const eventAttributes: Attributes = {
+export const eventAttributes = {
   id: int("computed", "The event's id."),
   action: string("computed", "What happened, e.g. user_ssh_key_add or token_create; new actions may appear."),
   created: timestamp("When the event happened."),
@@ -22,9 +21,9 @@ export const eventAttributes: Attributes = {
   status: string("computed", "failed, finished, notification, scheduled or started."),
   time_remaining: string("computed", "Time left of an in-progress migration; null otherwise."),
   username: string("computed", "The user who caused the event; null for the system."),
-};
+} satisfies Attributes;
 
-export const eventValue = (e: Event): ObjectValue => ({
+export const eventValue = (e: Event): StateOf<typeof eventAttributes> => ({
   id: e.id,
   action: e.action,
   created: toRfc3339(e.created),

@@ -4,7 +4,7 @@ import { GLOBAL_GRANT_FLAGS, GRANT_ENTITY_TYPES } from "../../contract/enums";
 import type { ProviderContext } from "../config";
 import { bool, int, list, object, string, type AttributeSpec } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";
-import type { ObjectValue } from "../framework/value";
+import type { StateOf } from "../framework/value-types";
 
 const FLAG_TEXT: Record<(typeof GLOBAL_GRANT_FLAGS)[number], string> = {
   add_databases: "May create databases.",
@@ -34,23 +34,25 @@ const entityGrants = (type: string): AttributeSpec =>
     }),
   );
 
-export const grantsDataSource = defineDataSource<ProviderContext>({
+const attributes = {
+  id: string("computed", 'Always "grants": there is one set per user.'),
+  restricted: bool("computed", "Whether the user is restricted (false: the user may do everything and the grant attributes are null)."),
+  global: object(
+    "computed",
+    "Account-wide grants.",
+    Object.fromEntries([
+      ["account_access", string("computed", "Access to the account's billing and settings: read_only, read_write, or null for none.")],
+      ...GLOBAL_GRANT_FLAGS.map((f) => [f, bool("computed", FLAG_TEXT[f])]),
+    ]) as Record<string, AttributeSpec>,
+  ),
+  ...Object.fromEntries(GRANT_ENTITY_TYPES.map((t) => [t, entityGrants(t)])),
+};
+
+export const grantsDataSource = defineDataSource<ProviderContext>()({
   typeName: "mgmt_grants",
   description:
     "What the user the provider acts for may do. The API describes grants of restricted users only; for an unrestricted user `restricted` is false and every other attribute is null (it may do everything).",
-  attributes: {
-    id: string("computed", 'Always "grants": there is one set per user.'),
-    restricted: bool("computed", "Whether the user is restricted (false: the user may do everything and the grant attributes are null)."),
-    global: object(
-      "computed",
-      "Account-wide grants.",
-      Object.fromEntries([
-        ["account_access", string("computed", "Access to the account's billing and settings: read_only, read_write, or null for none.")],
-        ...GLOBAL_GRANT_FLAGS.map((f) => [f, bool("computed", FLAG_TEXT[f])]),
-      ]) as Record<string, AttributeSpec>,
-    ),
-    ...Object.fromEntries(GRANT_ENTITY_TYPES.map((t) => [t, entityGrants(t)])),
-  },
+  attributes,
   async read({ ctx, signal }) {
     // Any valid token may read grants: no scope to name on a refusal.
     const grants = await ctx.client.getGrants({ signal });
@@ -58,7 +60,7 @@ export const grantsDataSource = defineDataSource<ProviderContext>({
   },
 });
 
-function grantsValue(g: GrantsResponse | undefined): ObjectValue {
+function grantsValue(g: GrantsResponse | undefined): Omit<StateOf<typeof attributes>, "id"> {
   if (g === undefined) return { restricted: false, global: null, ...Object.fromEntries(GRANT_ENTITY_TYPES.map((t) => [t, null])) };
   return {
     restricted: true,

@@ -1,12 +1,11 @@
 /** Invoices and their items as `mgmt_invoice` and `mgmt_invoices` show them. */
 import type { Invoice, InvoiceItem } from "../../contract/account";
 import { int, list, number, object, string } from "../framework/attributes";
-import type { Attributes } from "../framework/resource";
-import type { ObjectValue } from "../framework/value";
+import type { Attributes, StateOf } from "../framework/value-types";
 import { toRfc3339 } from "../timestamps";
 import { timestamp } from "./filter";
 
-export const invoiceItemAttributes: Attributes = {
+export const invoiceItemAttributes = {
   label: string("computed", "What was billed."),
   type: string("computed", "Kind of charge, e.g. hourly."),
   amount: number("computed", "Amount before tax, USD."),
@@ -17,9 +16,9 @@ export const invoiceItemAttributes: Attributes = {
   region: string("computed", "Region of the billed service; null when none."),
   from: timestamp("Start of the billed period."),
   to: timestamp("End of the billed period."),
-};
+} satisfies Attributes;
 
-export const invoiceAttributes: Attributes = {
+export const invoiceAttributes = {
   id: int("computed", "The invoice's id."),
   label: string("computed", "The invoice's label."),
   date: timestamp("When the invoice was issued."),
@@ -35,11 +34,11 @@ export const invoiceAttributes: Attributes = {
       tax: number("computed", "Amount of this tax, USD."),
     }),
   ),
-};
+} satisfies Attributes;
 
 export const invoiceItemsAttribute = (description: string) => list("computed", description, object("computed", "One invoice item.", invoiceItemAttributes));
 
-export const invoiceValue = (i: Invoice): ObjectValue => ({
+export const invoiceValue = (i: Invoice): StateOf<typeof invoiceAttributes> => ({
   id: i.id,
   label: i.label,
   date: toRfc3339(i.date),
@@ -50,7 +49,7 @@ export const invoiceValue = (i: Invoice): ObjectValue => ({
   tax_summary: i.tax_summary.map((t) => ({ name: t.name, tax: t.tax })),
 });
 
-export const invoiceItemValue = (i: InvoiceItem): ObjectValue => ({
+export const invoiceItemValue = (i: InvoiceItem): StateOf<typeof invoiceItemAttributes> => ({
   label: i.label,
   type: i.type,
   amount: i.amount,

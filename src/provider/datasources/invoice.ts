@@ -3,11 +3,10 @@ import { listAll } from "../../client/paginate";
 import type { ProviderContext } from "../config";
 import { int } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";
-import { knownNumber } from "../framework/value";
 import { positiveIdReason } from "./common";
 import { invoiceAttributes, invoiceItemsAttribute, invoiceItemValue, invoiceValue } from "./invoice-shape";
 
-export const invoiceDataSource = defineDataSource<ProviderContext>({
+export const invoiceDataSource = defineDataSource<ProviderContext>()({
   typeName: "mgmt_invoice",
   description: "One invoice of the account, by id, with its items.",
   attributes: {
@@ -16,9 +15,9 @@ export const invoiceDataSource = defineDataSource<ProviderContext>({
     items: invoiceItemsAttribute("The invoice's items."),
   },
   async read({ ctx, signal }, config) {
-    const id = knownNumber(config, "id")!;
+    const id = config.id;
     const invoice = await ctx.client.getInvoice(id, { signal });
     const items = await listAll(ctx.client.listInvoiceItems(id, { signal }));
-    return { ...invoiceValue(invoice), items: items.map(invoiceItemValue) };
+    return { ...invoiceValue(invoice), id: invoice.id, items: items.map(invoiceItemValue) };
   },
 });

@@ -8,11 +8,13 @@ import type { ProviderContext } from "../config";
 import { list, object, string } from "../framework/attributes";
 import type { Diagnostic } from "../framework/diagnostics";
 import { defineDataSource, type Attributes, type DataSourceDefinition, type Operation } from "../framework/resource";
+import type { StateOf } from "../framework/value-types";
 import type { ObjectValue } from "../framework/value";
 import { API_FILTERABLE, type ApiFieldType } from "../../contract/filterable";
 import { apiFilter, argumentsId, filterAttributes, filterFieldsOf, matchesAll, parseQuery, sortItems, validateFilters, type FilterFields } from "./filter";
 
-export interface ListDefinition<T> {
+/** A list of T from the API, whose items have the attributes I (a `toItem` must give exactly those). */
+export interface ListDefinition<T, I extends Attributes> {
   readonly typeName: string;
   readonly description: string;
   /** The API path, which names the X-Filter table when the API filters this list. */
@@ -20,19 +22,21 @@ export interface ListDefinition<T> {
   /** The attribute holding the items, and what one item is. */
   readonly itemsName: string;
   readonly itemDescription: string;
-  readonly item: Attributes;
+  readonly item: I;
   /** Arguments of this list besides the shared filter ones. */
   readonly arguments?: Attributes;
   /** Conditions from those arguments: X-Filter parts and local checks on an item. */
   conditions?(config: ObjectValue): { readonly api: readonly Record<string, unknown>[]; readonly local: readonly ((item: ObjectValue) => boolean)[] };
   validate?(config: ObjectValue): readonly Diagnostic[];
   fetch(client: MgmtClient, o: ListOptions): AsyncIterable<T>;
-  toItem(raw: T): ObjectValue;
+  toItem(raw: T): StateOf<I>;
   /** Work on the final items only (fetching invoice items), after filtering and the limit. */
   complete?(op: Operation<ProviderContext>, config: ObjectValue, items: ObjectValue[]): Promise<ObjectValue[]>;
 }
 
-export function defineListDataSource<T>(def: ListDefinition<T>): DataSourceDefinition<ProviderContext> & { readonly fields: FilterFields } {
+export function defineListDataSource<T, I extends Attributes>(
+  def: ListDefinition<T, I>,
+): DataSourceDefinition<ProviderContext> & { readonly fields: FilterFields } {
   const tables: Readonly<Record<string, Readonly<Record<string, ApiFieldType>>>> = API_FILTERABLE;
   const fields = filterFieldsOf(def.item, tables[def.path] ?? {});
   const own = def.arguments ?? {};
@@ -40,7 +44,7 @@ export function defineListDataSource<T>(def: ListDefinition<T>): DataSourceDefin
 
   return {
     fields,
-    ...defineDataSource<ProviderContext>({
+    ...defineDataSource<ProviderContext>()({
       typeName: def.typeName,
       description: def.description,
       attributes: {
@@ -69,7 +73,7 @@ export function defineListDataSource<T>(def: ListDefinition<T>): DataSourceDefin
         if (q.limit !== undefined) items = items.slice(0, q.limit);
         if (def.complete) items = await def.complete(op, config, items);
         return {
-          ...Object.fromEntries(argumentNames.map((n) => [n, config[n] ?? null])),
+          ...Object.fromEntries(argumentNames.map((n) => [n, (config as ObjectValue)[n] ?? null])),
           id: argumentsId(def.typeName, config, argumentNames),
           [def.itemsName]: items,
         };

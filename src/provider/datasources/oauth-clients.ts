@@ -1,5 +1,6 @@
 /** data mgmt_oauth_clients: the account's OAuth clients, without their secrets. */
 import { bool, string } from "../framework/attributes";
+import { oauthClientFields } from "../resources/oauth-client";
 import { defineListDataSource } from "./list";
 
 export const oauthClientsDataSource = defineListDataSource({
@@ -17,5 +18,5 @@ export const oauthClientsDataSource = defineListDataSource({
     thumbnail_url: string("computed", "Address of the client's thumbnail; null when none."),
   },
   fetch: (client, o) => client.listOAuthClients(o),
-  toItem: (c) => ({ id: c.id, label: c.label, public: c.public, redirect_uri: c.redirect_uri, status: c.status, thumbnail_url: c.thumbnail_url }),
+  toItem: oauthClientFields,
 });

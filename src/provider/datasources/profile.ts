@@ -3,7 +3,7 @@ import type { ProviderContext } from "../config";
 import { bool, list, number, object, string } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";
 
-export const profileDataSource = defineDataSource<ProviderContext>({
+export const profileDataSource = defineDataSource<ProviderContext>()({
   typeName: "mgmt_profile",
   description: "The profile of the user the provider's token acts for.",
   attributes: {

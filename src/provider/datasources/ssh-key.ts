@@ -4,12 +4,12 @@ import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { attr, error } from "../framework/diagnostics";
 import { defineDataSource } from "../framework/resource";
-import { isUnknown, knownString } from "../framework/value";
+import { isUnknown } from "../framework/value";
 import { idProblem } from "../resources/ids";
 import { sshKeyState } from "../resources/ssh-key";
 import { sshKeyAttributes } from "./ssh-key-shape";
 
-export const sshKeyDataSource = defineDataSource<ProviderContext>({
+export const sshKeyDataSource = defineDataSource<ProviderContext>()({
   typeName: "mgmt_ssh_key",
   description: "One SSH key of the user the provider acts for, by id or by label (a label must name exactly one key).",
   attributes: {
@@ -21,13 +21,13 @@ export const sshKeyDataSource = defineDataSource<ProviderContext>({
     label: string("optional_computed", "The key's label. Set either id or label."),
   },
   validate(config) {
-    const given = ["id", "label"].filter((n) => (config[n] ?? null) !== null || isUnknown(config[n]));
+    const given = (["id", "label"] as const).filter((n) => (config[n] ?? null) !== null || isUnknown(config[n]));
     return given.length === 0 ? [error("Missing id or label", "Set id or label to say which SSH key to read.", attr("id"))] : [];
   },
   async read({ ctx, signal }, config) {
-    const id = knownString(config, "id");
+    const id = config.id ?? undefined;
     if (id !== undefined) return sshKeyState(await ctx.client.getSshKey(Number(id), { signal }));
-    const label = knownString(config, "label")!;
+    const label = config.label!;
     const matches = (await listAll(ctx.client.listSshKeys({ signal }))).filter((k) => k.label === label);
     if (matches.length !== 1) {
       throw new Error(

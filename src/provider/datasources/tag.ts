@@ -4,7 +4,7 @@ import type { ComputeInstance, DomainZone, NodeBalancer, Volume } from "../../co
 import type { ProviderContext } from "../config";
 import { bool, int, list, number, object, string, type AttributeSpec } from "../framework/attributes";
 import { defineDataSource } from "../framework/resource";
-import { requireString, type ObjectValue } from "../framework/value";
+import type { ObjectValue } from "../framework/value";
 import { toRfc3339 } from "../timestamps";
 import { rfc3339OrNull } from "./common";
 import { timestamp } from "./filter";
@@ -106,7 +106,7 @@ const nodebalancer = {
 const group = (what: string, attrs: Record<string, AttributeSpec>) =>
   list("computed", `The ${what} carrying the tag.`, object("computed", `One of the ${what}.`, attrs));
 
-export const tagDataSource = defineDataSource<ProviderContext>({
+export const tagDataSource = defineDataSource<ProviderContext>()({
   typeName: "mgmt_tag",
   description: "The objects carrying one tag, grouped by type (unrestricted users only).",
   attributes: {
@@ -118,7 +118,7 @@ export const tagDataSource = defineDataSource<ProviderContext>({
     nodebalancers: group("NodeBalancers", nodebalancer),
   },
   async read({ ctx, signal }, config) {
-    const label = requireString(config, "label");
+    const label = config.label;
     const objects = await listAll(ctx.client.listTaggedObjects(label, { signal }));
     const groups: Record<"computes" | "domains" | "volumes" | "nodebalancers", ObjectValue[]> = { computes: [], domains: [], volumes: [], nodebalancers: [] };
     for (const o of objects) {

@@ -59,7 +59,13 @@ interface Options<T extends TfValue> {
  * The options are typed by the attribute's value type; the spec is stored erased, because the
  * lifecycle only ever calls its functions with known, non-null values of that type.
  */
-function build<T extends TfValue>(type: TfType, mode: Mode, description: string, o: Options<T> = {}, nested?: AttributeSpec["nested"]): AttributeSpec {
+function build<T extends TfValue, M extends Mode>(
+  type: TfType,
+  mode: M,
+  description: string,
+  o: Options<T> = {},
+  nested?: AttributeSpec["nested"],
+): Declared<T, M> {
   if (o.default !== undefined && mode !== "optional_computed") {
     throw new Error(`an attribute with a default must be optional_computed (description: "${description}")`);
   }
@@ -78,7 +84,19 @@ function build<T extends TfValue>(type: TfType, mode: Mode, description: string,
     validators: asArray(o.validate),
     conflictsWith: o.conflictsWith ?? [],
     ...(nested ? { nested } : {}),
-  } as AttributeSpec<T> as unknown as AttributeSpec;
+  } as AttributeSpec<T> as unknown as Declared<T, M>;
+}
+
+declare const valueType: unique symbol;
+
+/**
+ * An attribute as a builder declared it: the erased spec the lifecycle runs, plus (for the type
+ * checker only) its mode and value type, from which a definition's state, plan and configuration
+ * types are inferred (`value-types.ts`).
+ */
+export interface Declared<T extends TfValue, M extends Mode> extends AttributeSpec {
+  readonly mode: M;
+  readonly [valueType]?: T;
 }
 
 /** An element type: a plain type, or a nested object declared with `object`. */
@@ -86,30 +104,30 @@ type Element = TfType | AttributeSpec;
 const elementType = (e: Element): TfType => (typeof e === "object" && !Array.isArray(e) ? (e as AttributeSpec).type : (e as TfType));
 const elementNested = (e: Element): AttributeSpec["nested"] => (typeof e === "object" && !Array.isArray(e) ? (e as AttributeSpec).nested : undefined);
 
-export const string = (mode: Mode, description: string, o?: Options<string>) => build<string>("string", mode, description, o);
-export const number = (mode: Mode, description: string, o?: Options<number>) => build<number>("number", mode, description, o);
-export const bool = (mode: Mode, description: string, o?: Options<boolean>) => build<boolean>("bool", mode, description, o);
+export const string = <M extends Mode>(mode: M, description: string, o?: Options<string>) => build<string, M>("string", mode, description, o);
+export const number = <M extends Mode>(mode: M, description: string, o?: Options<number>) => build<number, M>("number", mode, description, o);
+export const bool = <M extends Mode>(mode: M, description: string, o?: Options<boolean>) => build<boolean, M>("bool", mode, description, o);
 /** A number that must be a whole number (Terraform has one number type). */
-export const int = (mode: Mode, description: string, o: Options<number> = {}) =>
-  build<number>("number", mode, description, { ...o, validate: [wholeNumber, ...asArray(o.validate)] });
+export const int = <M extends Mode>(mode: M, description: string, o: Options<number> = {}) =>
+  build<number, M>("number", mode, description, { ...o, validate: [wholeNumber, ...asArray(o.validate)] });
 
-export const list = (mode: Mode, description: string, element: Element, o?: Options<readonly TfValue[]>) =>
-  build<readonly TfValue[]>(["list", elementType(element)], mode, description, o, elementNested(element));
+export const list = <M extends Mode>(mode: M, description: string, element: Element, o?: Options<readonly TfValue[]>) =>
+  build<readonly TfValue[], M>(["list", elementType(element)], mode, description, o, elementNested(element));
 /** Compared as a set: the order of the configuration or of the API never makes a diff. */
-export const set = (mode: Mode, description: string, element: Element, o?: Options<readonly TfValue[]>) =>
-  build<readonly TfValue[]>(["set", elementType(element)], mode, description, o, elementNested(element));
-export const map = (mode: Mode, description: string, element: TfType, o?: Options<{ readonly [k: string]: TfValue }>) =>
-  build<{ readonly [k: string]: TfValue }>(["map", element], mode, description, o);
+export const set = <M extends Mode>(mode: M, description: string, element: Element, o?: Options<readonly TfValue[]>) =>
+  build<readonly TfValue[], M>(["set", elementType(element)], mode, description, o, elementNested(element));
+export const map = <M extends Mode>(mode: M, description: string, element: TfType, o?: Options<{ readonly [k: string]: TfValue }>) =>
+  build<{ readonly [k: string]: TfValue }, M>(["map", element], mode, description, o);
 
 /** A single nested object; its attributes carry their own descriptions (and validators, for input objects). */
-export function object(
-  mode: Mode,
+export function object<M extends Mode>(
+  mode: M,
   description: string,
   attributes: { readonly [name: string]: AttributeSpec },
   o?: Options<{ readonly [k: string]: TfValue }>,
 ) {
   const type: TfType = ["object", Object.fromEntries(Object.entries(attributes).map(([n, a]) => [n, a.type]))];
-  return build<{ readonly [k: string]: TfValue }>(type, mode, description, o, attributes);
+  return build<{ readonly [k: string]: TfValue }, M>(type, mode, description, o, attributes);
 }
 
 function wholeNumber(v: number): string | undefined {
@@ -128,7 +146,7 @@ export function listBlock(
   description: string,
   attributes: { readonly [name: string]: AttributeSpec },
   o: { readonly minItems?: number; readonly maxItems?: number } = {},
-): AttributeSpec {
+): Declared<readonly TfValue[], "optional"> {
   const spec = object("optional", description, attributes);
-  return { ...spec, type: ["list", spec.type], block: { ...o } };
+  return { ...spec, type: ["list", spec.type], block: { ...o } } as AttributeSpec as Declared<readonly TfValue[], "optional">;
 }

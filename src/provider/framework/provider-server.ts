@@ -35,6 +35,12 @@ export interface ProviderDefinition<Ctx> {
   readonly dataSources: readonly DataSourceDefinition<Ctx>[];
   readonly ephemeralResources?: readonly EphemeralResourceDefinition<Ctx>[];
   readonly functions?: readonly FunctionDefinition[];
+  /**
+   * An apply of this resource type is about to change its objects, or just did (called on both
+   * sides of every create, update and delete): whatever the context holds of the type's objects
+   * (a snapshot of a collection) must be dropped.
+   */
+  written?(ctx: Ctx, typeName: string): void;
   /** Releases what configure acquired (the process is ending); failures are only logged. */
   close?(ctx: Ctx): Promise<void>;
   /** Turns an exception from the API client into diagnostics (summary names the operation). */
@@ -88,6 +94,19 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
     return { ctx, signal: stopping.signal, now, warn: (summary, detail) => void diagnostics.push(warning(summary, detail)) };
   };
   const resourceOperation = (diagnostics: Diagnostic[], priv: PrivateState): ResourceOperation<Ctx> => ({ ...operation(diagnostics), private: priv });
+
+  /**
+   * A create, update or delete of the type, with the context told before (so a read racing the
+   * write lists again) and after (so nothing listed during the write is served afterwards).
+   */
+  async function writing<T>(op: Operation<Ctx>, typeName: string, write: () => Promise<T>): Promise<T> {
+    def.written?.(op.ctx, typeName);
+    try {
+      return await write();
+    } finally {
+      def.written?.(op.ctx, typeName);
+    }
+  }
 
   /** Every entry point reports failures as diagnostics (after any warnings) instead of failing the RPC. */
   async function guarded<T extends Diagnosed>(
@@ -191,13 +210,17 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
         const kept = PrivateState.decode(req.plannedPrivate);
         const op = resourceOperation(diagnostics, kept);
         if (req.plannedState === null) {
-          if (req.priorState !== null) await r.delete(op, req.priorState);
+          const prior = req.priorState;
+          if (prior !== null) await writing(op, typeName, () => r.delete(op, prior));
           return { newState: null };
         }
         const config = req.config ?? req.plannedState;
+        const { priorState, plannedState } = req;
         let fromApi: ObjectValue;
         try {
-          fromApi = req.priorState === null ? await r.create(op, req.plannedState, config) : await r.update(op, req.priorState, req.plannedState, config);
+          fromApi = await writing(op, typeName, () =>
+            priorState === null ? r.create(op, plannedState, config) : r.update(op, priorState, plannedState, config),
+          );
         } catch (err) {
           if (!(err instanceof PartialApply)) throw err;
           diagnostics.push(...def.describeFailure(`apply ${typeName}`, err.cause));

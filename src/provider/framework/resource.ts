@@ -5,14 +5,12 @@
  * the clock. The generic rules every resource obeys live in `lifecycle.ts`; a resource file
  * says only what is particular to it.
  */
-import type { AttributeSpec } from "./attributes";
 import type { AttributePath, Diagnostic } from "./diagnostics";
 import type { PrivateState } from "./private-state";
 import type { ObjectValue, TfType, TfValue } from "./value";
+import type { AppliedConfigOf, Attributes, ConfigOf, DraftOf, PlannedOf, StateOf } from "./value-types";
 
-export interface Attributes {
-  readonly [name: string]: AttributeSpec;
-}
+export type { Attributes } from "./value-types";
 
 /** What every CRUD call gets besides its values. */
 export interface Operation<Ctx> {
@@ -30,11 +28,11 @@ export interface ResourceOperation<Ctx> extends Operation<Ctx> {
 }
 
 /** The plan being built, handed to a resource's `modifyPlan` after the attribute rules ran. */
-export interface PlanDraft {
-  readonly prior: ObjectValue | null;
-  readonly config: ObjectValue;
+export interface PlanDraft<A extends Attributes = Attributes> {
+  readonly prior: StateOf<A> | null;
+  readonly config: ConfigOf<A>;
   /** The planned values; the hook may change them (e.g. to Unknown for a value the apply will change). */
-  readonly planned: Record<string, TfValue>;
+  readonly planned: DraftOf<A>;
   readonly now: Date;
   /** Plan a replacement because of this attribute. */
   replace(attribute: string): void;
@@ -48,33 +46,37 @@ export interface ImportIdDoc {
   readonly example: string;
 }
 
-export interface ResourceDefinition<Ctx> {
+/**
+ * A resource. Its value types come from its `attributes` (`value-types.ts`): what it returns
+ * must have exactly the declared keys, with the declared value types.
+ */
+export interface ResourceDefinition<Ctx, A extends Attributes = Attributes> {
   readonly typeName: string;
   readonly description: string;
   /** Bumped with a state upgrade; every resource is at 0. */
   readonly version?: number;
-  readonly attributes: Attributes;
+  readonly attributes: A;
   readonly importId: ImportIdDoc;
   /** Rules across attributes (conflicts beyond `conflictsWith`, combinations); values may be unknown. */
-  validate?(config: ObjectValue): readonly Diagnostic[];
+  validate?(config: ConfigOf<A>): readonly Diagnostic[];
   /** Rules across attributes or in time (renewal windows): runs on every plan that is not a destroy. */
-  modifyPlan?(draft: PlanDraft): void;
-  create(op: ResourceOperation<Ctx>, planned: ObjectValue, config: ObjectValue): Promise<ObjectValue>;
+  modifyPlan?(draft: PlanDraft<A>): void;
+  create(op: ResourceOperation<Ctx>, planned: PlannedOf<A>, config: AppliedConfigOf<A>): Promise<StateOf<A>>;
   /** The live object in state form, or null when it no longer exists (the framework warns and drops it). */
-  read(op: ResourceOperation<Ctx>, state: ObjectValue): Promise<ObjectValue | null>;
-  update(op: ResourceOperation<Ctx>, prior: ObjectValue, planned: ObjectValue, config: ObjectValue): Promise<ObjectValue>;
+  read(op: ResourceOperation<Ctx>, state: StateOf<A>): Promise<StateOf<A> | null>;
+  update(op: ResourceOperation<Ctx>, prior: StateOf<A>, planned: PlannedOf<A>, config: AppliedConfigOf<A>): Promise<StateOf<A>>;
   /** An object already gone counts as deleted. */
-  delete(op: ResourceOperation<Ctx>, state: ObjectValue): Promise<void>;
+  delete(op: ResourceOperation<Ctx>, state: StateOf<A>): Promise<void>;
   /** The state of the object an import id names; null when there is none. */
-  importState(op: ResourceOperation<Ctx>, id: string): Promise<ObjectValue | null>;
+  importState(op: ResourceOperation<Ctx>, id: string): Promise<StateOf<A> | null>;
 }
 
-export interface DataSourceDefinition<Ctx> {
+export interface DataSourceDefinition<Ctx, A extends Attributes = Attributes> {
   readonly typeName: string;
   readonly description: string;
-  readonly attributes: Attributes;
-  validate?(config: ObjectValue): readonly Diagnostic[];
-  read(op: Operation<Ctx>, config: ObjectValue): Promise<ObjectValue>;
+  readonly attributes: A;
+  validate?(config: ConfigOf<A>): readonly Diagnostic[];
+  read(op: Operation<Ctx>, config: AppliedConfigOf<A>): Promise<StateOf<A>>;
 }
 
 /** What an ephemeral resource's open returns: the value, and what renew and close will need. */
@@ -121,9 +123,19 @@ export interface FunctionDefinition {
   call(args: readonly TfValue[]): TfValue;
 }
 
-/** Identity functions that give a definition its type (and a place to check it, once, at load). */
-export const defineResource = <Ctx>(def: ResourceDefinition<Ctx>): ResourceDefinition<Ctx> => def;
-export const defineDataSource = <Ctx>(def: DataSourceDefinition<Ctx>): DataSourceDefinition<Ctx> => def;
+/**
+ * Identity functions that give a definition its type (and a place to check it, once, at load).
+ * The context is fixed first (`defineResource<Ctx>()()(...)`) so that the attribute types are
+ * inferred from the declaration rather than erased.
+ */
+export const defineResource =
+  <Ctx>() =>
+  <A extends Attributes>(def: ResourceDefinition<Ctx, A>): ResourceDefinition<Ctx, A> =>
+    def;
+export const defineDataSource =
+  <Ctx>() =>
+  <A extends Attributes>(def: DataSourceDefinition<Ctx, A>): DataSourceDefinition<Ctx, A> =>
+    def;
 export const defineEphemeralResource = <Ctx>(def: EphemeralResourceDefinition<Ctx>): EphemeralResourceDefinition<Ctx> => def;
 export const defineFunction = (def: FunctionDefinition): FunctionDefinition => def;
 

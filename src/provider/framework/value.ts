@@ -49,6 +49,10 @@ export function isDynamic(v: unknown): v is DynamicValue {
   return typeof v === "object" && v !== null && !Array.isArray(v) && (v as DynamicValue).kind === "dynamic" && "type" in v;
 }
 
+/** A value that is there and known, or undefined for null/unknown (a typed attribute: `known(config.scopes)`). */
+export const known = <T>(v: T | null | UnknownValue | undefined): Exclude<T, UnknownValue> | undefined =>
+  v === null || v === undefined || v === Unknown ? undefined : (v as Exclude<T, UnknownValue>);
+
 /** A known string attribute, or undefined for null/unknown (callers decide which they accept). */
 export function knownString(obj: ObjectValue | null, name: string): string | undefined {
   const v = obj?.[name];

@@ -11,6 +11,7 @@ import { string, type AttributeSpec } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import { defineResource } from "../framework/resource";
 import { knownString, type ObjectValue } from "../framework/value";
+import type { StateOf } from "../framework/value-types";
 import { singletonCrud } from "./singleton";
 
 const DESCRIPTIONS: Record<AccountContactField, string> = {
@@ -39,7 +40,12 @@ function field(name: AccountContactField): AttributeSpec {
   });
 }
 
-const toState = (a: Account): ObjectValue => ({ id: a.euuid, ...Object.fromEntries(ACCOUNT_CONTACT_FIELDS.map((f) => [f, a[f]])) });
+const attributes = {
+  id: string("computed", "The account's euuid.", { keepPrior: true }),
+  ...Object.fromEntries(ACCOUNT_CONTACT_FIELDS.map((name) => [name, field(name)])),
+};
+
+const toState = (a: Account): StateOf<typeof attributes> => ({ id: a.euuid, ...Object.fromEntries(ACCOUNT_CONTACT_FIELDS.map((f) => [f, a[f]])) });
 
 /** The contract's address rules, when the configuration says the country (otherwise the API decides at apply). */
 export function addressProblems(config: ObjectValue): Diagnostic[] {
@@ -63,21 +69,17 @@ export function addressProblems(config: ObjectValue): Diagnostic[] {
   return out;
 }
 
-export const accountContactResource = defineResource<ProviderContext>({
+export const accountContactResource = defineResource<ProviderContext>()({
   typeName: "mgmt_account_contact",
   description:
     "The account's contact and billing address details. The account always exists: creating this resource adopts it, destroying it only removes it from state. Only the attributes set in the configuration are managed; the others show the live values.",
   importId: { description: "any text; `account` by convention (there is one account)", example: "account" },
-  attributes: {
-    id: string("computed", "The account's euuid.", { keepPrior: true }),
-    ...Object.fromEntries(ACCOUNT_CONTACT_FIELDS.map((name) => [name, field(name)])),
-  },
+  attributes,
 
   validate: addressProblems,
 
-  ...singletonCrud("mgmt_account_contact", {
+  ...singletonCrud("mgmt_account_contact", attributes, {
     what: "account",
-    fields: ACCOUNT_CONTACT_FIELDS,
     read: async (ctx) => toState(await ctx.client.getAccount()),
     write: async (ctx, body) => toState(await ctx.client.updateAccount(body as AccountUpdate)),
   }),

@@ -27,3 +27,9 @@ export const adoptedWarning = (typeName: string, id: string): [string, string] =
   `${typeName} "${id}" adopted after a lost answer`,
   "The create request's answer was lost (connection dropped, timeout or server error after it was sent). An object matching it, created since, was found and adopted instead of creating a duplicate.",
 ];
+
+/** The id of an object in state: always known once created (a null one is a corrupt state, not a value to send). */
+export function stateId(state: { readonly id: string | null }): string {
+  if (state.id === null) throw new Error('attribute "id" must be a known string');
+  return state.id;
+}

@@ -4,15 +4,17 @@
  * return. Changing `secret_version` resets it in place. The thumbnail is uploaded as bytes and
  * compared, as bytes, with what the public thumbnail operation serves.
  */
-import type { OAuthClient } from "../../contract";
+import type { z } from "zod";
+import type { OAuthClient, OAuthClientCreate, OAuthClientUpdate } from "../../contract";
 import { OAUTH_CLIENT_LABEL_MAX, THUMBNAIL_MAX_BYTES, oauthClientLabel, redirectUri, sniffImage } from "../../contract/field-rules";
 import { createOAuthClientOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { bool, number, string } from "../framework/attributes";
 import { typedEqual } from "../framework/equality";
 import { PartialApply, defineResource } from "../framework/resource";
-import { Unknown, knownString, requireString, type ObjectValue } from "../framework/value";
-import { adoptedWarning, orNullIfGone } from "./ids";
+import { Unknown } from "../framework/value";
+import type { PlannedOf, StateOf } from "../framework/value-types";
+import { adoptedWarning, orNullIfGone, stateId } from "./ids";
 
 /** Base64 as `filebase64()` writes it; whitespace (line-wrapped input) is ignored. */
 export function decodeThumbnail(text: string): Buffer | undefined {
@@ -35,19 +37,41 @@ const sameImage = (a: string, b: string): boolean => {
   return x !== undefined && y !== undefined && x.equals(y);
 };
 
-function toState(c: OAuthClient, kept: ObjectValue | null, thumbnail: string | null): ObjectValue {
-  return {
-    id: c.id,
-    label: c.label,
-    redirect_uri: c.redirect_uri,
-    public: c.public,
-    secret: kept?.secret ?? null,
-    secret_version: kept?.secret_version ?? null,
-    status: c.status,
-    thumbnail,
-    thumbnail_url: c.thumbnail_url,
-  };
-}
+/**
+ * The client as the API shows it, in state form: the resource's state and the items of
+ * data mgmt_oauth_clients both are this, so the two cannot describe a client differently.
+ */
+export const oauthClientFields = (c: OAuthClient) => ({
+  id: c.id,
+  label: c.label,
+  public: c.public,
+  redirect_uri: c.redirect_uri,
+  status: c.status,
+  thumbnail_url: c.thumbnail_url,
+});
+
+type State = StateOf<typeof attributes>;
+type Planned = PlannedOf<typeof attributes>;
+
+/**
+ * The API fields the configuration sets, as the contract's create body: every field of it
+ * (typed complete), and an update sends those of them that differ from the prior state.
+ */
+const requested = (planned: Planned): Required<z.input<typeof OAuthClientCreate>> & Required<z.input<typeof OAuthClientUpdate>> => ({
+  label: planned.label,
+  redirect_uri: planned.redirect_uri,
+  public: planned.public === true,
+});
+
+/** What the API cannot tell and state keeps: the secret (shown by create and resets only) and its version. */
+type Kept = Pick<State, "secret" | "secret_version">;
+
+const toState = (c: OAuthClient, kept: Kept | null, thumbnail: string | null): State => ({
+  ...oauthClientFields(c),
+  secret: kept?.secret ?? null,
+  secret_version: kept?.secret_version ?? null,
+  thumbnail,
+});
 
 async function upload(ctx: ProviderContext, id: string, thumbnail: string): Promise<void> {
   const data = decodeThumbnail(thumbnail)!;
@@ -66,33 +90,35 @@ async function liveThumbnail(ctx: ProviderContext, id: string, managed: string |
   return known !== undefined && known.equals(live.data) ? managed : live.data.toString("base64");
 }
 
-export const oauthClientResource = defineResource<ProviderContext>({
+const attributes = {
+  id: string("computed", "The client id.", { keepPrior: true }),
+  label: string("required", `A name for the client, 1 to ${OAUTH_CLIENT_LABEL_MAX} characters, shown to users authorizing it. Changed in place.`, {
+    validate: oauthClientLabel,
+  }),
+  redirect_uri: string("required", "Where users are sent after authorizing: an absolute http or https URL. Changed in place.", {
+    validate: redirectUri,
+  }),
+  public: bool("optional_computed", "Whether the client is public (cannot keep a secret, such as a single-page app). Changed in place.", { default: false }),
+  secret: string("computed", "The client secret, known from creation and from each reset.", { sensitive: true, keepPrior: true }),
+  secret_version: number(
+    "optional",
+    "Any number; changing it resets the secret in place (the new one is known after apply). The usual way to rotate: increment it.",
+  ),
+  status: string("computed", "active, disabled or suspended.", { keepPrior: true }),
+  thumbnail: string(
+    "optional",
+    `The client's thumbnail: PNG, JPEG or GIF bytes, base64-encoded as filebase64() gives them, at most ${THUMBNAIL_MAX_BYTES} bytes. The API cannot delete a thumbnail, so removing this attribute only stops managing it.`,
+    { semanticEquals: sameImage, validate: thumbnailProblem },
+  ),
+  thumbnail_url: string("computed", "Where the thumbnail is served publicly; null without one.", { keepPrior: true }),
+};
+
+export const oauthClientResource = defineResource<ProviderContext>()({
   typeName: "mgmt_oauth_client",
   description:
     "An OAuth client of the account, for apps that act for the account's users. The secret is known only from creation or a reset (change `secret_version`); it is stored in state (sensitive) and is not available after an import. Deleting the client revokes every token it issued.",
   importId: { description: "the client id (the secret cannot be imported and stays null)", example: "2737bf16b39ab5d7b4a1" },
-  attributes: {
-    id: string("computed", "The client id.", { keepPrior: true }),
-    label: string("required", `A name for the client, 1 to ${OAUTH_CLIENT_LABEL_MAX} characters, shown to users authorizing it. Changed in place.`, {
-      validate: oauthClientLabel,
-    }),
-    redirect_uri: string("required", "Where users are sent after authorizing: an absolute http or https URL. Changed in place.", {
-      validate: redirectUri,
-    }),
-    public: bool("optional_computed", "Whether the client is public (cannot keep a secret, such as a single-page app). Changed in place.", { default: false }),
-    secret: string("computed", "The client secret, known from creation and from each reset.", { sensitive: true, keepPrior: true }),
-    secret_version: number(
-      "optional",
-      "Any number; changing it resets the secret in place (the new one is known after apply). The usual way to rotate: increment it.",
-    ),
-    status: string("computed", "active, disabled or suspended.", { keepPrior: true }),
-    thumbnail: string(
-      "optional",
-      `The client's thumbnail: PNG, JPEG or GIF bytes, base64-encoded as filebase64() gives them, at most ${THUMBNAIL_MAX_BYTES} bytes. The API cannot delete a thumbnail, so removing this attribute only stops managing it.`,
-      { semanticEquals: sameImage, validate: thumbnailProblem },
-    ),
-    thumbnail_url: string("computed", "Where the thumbnail is served publicly; null without one.", { keepPrior: true }),
-  },
+  attributes,
 
   modifyPlan({ prior, planned }) {
     if (prior === null) return;
@@ -102,13 +128,9 @@ export const oauthClientResource = defineResource<ProviderContext>({
   },
 
   async create({ ctx, warn }, planned) {
-    ctx.reads.oauthClients.invalidate();
-    const created = await createOAuthClientOnce(ctx.client, {
-      label: requireString(planned, "label"),
-      redirect_uri: requireString(planned, "redirect_uri"),
-      public: planned.public === true,
-    });
+    const created = await createOAuthClientOnce(ctx.client, requested(planned));
     if (created.adopted) warn(...adoptedWarning("mgmt_oauth_client", created.value.id));
+    const version = planned.secret_version;
     // An adopted client's secret was in the lost answer: a reset gives it one we know.
     // From here the client exists: any later failure keeps it in state (tainted) with what is known.
     let made = created.value;
@@ -116,12 +138,12 @@ export const oauthClientResource = defineResource<ProviderContext>({
       try {
         made = await ctx.client.resetOAuthClientSecret(created.value.id);
       } catch (err) {
-        throw new PartialApply(toState(made, { ...planned, secret: null }, null), err);
+        throw new PartialApply(toState(made, { secret: null, secret_version: version }, null), err);
       }
     }
-    const state = toState(made, { ...planned, secret: made.secret }, null);
-    const thumbnail = knownString(planned, "thumbnail");
-    if (thumbnail === undefined) return state;
+    const state = toState(made, { secret: made.secret, secret_version: version }, null);
+    const thumbnail = planned.thumbnail;
+    if (thumbnail === null) return state;
     try {
       await upload(ctx, made.id, thumbnail);
       return toState(await ctx.client.getOAuthClient(made.id), state, thumbnail);
@@ -131,43 +153,38 @@ export const oauthClientResource = defineResource<ProviderContext>({
   },
 
   async read({ ctx }, state) {
-    const id = requireString(state, "id");
-    const live = await ctx.reads.oauthClients.read(id);
+    const id = stateId(state);
+    const live = await ctx.reads.mgmt_oauth_client.read(id);
     if (live === null) return null;
-    return toState(live, state, await liveThumbnail(ctx, id, (state.thumbnail as string | null) ?? null));
+    return toState(live, state, await liveThumbnail(ctx, id, state.thumbnail));
   },
 
   async update({ ctx }, prior, planned) {
-    ctx.reads.oauthClients.invalidate();
-    const id = requireString(prior, "id");
-    const change = {
-      ...(planned.label !== prior.label ? { label: requireString(planned, "label") } : {}),
-      ...(planned.redirect_uri !== prior.redirect_uri ? { redirect_uri: requireString(planned, "redirect_uri") } : {}),
-      ...(planned.public !== prior.public ? { public: planned.public === true } : {}),
-    };
+    const id = stateId(prior);
+    const wanted = requested(planned);
+    const change = Object.fromEntries(Object.entries(wanted).filter(([field, value]) => value !== prior[field as keyof typeof wanted]));
     let live = Object.keys(change).length > 0 ? await ctx.client.updateOAuthClient(id, change) : undefined;
-    let secret = prior.secret ?? null;
-    if (!typedEqual("number", prior.secret_version ?? null, planned.secret_version ?? null)) {
+    const kept = { secret: prior.secret, secret_version: planned.secret_version };
+    if (!typedEqual("number", prior.secret_version, planned.secret_version)) {
       const reset = await ctx.client.resetOAuthClientSecret(id);
-      secret = reset.secret;
+      kept.secret = reset.secret;
       live = reset;
     }
-    const thumbnail = knownString(planned, "thumbnail");
-    if (thumbnail !== undefined && prior.thumbnail !== thumbnail) {
-      const kept = toState(live ?? (await ctx.client.getOAuthClient(id)), { ...planned, secret }, (prior.thumbnail as string | null) ?? null);
+    const thumbnail = planned.thumbnail;
+    if (thumbnail !== null && prior.thumbnail !== thumbnail) {
+      const before = toState(live ?? (await ctx.client.getOAuthClient(id)), kept, prior.thumbnail);
       try {
         await upload(ctx, id, thumbnail);
       } catch (err) {
-        throw new PartialApply(kept, err);
+        throw new PartialApply(before, err);
       }
       live = undefined;
     }
-    return toState(live ?? (await ctx.client.getOAuthClient(id)), { ...planned, secret }, thumbnail ?? null);
+    return toState(live ?? (await ctx.client.getOAuthClient(id)), kept, thumbnail);
   },
 
   async delete({ ctx }, state) {
-    ctx.reads.oauthClients.invalidate();
-    await orNullIfGone(() => ctx.client.deleteOAuthClient(requireString(state, "id")));
+    await orNullIfGone(() => ctx.client.deleteOAuthClient(stateId(state)));
   },
 
   async importState({ ctx }, id) {

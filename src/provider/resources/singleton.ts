@@ -6,6 +6,7 @@
 import type { ProviderContext } from "../config";
 import type { ResourceDefinition } from "../framework/resource";
 import { isUnknown, type ObjectValue, type TfValue } from "../framework/value";
+import type { Attributes, StateOf } from "../framework/value-types";
 
 /** The fields the configuration sets, with their planned values: the body of the PUT. */
 export function configuredFields(config: ObjectValue, planned: ObjectValue, names: readonly string[]): Record<string, TfValue> {
@@ -17,20 +18,20 @@ export function configuredFields(config: ObjectValue, planned: ObjectValue, name
   return body;
 }
 
-export interface SingletonApi {
+export interface SingletonApi<A extends Attributes> {
   /** What the warning on destroy calls the object ("account", "profile"). */
   readonly what: string;
-  /** The fields a PUT may send. */
-  readonly fields: readonly string[];
-  read(ctx: ProviderContext): Promise<ObjectValue>;
-  write(ctx: ProviderContext, body: Record<string, TfValue>): Promise<ObjectValue>;
+  read(ctx: ProviderContext): Promise<StateOf<A>>;
+  write(ctx: ProviderContext, body: Record<string, TfValue>): Promise<StateOf<A>>;
 }
 
-type SingletonCrud = Pick<ResourceDefinition<ProviderContext>, "create" | "read" | "update" | "delete" | "importState">;
+type SingletonCrud<A extends Attributes> = Pick<ResourceDefinition<ProviderContext, A>, "create" | "read" | "update" | "delete" | "importState">;
 
-export function singletonCrud(typeName: string, api: SingletonApi): SingletonCrud {
+/** The CRUD of a singleton; a PUT may send every attribute but the id (the declaration is the field list). */
+export function singletonCrud<A extends Attributes>(typeName: string, attributes: A, api: SingletonApi<A>): SingletonCrud<A> {
+  const fields = Object.keys(attributes).filter((name) => name !== "id");
   const apply = async (ctx: ProviderContext, planned: ObjectValue, config: ObjectValue) => {
-    const body = configuredFields(config, planned, api.fields);
+    const body = configuredFields(config, planned, fields);
     return Object.keys(body).length > 0 ? api.write(ctx, body) : api.read(ctx);
   };
   return {

@@ -6,54 +6,53 @@ import { createSshKeyOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { defineResource } from "../framework/resource";
-import { requireString, type ObjectValue } from "../framework/value";
+import type { StateOf } from "../framework/value-types";
 import { toRfc3339 } from "../timestamps";
-import { adoptedWarning, orNullIfGone, parseId } from "./ids";
+import { adoptedWarning, orNullIfGone, parseId, stateId } from "./ids";
+
+const attributes = {
+  id: string("computed", "The key's id.", { keepPrior: true }),
+  label: string("required", `A name for the key, 1 to ${SSH_KEY_LABEL_MAX} characters. Changed in place.`, { validate: lengthBetween(1, SSH_KEY_LABEL_MAX) }),
+  ssh_key: string(
+    "required",
+    "The public key in OpenSSH format (`<algorithm> <base64> [comment]`). A different comment or spacing around the same key is not a change.",
+    { requiresReplace: true, semanticEquals: sameSshKey, validate: sshPublicKeyText },
+  ),
+  created: string("computed", "When the key was added (RFC 3339, UTC).", { keepPrior: true }),
+};
 
 /** An SSH key as state holds it; the data sources show keys the same way. */
-export const sshKeyState = (key: SshKey): ObjectValue => ({
+export const sshKeyState = (key: SshKey): StateOf<typeof attributes> => ({
   id: String(key.id),
   label: key.label,
   ssh_key: key.ssh_key,
   created: toRfc3339(key.created),
 });
 
-export const sshKeyResource = defineResource<ProviderContext>({
+export const sshKeyResource = defineResource<ProviderContext>()({
   typeName: "mgmt_ssh_key",
   description:
     "An SSH public key on the profile of the user the provider acts as. Instances deployed with it get it as an authorized key; deleting it here does not remove it from existing instances.",
   importId: { description: "the key's numeric id", example: "12345" },
-  attributes: {
-    id: string("computed", "The key's id.", { keepPrior: true }),
-    label: string("required", `A name for the key, 1 to ${SSH_KEY_LABEL_MAX} characters. Changed in place.`, { validate: lengthBetween(1, SSH_KEY_LABEL_MAX) }),
-    ssh_key: string(
-      "required",
-      "The public key in OpenSSH format (`<algorithm> <base64> [comment]`). A different comment or spacing around the same key is not a change.",
-      { requiresReplace: true, semanticEquals: sameSshKey, validate: sshPublicKeyText },
-    ),
-    created: string("computed", "When the key was added (RFC 3339, UTC).", { keepPrior: true }),
-  },
+  attributes,
 
   async create({ ctx, warn }, planned) {
-    ctx.reads.sshKeys.invalidate();
-    const made = await createSshKeyOnce(ctx.client, { label: requireString(planned, "label"), ssh_key: requireString(planned, "ssh_key") });
+    const made = await createSshKeyOnce(ctx.client, { label: planned.label, ssh_key: planned.ssh_key });
     if (made.adopted) warn(...adoptedWarning("mgmt_ssh_key", String(made.value.id)));
     return sshKeyState(made.value);
   },
 
   async read({ ctx }, state) {
-    const key = await ctx.reads.sshKeys.read(String(parseId(requireString(state, "id"))));
+    const key = await ctx.reads.mgmt_ssh_key.read(String(parseId(stateId(state))));
     return key === null ? null : sshKeyState(key);
   },
 
   async update({ ctx }, prior, planned) {
-    ctx.reads.sshKeys.invalidate();
-    return sshKeyState(await ctx.client.updateSshKey(parseId(requireString(prior, "id")), { label: requireString(planned, "label") }));
+    return sshKeyState(await ctx.client.updateSshKey(parseId(stateId(prior)), { label: planned.label }));
   },
 
   async delete({ ctx }, state) {
-    ctx.reads.sshKeys.invalidate();
-    await orNullIfGone(() => ctx.client.deleteSshKey(parseId(requireString(state, "id"))));
+    await orNullIfGone(() => ctx.client.deleteSshKey(parseId(stateId(state))));
   },
 
   async importState({ ctx }, id) {

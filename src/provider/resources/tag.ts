@@ -12,7 +12,8 @@ import { set, string } from "../framework/attributes";
 import type { PrivateState } from "../framework/private-state";
 import { PartialApply, defineResource, type ResourceOperation } from "../framework/resource";
 import { eachElement } from "../framework/validators";
-import { requireString, type ObjectValue, type TfValue } from "../framework/value";
+import type { ObjectValue, TfValue } from "../framework/value";
+import type { StateOf } from "../framework/value-types";
 import { adoptedWarning, orNullIfGone } from "./ids";
 
 /** Each list of the create body, the object type of its items in `GET /tags/{label}`. */
@@ -32,6 +33,17 @@ const idList = (what: string) =>
 
 const ids = (v: TfValue | undefined): number[] => (Array.isArray(v) ? v.map(Number) : []);
 
+const attributes = {
+  id: string("computed", "The tag's label.", { keepPrior: true }),
+  label: string("required", `The tag, ${TAG_LABEL.min} to ${TAG_LABEL.max} characters.`, { requiresReplace: true, validate: tagLabel }),
+  computes: idList("compute instances"),
+  domains: idList("domains"),
+  volumes: idList("volumes"),
+  nodebalancers: idList("load balancers (NodeBalancers)"),
+};
+
+type State = StateOf<typeof attributes>;
+
 /** Private state: when (provider's clock, before asking) the tag's objects were last read from the API. */
 const OBJECTS_READ_AT = "objects_read_at";
 
@@ -42,7 +54,11 @@ const objectsReadAt = (priv: PrivateState): Date | null => {
 };
 
 /** The tag as the API shows it, one `GET /tags/{label}`; marks when, for batched reads to come. */
-async function readTag({ ctx, now, private: priv }: ResourceOperation<ProviderContext>, label: string, kept: ObjectValue | null): Promise<ObjectValue | null> {
+async function readTag(
+  { ctx, now, private: priv }: ResourceOperation<ProviderContext>,
+  label: string,
+  kept: { readonly [list in ListName]: TfValue } | null,
+): Promise<State | null> {
   const asked = now();
   const objects = await orNullIfGone(async () => {
     const all: TaggedObject[] = [];
@@ -51,36 +67,28 @@ async function readTag({ ctx, now, private: priv }: ResourceOperation<ProviderCo
   });
   if (objects === null) return null;
   priv.set(OBJECTS_READ_AT, asked.toISOString());
-  const state: Record<string, TfValue> = { id: label, label };
+  const lists = {} as Record<ListName, readonly number[] | null>;
   for (const [list, type] of Object.entries(LISTS) as [ListName, TaggedObject["type"]][]) {
     const live = objects.filter((o) => o.type === type).map((o) => o.data.id);
     // An unset list and an empty one mean the same: keep whichever the state has.
-    state[list] = live.length === 0 && (kept?.[list] ?? null) === null ? null : live.sort((a, b) => a - b);
+    lists[list] = live.length === 0 && (kept?.[list] ?? null) === null ? null : live.sort((a, b) => a - b);
   }
-  return state;
+  return { id: label, label, ...lists };
 }
 
-export const tagResource = defineResource<ProviderContext>({
+export const tagResource = defineResource<ProviderContext>()({
   typeName: "mgmt_tag",
   description:
     "A tag on the account and the compute instances, domains, volumes and load balancers it was applied to. Deleting it removes it from every object. Unrestricted users only.",
   importId: { description: "the tag's label", example: "production" },
-  attributes: {
-    id: string("computed", "The tag's label.", { keepPrior: true }),
-    label: string("required", `The tag, ${TAG_LABEL.min} to ${TAG_LABEL.max} characters.`, { requiresReplace: true, validate: tagLabel }),
-    computes: idList("compute instances"),
-    domains: idList("domains"),
-    volumes: idList("volumes"),
-    nodebalancers: idList("load balancers (NodeBalancers)"),
-  },
+  attributes,
 
   async create(op, planned) {
     const { ctx, warn } = op;
-    const label = requireString(planned, "label");
+    const label = planned.label;
     const body: TagCreate = { label };
     for (const list of Object.keys(LISTS) as ListName[]) if (planned[list] !== null) body[list] = ids(planned[list]);
     const made = await createTagOnce(ctx.client, body);
-    ctx.reads.tags.invalidate();
     if (made.existed) {
       warn(
         `mgmt_tag "${label}" adopted: it existed already`,
@@ -92,7 +100,7 @@ export const tagResource = defineResource<ProviderContext>({
     // The tag exists now: a failed read-back keeps it in state with what was asked (tainted,
     // so the next apply makes it again) rather than leave a tag no state knows of.
     const asked: ObjectValue = { ...planned, id: label };
-    let state: ObjectValue | null;
+    let state: State | null;
     try {
       state = await readTag(op, label, planned);
     } catch (err) {
@@ -103,22 +111,21 @@ export const tagResource = defineResource<ProviderContext>({
   },
 
   async read(op, state) {
-    const label = requireString(state, "label");
+    const label = state.label;
     const since = objectsReadAt(op.private);
-    const vouched = since && (await op.ctx.reads.tags.unchangedSince(label, since));
+    const vouched = since && (await op.ctx.reads.mgmt_tag.unchangedSince(label, since));
     if (!vouched) return readTag(op, label, state);
     op.private.set(OBJECTS_READ_AT, vouched.toISOString());
     return state;
   },
 
   // Every argument replaces; an update only ever carries the computed id forward.
-  async update(_op, _prior, planned) {
-    return planned;
+  async update(_op, prior, planned) {
+    return { ...planned, id: prior.id };
   },
 
   async delete({ ctx }, state) {
-    await orNullIfGone(() => ctx.client.deleteTag(requireString(state, "label")));
-    ctx.reads.tags.invalidate();
+    await orNullIfGone(() => ctx.client.deleteTag(state.label));
   },
 
   async importState(op, id) {

@@ -12,14 +12,46 @@ import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import { defineResource } from "../framework/resource";
-import { Unknown, knownString, requireString, type ObjectValue } from "../framework/value";
+import { Unknown, known } from "../framework/value";
+import type { StateOf } from "../framework/value-types";
 import { formatTimestamp, parseRfc3339 } from "../../contract/timestamps";
 import { parseDuration, positiveDuration, rfc3339, sameInstant, toRfc3339 } from "../timestamps";
 import { closestArea, unknownScopeAreas } from "../scope-areas";
-import { orNullIfGone, parseId } from "./ids";
+import { orNullIfGone, parseId, stateId } from "./ids";
+
+const attributes = {
+  id: string("computed", "The token's id.", { keepPrior: true }),
+  label: string("required", `A name for the token, ${TOKEN_LABEL.min} to ${TOKEN_LABEL.max} characters. Changed in place.`, {
+    validate: tokenLabel,
+  }),
+  scopes: string(
+    "optional_computed",
+    "OAuth scopes: `*` or space-separated `<area>:read_only` / `<area>:read_write` items. Omitted: the scopes of the provider's own token. Order, repetition and a `read_only` implied by `read_write` on the same area are not changes.",
+    { keepPrior: true, requiresReplace: true, semanticEquals: sameScopes, validate: oauthScopesText },
+  ),
+  expiry: string(
+    "optional_computed",
+    "When the token stops working, RFC 3339 in any offset (compared as an instant). Omitted with `expires_in` also omitted: the token does not expire.",
+    { keepPrior: true, requiresReplace: true, semanticEquals: sameInstant, validate: rfc3339, conflictsWith: ["expires_in"] },
+  ),
+  expires_in: string("optional", 'Lifetime from creation, as a duration such as "2160h"; `expiry` is computed at create.', {
+    requiresReplace: true,
+    validate: positiveDuration,
+    conflictsWith: ["expiry"],
+  }),
+  renew_before: string(
+    "optional",
+    'Needs `expires_in`. When the token expires within this duration (e.g. "720h"), the plan replaces it, so a scheduled apply rotates it before it expires.',
+    { validate: positiveDuration },
+  ),
+  token: string("computed", "The token value, known only from creation.", { sensitive: true, keepPrior: true }),
+  created: string("computed", "When the token was created (RFC 3339, UTC).", { keepPrior: true }),
+};
+
+type State = StateOf<typeof attributes>;
 
 /** State from an API answer; what the API cannot tell (the value, the lifetime settings) comes from `kept`. */
-function toState(t: PersonalAccessToken, kept: ObjectValue | null): ObjectValue {
+function toState(t: PersonalAccessToken, kept: Pick<State, "expires_in" | "renew_before" | "token"> | null): State {
   return {
     id: String(t.id),
     label: t.label,
@@ -39,39 +71,12 @@ export function dueForRenewal(expiry: string, renewBefore: string, now: Date): b
   return at !== undefined && window !== undefined && at - now.getTime() <= window;
 }
 
-export const tokenResource = defineResource<ProviderContext>({
+export const tokenResource = defineResource<ProviderContext>()({
   typeName: "mgmt_token",
   description:
     "A personal access token of the user the provider acts as. The token value is known only from creation: it is stored in state (sensitive) and is not available after an import. A token that expires or is revoked outside Terraform is re-created by the next apply.",
   importId: { description: "the token's numeric id (the token value cannot be imported and stays null)", example: "12345" },
-  attributes: {
-    id: string("computed", "The token's id.", { keepPrior: true }),
-    label: string("required", `A name for the token, ${TOKEN_LABEL.min} to ${TOKEN_LABEL.max} characters. Changed in place.`, {
-      validate: tokenLabel,
-    }),
-    scopes: string(
-      "optional_computed",
-      "OAuth scopes: `*` or space-separated `<area>:read_only` / `<area>:read_write` items. Omitted: the scopes of the provider's own token. Order, repetition and a `read_only` implied by `read_write` on the same area are not changes.",
-      { keepPrior: true, requiresReplace: true, semanticEquals: sameScopes, validate: oauthScopesText },
-    ),
-    expiry: string(
-      "optional_computed",
-      "When the token stops working, RFC 3339 in any offset (compared as an instant). Omitted with `expires_in` also omitted: the token does not expire.",
-      { keepPrior: true, requiresReplace: true, semanticEquals: sameInstant, validate: rfc3339, conflictsWith: ["expires_in"] },
-    ),
-    expires_in: string("optional", 'Lifetime from creation, as a duration such as "2160h"; `expiry` is computed at create.', {
-      requiresReplace: true,
-      validate: positiveDuration,
-      conflictsWith: ["expiry"],
-    }),
-    renew_before: string(
-      "optional",
-      'Needs `expires_in`. When the token expires within this duration (e.g. "720h"), the plan replaces it, so a scheduled apply rotates it before it expires.',
-      { validate: positiveDuration },
-    ),
-    token: string("computed", "The token value, known only from creation.", { sensitive: true, keepPrior: true }),
-    created: string("computed", "When the token was created (RFC 3339, UTC).", { keepPrior: true }),
-  },
+  attributes,
 
   validate(config) {
     const diagnostics: Diagnostic[] = [];
@@ -89,7 +94,7 @@ export const tokenResource = defineResource<ProviderContext>({
 
   modifyPlan(draft) {
     const { prior, config, planned } = draft;
-    const scopes = knownString(config, "scopes");
+    const scopes = known(config.scopes);
     for (const area of scopes === undefined ? [] : unknownScopeAreas(scopes)) {
       draft.warn(
         `Unknown scope area "${area}"`,
@@ -97,9 +102,9 @@ export const tokenResource = defineResource<ProviderContext>({
         attr("scopes"),
       );
     }
-    const expiry = knownString(prior, "expiry");
-    const renewBefore = knownString(config, "renew_before");
-    if (expiry === undefined || renewBefore === undefined || knownString(config, "expires_in") === undefined) return;
+    const expiry = known(prior?.expiry);
+    const renewBefore = known(config.renew_before);
+    if (expiry === undefined || renewBefore === undefined || known(config.expires_in) === undefined) return;
     if (dueForRenewal(expiry, renewBefore, draft.now)) {
       planned.expiry = Unknown;
       draft.replace("expiry");
@@ -107,34 +112,31 @@ export const tokenResource = defineResource<ProviderContext>({
   },
 
   async create({ ctx, now }, planned, config) {
-    ctx.reads.tokens.invalidate();
-    const expiresIn = knownString(config, "expires_in");
-    const expiry = knownString(planned, "expiry");
+    const expiresIn = config.expires_in ?? undefined;
+    const expiry = known(planned.expiry);
     const at = expiresIn !== undefined ? now().getTime() + parseDuration(expiresIn)! : expiry !== undefined ? parseRfc3339(expiry) : undefined;
     const created = await createTokenOnce(ctx.client, {
-      label: requireString(planned, "label"),
-      ...(knownString(planned, "scopes") !== undefined ? { scopes: knownString(planned, "scopes") } : {}),
+      label: planned.label,
+      ...(known(planned.scopes) !== undefined ? { scopes: known(planned.scopes) } : {}),
       ...(at !== undefined ? { expiry: formatTimestamp(at) } : {}),
     });
-    return toState(created, { ...planned, token: created.token });
+    return toState(created, { expires_in: planned.expires_in, renew_before: planned.renew_before, token: created.token });
   },
 
   async read({ ctx }, state) {
-    const live = await ctx.reads.tokens.read(String(parseId(requireString(state, "id"))));
+    const live = await ctx.reads.mgmt_token.read(String(parseId(stateId(state))));
     return live === null ? null : toState(live, state);
   },
 
   async update({ ctx }, prior, planned) {
-    ctx.reads.tokens.invalidate();
-    const id = parseId(requireString(prior, "id"));
-    const label = requireString(planned, "label");
+    const id = parseId(stateId(prior));
+    const label = planned.label;
     const live = label === prior.label ? await ctx.client.getToken(id) : await ctx.client.updateToken(id, { label });
-    return toState(live, planned);
+    return toState(live, { expires_in: planned.expires_in, renew_before: planned.renew_before, token: prior.token });
   },
 
   async delete({ ctx }, state) {
-    ctx.reads.tokens.invalidate();
-    await orNullIfGone(() => ctx.client.revokeToken(parseId(requireString(state, "id"))));
+    await orNullIfGone(() => ctx.client.revokeToken(parseId(stateId(state))));
   },
 
   async importState({ ctx }, id) {

@@ -11,11 +11,11 @@ import type { StoreOf } from "../../store/store";
 import type { EventRepos } from "../events/store";
 import type { ProfileRepos } from "../profile/store";
 import type { TokenRepos } from "../tokens/store";
-import type { OAuthAppRecord, OAuthAppView, OAuthClientRecord, OAuthRepos } from "./store";
+import type { OAuthAppRecord, OAuthAppView, OAuthClientPatch, OAuthClientRecord, OAuthRepos } from "./store";
 
 type Repos = OAuthRepos & TokenRepos & ProfileRepos & EventRepos;
 type Store = StoreOf<Repos>;
-import { sniffImage, type OAuthClientCreate, type OAuthClientUpdate, type Page, type PageQuery } from "../../../contract";
+import { OAuthClientUpdate, sniffImage, type OAuthClientCreate, type Page, type PageQuery } from "../../../contract";
 import { requireAccountAccess } from "../profile/grants";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { invalid, notFound } from "../../domain/errors";
@@ -38,6 +38,9 @@ export interface NewClientInput {
 
 export type ClientInput = z.output<typeof OAuthClientCreate>;
 export type ClientChange = z.output<typeof OAuthClientUpdate>;
+
+/** What an update may change: every field of the contract's update body (a field it gains is changed too, not ignored). */
+const CHANGEABLE = Object.keys(OAuthClientUpdate.shape) as (keyof ClientChange)[];
 
 /** Public client ids: 20 hex characters, like upstream's. */
 export const CLIENT_ID_BYTES = 10;
@@ -117,13 +120,12 @@ export class OAuthService {
     return this.deps.store.transaction(async (tx) => {
       await requireAccountAccess(tx, actor, "read_write");
       const client = await this.getClient(actor, publicId, tx);
+      const patch: Pick<OAuthClientPatch, keyof ClientChange> = Object.fromEntries(
+        CHANGEABLE.filter((field) => change[field] !== undefined).map((field) => [field, change[field]]),
+      );
       // Nothing to change: the client as it is, and no event for a change that did not happen.
-      if (change.label === undefined && change.public === undefined && change.redirect_uri === undefined) return client;
-      const updated = await tx.oauthClients.update(client.id, {
-        label: change.label,
-        public: change.public,
-        redirect_uri: change.redirect_uri,
-      });
+      if (Object.keys(patch).length === 0) return client;
+      const updated = await tx.oauthClients.update(client.id, patch);
       if (updated === undefined) throw notFound();
       await recordEvent(this.deps, { actor, action: "oauth_client_update", entity: entities.oauthClient(updated.public_id, updated.label) }, tx);
       return updated;
