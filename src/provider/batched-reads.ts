@@ -161,8 +161,10 @@ export function batchedReads(client: MgmtClient, enabled: boolean, now: () => Da
       (id) => client.getOAuthClient(id),
     ),
   };
+  // Resources see only the read side: dropping a snapshot is the framework's, on every write of the type.
+  const readSide: { readonly [T in keyof typeof byType]: Omit<(typeof byType)[T], "invalidate"> } = byType;
   return {
-    ...byType,
+    ...readSide,
     /** An apply of this resource type is changing its objects: the next read of the type lists again. */
     written(typeName: string): void {
       if (Object.hasOwn(byType, typeName)) byType[typeName as keyof typeof byType].invalidate();

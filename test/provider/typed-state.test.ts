@@ -3,7 +3,9 @@
  * are the proof: `npm run typecheck` (tsc over test/) fails if any of them stops being an error,
  * so a state mapping with a missing, undeclared or mistyped key cannot compile.
  */
+import type { MgmtClient } from "../../src/client";
 import type { OAuthClient } from "../../src/contract";
+import { batchedReads } from "../../src/provider/batched-reads";
 import type { ProviderContext } from "../../src/provider/config";
 import { bool, int, string } from "../../src/provider/framework/attributes";
 import { defineResource } from "../../src/provider/framework/resource";
@@ -95,5 +97,19 @@ describe("typed state", () => {
     const items = oauthClientsDataSource.attributes.oauth_clients!.nested!;
     expect(Object.keys(items).sort()).toEqual(Object.keys(fields).sort());
     for (const name of Object.keys(fields)) expect(Object.keys(oauthClientResource.attributes)).toContain(name);
+  });
+
+  it("describes each OAuth client field in the data source as the resource does", () => {
+    const items = oauthClientsDataSource.attributes.oauth_clients!.nested!;
+    const resource = oauthClientResource.attributes as Record<string, { description: string }>;
+    for (const [name, item] of Object.entries(items))
+      expect({ name, resource: resource[name]!.description.startsWith(item.description) }).toEqual({ name, resource: true });
+  });
+
+  it("leaves dropping a batched-read snapshot to the framework", () => {
+    const reads = batchedReads({} as MgmtClient, true, () => new Date());
+    // @ts-expect-error resources read snapshots; only `written` (the provider server's) drops them
+    expect(() => reads.mgmt_ssh_key.invalidate()).not.toThrow();
+    expect(typeof reads.written).toBe("function");
   });
 });

@@ -1,6 +1,6 @@
 /** data mgmt_oauth_clients: the account's OAuth clients, without their secrets. */
 import { bool, string } from "../framework/attributes";
-import { oauthClientFields } from "../resources/oauth-client";
+import { OAUTH_CLIENT_ABOUT, oauthClientFields } from "../resources/oauth-client";
 import { defineListDataSource } from "./list";
 
 export const oauthClientsDataSource = defineListDataSource({
@@ -10,12 +10,12 @@ export const oauthClientsDataSource = defineListDataSource({
   itemsName: "oauth_clients",
   itemDescription: "The matching OAuth clients.",
   item: {
-    id: string("computed", "The public client id."),
-    label: string("computed", "Name shown to users asked to grant access."),
-    public: bool("computed", "Whether the client is public (no secret in its authentication workflow)."),
-    redirect_uri: string("computed", "Where a successful login redirects with an exchange code."),
-    status: string("computed", "active, disabled or suspended."),
-    thumbnail_url: string("computed", "Address of the client's thumbnail; null when none."),
+    id: string("computed", OAUTH_CLIENT_ABOUT.id),
+    label: string("computed", OAUTH_CLIENT_ABOUT.label),
+    public: bool("computed", OAUTH_CLIENT_ABOUT.public),
+    redirect_uri: string("computed", OAUTH_CLIENT_ABOUT.redirect_uri),
+    status: string("computed", OAUTH_CLIENT_ABOUT.status),
+    thumbnail_url: string("computed", OAUTH_CLIENT_ABOUT.thumbnail_url),
   },
   fetch: (client, o) => client.listOAuthClients(o),
   toItem: oauthClientFields,

@@ -90,27 +90,33 @@ async function liveThumbnail(ctx: ProviderContext, id: string, managed: string |
   return known !== undefined && known.equals(live.data) ? managed : live.data.toString("base64");
 }
 
+/** What each field of a client is, said once for the resource and the data source that lists clients. */
+export const OAUTH_CLIENT_ABOUT = {
+  id: "The client id (public).",
+  label: `The name shown to users authorizing the client, 1 to ${OAUTH_CLIENT_LABEL_MAX} characters.`,
+  redirect_uri: "Where users are sent after authorizing, with an exchange code: an absolute http or https URL.",
+  public: "Whether the client is public (cannot keep a secret, such as a single-page app).",
+  status: "active, disabled or suspended.",
+  thumbnail_url: "Where the thumbnail is served publicly; null without one.",
+} as const;
+
 const attributes = {
-  id: string("computed", "The client id.", { keepPrior: true }),
-  label: string("required", `A name for the client, 1 to ${OAUTH_CLIENT_LABEL_MAX} characters, shown to users authorizing it. Changed in place.`, {
-    validate: oauthClientLabel,
-  }),
-  redirect_uri: string("required", "Where users are sent after authorizing: an absolute http or https URL. Changed in place.", {
-    validate: redirectUri,
-  }),
-  public: bool("optional_computed", "Whether the client is public (cannot keep a secret, such as a single-page app). Changed in place.", { default: false }),
+  id: string("computed", OAUTH_CLIENT_ABOUT.id, { keepPrior: true }),
+  label: string("required", `${OAUTH_CLIENT_ABOUT.label} Changed in place.`, { validate: oauthClientLabel }),
+  redirect_uri: string("required", `${OAUTH_CLIENT_ABOUT.redirect_uri} Changed in place.`, { validate: redirectUri }),
+  public: bool("optional_computed", `${OAUTH_CLIENT_ABOUT.public} Changed in place.`, { default: false }),
   secret: string("computed", "The client secret, known from creation and from each reset.", { sensitive: true, keepPrior: true }),
   secret_version: number(
     "optional",
     "Any number; changing it resets the secret in place (the new one is known after apply). The usual way to rotate: increment it.",
   ),
-  status: string("computed", "active, disabled or suspended.", { keepPrior: true }),
+  status: string("computed", OAUTH_CLIENT_ABOUT.status, { keepPrior: true }),
   thumbnail: string(
     "optional",
     `The client's thumbnail: PNG, JPEG or GIF bytes, base64-encoded as filebase64() gives them, at most ${THUMBNAIL_MAX_BYTES} bytes. The API cannot delete a thumbnail, so removing this attribute only stops managing it.`,
     { semanticEquals: sameImage, validate: thumbnailProblem },
   ),
-  thumbnail_url: string("computed", "Where the thumbnail is served publicly; null without one.", { keepPrior: true }),
+  thumbnail_url: string("computed", OAUTH_CLIENT_ABOUT.thumbnail_url, { keepPrior: true }),
 };
 
 export const oauthClientResource = defineResource<ProviderContext>()({

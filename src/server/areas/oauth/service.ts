@@ -2,9 +2,9 @@
  * OAuth clients (minimal: label, secret hash, website) and their authorizations by users,
  * which the profile shows as authorized apps. The token exchange is "not shown", so
  * `authorize` stands in for it: it records the authorization and issues its token.
- * Revoking the app invalidates its tokens at once. Part 2 adds the account's management of
- * its clients (`/account/oauth-clients`): public id, `public`, `redirect_uri`, secret reset,
- * deletion (which revokes every authorization and token of the client) and thumbnails.
+ * Revoking the app invalidates its tokens at once. The account manages its clients at
+ * `/account/oauth-clients`: public id, `public`, `redirect_uri`, secret reset, deletion
+ * (which revokes every authorization and token of the client) and thumbnails.
  */
 import type { z } from "zod";
 import type { StoreOf } from "../../store/store";
@@ -81,7 +81,7 @@ export class OAuthService {
     return { client, secret };
   }
 
-  // ------------------------------------------------ /account/oauth-clients (Part 2)
+  // ------------------------------------------------ /account/oauth-clients
 
   listClients(actor: Actor, query: PageQuery): Promise<Page<OAuthClientRecord>> {
     return this.deps.store.transaction(async (tx) => {
