@@ -9,7 +9,8 @@
  */
 import type { z } from "zod";
 import { formatTimestamp, parseTimestamp } from "../contract/timestamps";
-import { OAuthClientCreate, type OAuthClient } from "../contract/oauth-clients";
+import { OAUTH_CLIENT_WRITABLE } from "../contract/field-rules";
+import type { OAuthClient, OAuthClientCreate } from "../contract/oauth-clients";
 import { sameSshKey } from "../contract/sshkey-format";
 import type { SshKey, SshKeyCreate } from "../contract/sshkeys";
 import type { Tag, TagCreate, TaggedObject } from "../contract/tags";
@@ -128,7 +129,7 @@ const OAUTH_CLIENT_CREATE_DEFAULTS: Partial<Record<keyof OAuthClient, unknown>> 
 export function sameOAuthClientRequest(c: OAuthClient, body: z.input<typeof OAuthClientCreate>): boolean {
   const asked: Record<string, unknown> = body;
   const live: Record<string, unknown> = c;
-  return Object.keys(OAuthClientCreate.shape).every((field) => live[field] === (asked[field] ?? OAUTH_CLIENT_CREATE_DEFAULTS[field as keyof OAuthClient]));
+  return OAUTH_CLIENT_WRITABLE.every((field) => live[field] === (asked[field] ?? OAUTH_CLIENT_CREATE_DEFAULTS[field]));
 }
 
 /**

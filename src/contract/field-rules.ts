@@ -115,6 +115,8 @@ export const oauthScopesText: FieldRule = (text) => {
 
 // OAuth clients.
 
+/** The fields an OAuth client's create and update bodies carry, without zod (test/provider/cross-layer.test.ts ties them to the shapes). */
+export const OAUTH_CLIENT_WRITABLE = ["label", "public", "redirect_uri"] as const;
 export const OAUTH_CLIENT_LABEL_MAX = 512;
 export const oauthClientLabel: FieldRule = lengthBetween(1, OAUTH_CLIENT_LABEL_MAX);
 
