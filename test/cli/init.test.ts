@@ -227,7 +227,7 @@ describe("the scaffold's text", () => {
     expect(Object.keys(manifest.devDependencies!).filter((n) => /cdk/.test(n))).toEqual([]);
     expect(manifest.scripts!.synth).toBe("ts-node main.ts");
     expect(manifest.scripts!.deploy).toBe(
-      "npm run synth && cd cdktf.out/stacks/account && tofu init -input=false -no-color > /dev/null && tofu apply -input=false -auto-approve",
+      "npm run synth && cd cdktf.out/stacks/account && tofu init -input=false -no-color > /dev/null && TF_CLI_ARGS_plan=-lock-timeout=10m TF_CLI_ARGS_apply=-lock-timeout=10m tofu apply -input=false -auto-approve",
     );
     expect(manifest.scripts!["test:engine"]).toMatch(/^ts-node main\.ts && cp -R tests cdktf\.out\/stacks\/account\//);
     const main = files.get("main.ts")!.text;
@@ -303,6 +303,15 @@ describe("the scaffold's text", () => {
     expect(files.get(".github/workflows/plan.yml")!.text).toContain("PG_CONN_STR: ${{ secrets.PG_CONN_STR }}");
     expect(files.get("main.ts")!.text).toContain("new PgBackend(");
     expect(files.get("main.ts")!.text).not.toContain("process.env");
+  });
+
+  it.each(["cdktf", "cdktn"] as const)("with a pg backend, plans and deploys that wait for another's lock (%s); a local state has none", (cdk) => {
+    const scripts = (c: ScaffoldContext) => (JSON.parse(scaffoldFiles(c).get("package.json")!.text) as { scripts: Record<string, string> }).scripts;
+    const make = cdk === "cdktf" ? context : cdktnContext;
+    for (const name of ["plan", "deploy"]) {
+      expect(scripts(make({ backend: "pg" }))[name]).toContain("TF_CLI_ARGS_plan=-lock-timeout=10m TF_CLI_ARGS_apply=-lock-timeout=10m ");
+      expect(scripts(make({ backend: "local" }))[name]).not.toContain("lock-timeout");
+    }
   });
 });
 

@@ -10,10 +10,11 @@
  * proves with a cold cache, and costs minutes).
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MgmtClient } from "../../src/client";
 import { startPostgres, type PostgresCluster } from "../../src/harness/postgres";
+import { runProcess } from "../../src/harness/process";
 import type { RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
 import { sshKeyText } from "../support/ssh-keys";
@@ -76,16 +77,31 @@ describe("a repository from mgmt init --engine terraform, after npm install", ()
     expect(json.terraform.backend).toEqual({ pg: { schema_name: STACK } });
   });
 
-  it("plans, applies and re-plans with no changes against mgmt serve, the state in Postgres", async () => {
+  it("plans; two deploys started together (two people, two checkouts) both succeed, one waiting for the other's lock; re-plans clean", async () => {
     expect(ok("npm", ["run", "plan"], repo, env)).toMatch(/Plan: 6 to add, 0 to change, 0 to destroy/);
-    ok("npm", ["run", "deploy"], repo, env);
+    const other = join(w.work, "second-checkout");
+    cpSync(repo, other, { recursive: true, filter: (from) => !/[/\\](node_modules|cdktf\.out)$/.test(from) });
+    symlinkSync(join(repo, "node_modules"), join(other, "node_modules"));
+    const deploys = await Promise.all([repo, other].map((dir) => runProcess("npm", ["run", "deploy"], { cwd: dir, env })));
+    expect(deploys.map((d) => ({ code: d.code, out: d.code === 0 ? "" : `${d.stdout}${d.stderr}`.slice(-4000) }))).toEqual([
+      { code: 0, out: "" },
+      { code: 0, out: "" },
+    ]);
     const client = new MgmtClient({ url: server.url, token: server.token });
     try {
       expect((await client.getProfile()).timezone).toBe("Europe/Berlin");
+      const keys: string[] = [];
+      for await (const k of client.listSshKeys()) keys.push(k.label);
+      const tags: string[] = [];
+      for await (const t of client.listTags()) tags.push(t.label);
+      // Each object once: the deploy that waited found the other's objects in the state.
+      expect({ keys: keys.length, tags }).toEqual({ keys: new Set(keys).size, tags: [...new Set(tags)] });
+      expect(keys).toHaveLength(1);
     } finally {
       await client.close();
     }
     emptyPlan(stackDir(repo));
+    emptyPlan(stackDir(other));
   });
   // After the deploy, in the same checkout and a shell without PG_CONN_STR: the tests need neither the
   // account nor the state's database, though the deploy left the stack initialized on Postgres.

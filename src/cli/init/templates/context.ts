@@ -20,3 +20,6 @@ export interface ScaffoldContext extends ScaffoldOptions {
 
 /** The engine's command line in npm scripts and CI: the `tofu` the package installs, or Terraform from PATH. */
 export const engineCommand = (c: ScaffoldContext): string => (c.engine === "tofu" ? "npx tofu" : "terraform");
+
+/** How long a plan or deploy of shared state waits for another's lock (docs/guides/shared-state.md). */
+export const LOCK_TIMEOUT = "-lock-timeout=10m";

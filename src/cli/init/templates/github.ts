@@ -5,7 +5,7 @@
  * packages/, and every tool is called through npx.
  */
 import { cdkModule, ciSynth, driftBindingsFlag } from "./cdk";
-import { engineCommand, type ScaffoldContext } from "./context";
+import { LOCK_TIMEOUT, engineCommand, type ScaffoldContext } from "./context";
 import { NODE_MAJOR } from "./versions";
 
 /** Job environment lines shared by both workflows; `token` is the secret holding the API token. */
@@ -140,7 +140,7 @@ export function driftWorkflow(c: ScaffoldContext): string {
   const lockWait =
     c.backend === "pg"
       ? `      # A deploy may hold the state's lock: wait for it rather than fail the check.
-      TF_CLI_ARGS_plan: "-lock-timeout=10m"
+      TF_CLI_ARGS_plan: "${LOCK_TIMEOUT}"
 `
       : "";
   return `# On a schedule: \`mgmt drift --unmanaged\` on every stack. While a stack has drift (objects changed or

@@ -4,7 +4,7 @@
  * per stack open while drift lasts. The API calls are curl, their answers read with node.
  */
 import { ciSynth, driftBindingsFlag } from "./cdk";
-import { engineCommand, type ScaffoldContext } from "./context";
+import { LOCK_TIMEOUT, engineCommand, type ScaffoldContext } from "./context";
 import { NODE_MAJOR } from "./versions";
 
 export function gitlabCi(c: ScaffoldContext): string {
@@ -72,7 +72,7 @@ drift:
   stage: test
   rules:
     - if: $CI_PIPELINE_SOURCE == "schedule"
-${c.backend === "pg" ? '  variables:\n    # A deploy may hold the state\'s lock: wait for it rather than fail the check.\n    TF_CLI_ARGS_plan: "-lock-timeout=10m"\n' : ""}  script:
+${c.backend === "pg" ? `  variables:\n    # A deploy may hold the state's lock: wait for it rather than fail the check.\n    TF_CLI_ARGS_plan: "${LOCK_TIMEOUT}"\n` : ""}  script:
     - |
       code=0
       # Not imports.ts, which the stack may keep; and drift never overwrites a module that already imports objects.

@@ -1,6 +1,6 @@
 /** The project files around main.ts: package.json, cdktf.json, tsconfig.json, .gitignore, the tofu shim. */
 import { cdkDependencies, cdkOf, cdkDevDependencies, cdkInstallScripts, synthScript } from "./cdk";
-import { engineCommand, type ScaffoldContext } from "./context";
+import { LOCK_TIMEOUT, engineCommand, type ScaffoldContext } from "./context";
 import { VERSIONS } from "./versions";
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
@@ -13,10 +13,14 @@ const cdktfEngine = (c: ScaffoldContext): string => (c.engine === "tofu" ? "TERR
  * what they run, spelled out: the synth, then the engine's init and plan or apply in the stack's folder.
  */
 function planAndDeploy(c: ScaffoldContext): { plan: string; deploy: string } {
+  // Shared state is locked by whoever plans or applies; a second person or job waits its turn rather
+  // than fail at once (the engines' default lock timeout is 0s).
+  const waitForLock = c.backend === "pg" ? `TF_CLI_ARGS_plan=${LOCK_TIMEOUT} TF_CLI_ARGS_apply=${LOCK_TIMEOUT} ` : "";
   if (cdkOf(c) === "cdktf") {
-    return { plan: `${cdktfEngine(c)}cdktf diff --skip-provider-lock`, deploy: `${cdktfEngine(c)}cdktf deploy --skip-provider-lock --auto-approve` };
+    const cdktf = `${waitForLock}${cdktfEngine(c)}cdktf`;
+    return { plan: `${cdktf} diff --skip-provider-lock`, deploy: `${cdktf} deploy --skip-provider-lock --auto-approve` };
   }
-  const inStack = `npm run synth && cd cdktf.out/stacks/${c.stack} && ${c.engine} init -input=false -no-color > /dev/null && ${c.engine}`;
+  const inStack = `npm run synth && cd cdktf.out/stacks/${c.stack} && ${c.engine} init -input=false -no-color > /dev/null && ${waitForLock}${c.engine}`;
   return { plan: `${inStack} plan -input=false`, deploy: `${inStack} apply -input=false -auto-approve` };
 }
 
