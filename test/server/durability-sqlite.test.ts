@@ -12,13 +12,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleCli } from "./cli-bundle";
 import { Kysely, SqliteDialect, sql } from "kysely";
-import { request } from "undici";
 import { GroupCommit } from "../../src/server/store/group-commit";
 import { openSqliteStore } from "../../src/server/store/sqlite";
 import type { SshKeyTables } from "../../src/server/areas/sshkeys/store";
 import { repos, type Store } from "../../src/server/areas";
-import { ed25519Key } from "./sshkey-gen";
 import { seedUser, sshKeyCount } from "./test-store";
+import { writeUntilKilled } from "./kill-mid-load";
 
 const root = join(__dirname, "..", "..");
 
@@ -101,28 +100,7 @@ describe("a server killed with SIGKILL", () => {
       void exited.then(() => reject(new Error("mgmt serve exited before it was ready")));
     });
 
-    // 16 writers; the server is killed the moment the 150th answer arrives, others in flight.
-    const acknowledged = new Map<number, string>();
-    const writer = async (w: number) => {
-      for (let i = 0; !child.killed; i++) {
-        const label = `w${w}-${i}`;
-        try {
-          const res = await request(`${url}/profile/sshkeys`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-            body: JSON.stringify({ label, ssh_key: ed25519Key() }),
-          });
-          const body = (await res.body.json()) as { id: number };
-          if (res.statusCode !== 200) throw new Error(`POST answered ${res.statusCode}`);
-          acknowledged.set(body.id, label);
-          if (acknowledged.size === 150) child.kill("SIGKILL");
-        } catch (err) {
-          // Requests in flight when the server was killed fail; that is the point.
-          if (!child.killed) throw err;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, (_, w) => writer(w)));
+    const acknowledged = await writeUntilKilled(child, url, token, 150);
     await exited;
     expect(child.signalCode).toBe("SIGKILL");
 

@@ -8,11 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { request } from "undici";
 import { bundleCli } from "../cli-bundle";
 import { call, startTestServer } from "../helpers";
-import { ed25519Key } from "../sshkey-gen";
 import { freshPostgresDb, type TestDb } from "../test-store";
+import { writeUntilKilled } from "../kill-mid-load";
 
 const root = join(__dirname, "..", "..", "..");
 let dir: string;
@@ -46,28 +45,7 @@ test("a server killed with SIGKILL keeps every SSH key (and its event) it acknow
     // The other server remembers the (empty) page and the token's lookup.
     for (let i = 0; i < 2; i++) expect((await call(other, "GET", "/profile/sshkeys?page_size=500", { token })).body).toMatchObject({ results: 0 });
 
-    // 16 writers; the server is killed the moment the 100th answer arrives, others in flight.
-    const acknowledged = new Map<number, string>();
-    const writer = async (w: number) => {
-      for (let i = 0; !child.killed; i++) {
-        const label = `w${w}-${i}`;
-        try {
-          const res = await request(`${url}/profile/sshkeys`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-            body: JSON.stringify({ label, ssh_key: ed25519Key() }),
-          });
-          const body = (await res.body.json()) as { id: number };
-          if (res.statusCode !== 200) throw new Error(`POST answered ${res.statusCode}`);
-          acknowledged.set(body.id, label);
-          if (acknowledged.size === 100) child.kill("SIGKILL");
-        } catch (err) {
-          // Requests in flight when the server was killed fail; that is the point.
-          if (!child.killed) throw err;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, (_, w) => writer(w)));
+    const acknowledged = await writeUntilKilled(child, url, token, 100);
     await exited;
     expect(child.signalCode).toBe("SIGKILL");
     expect(acknowledged.size).toBeGreaterThanOrEqual(100);
