@@ -13,7 +13,7 @@ import { MgmtClient } from "../../src/client";
 import type { RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
 import { runGitlabJob } from "./team-repo-runner";
-import { teamRepoWork } from "./team-repo-setup";
+import { expectNoChanges, expectOwnTestsPass, expectStackDeployed, teamRepoWork } from "./team-repo-setup";
 
 jest.setTimeout(20 * 60_000);
 
@@ -69,17 +69,8 @@ describe("a repository from mgmt init --cdk cdktn, after npm install", () => {
     const plan = stripVTControlCharacters(ok("npm", ["run", "plan"], repo, env));
     expect(plan).toMatch(/Plan: 6 to add, 0 to change, 0 to destroy/);
     ok("npm", ["run", "deploy"], repo, env);
-    const client = new MgmtClient({ url: server.url, token: server.token });
-    try {
-      const tags: string[] = [];
-      for await (const t of client.listTags()) tags.push(t.label);
-      expect(tags).toContain("team-platform");
-      expect((await client.getProfile()).timezone).toBe("Europe/Berlin");
-    } finally {
-      await client.close();
-    }
-    const replan = sh("npx", ["tofu", "plan", "-detailed-exitcode", "-no-color", "-input=false"], stackDir, env);
-    expect({ code: replan.code, out: replan.code === 0 ? "" : replan.out }).toEqual({ code: 0, out: "" });
+    await expectStackDeployed(server);
+    expectNoChanges(w, "tofu", stackDir, env);
     expect(readFileSync(join(repo, `terraform.${STACK}.tfstate`), "utf8")).toContain("mgmt_tag");
   });
 
@@ -117,9 +108,7 @@ describe("a repository from mgmt init --cdk cdktn, after npm install", () => {
   });
 
   it("passes its own npm test as generated (tofu test and jest, each against mgmt serve --ephemeral)", () => {
-    const out = ok("npm", ["test"], repo);
-    expect(out).toMatch(/Success! 1 passed, 0 failed/);
-    expect(out).toMatch(/Tests:\s+2 passed, 2 total/);
+    expectOwnTestsPass(w, repo);
   });
 
   // Last: main.ts then imports objects of the server above, which the throwaway ones of npm test lack.

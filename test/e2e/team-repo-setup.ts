@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { build } from "esbuild";
 import { Client } from "pg";
+import { MgmtClient } from "../../src/client";
 import { repoPath } from "../../src/harness/paths";
 import type { PostgresCluster } from "../../src/harness/postgres";
 import { startServe, type RunningServer } from "../../src/harness/serve";
@@ -173,4 +174,34 @@ export function expectJobOk(job: JobResult): void {
     ok: true,
     failed: [],
   });
+}
+
+/** The engine command a scaffold runs: OpenTofu from its node_modules, or the terraform on PATH. */
+export const ENGINE_COMMAND = { tofu: ["npx", "tofu"], terraform: ["terraform"] } as const;
+
+/** A plan of the synthesized stack in `dir` proposes nothing (its output in the diff otherwise). */
+export function expectNoChanges(w: TeamRepoWork, engine: keyof typeof ENGINE_COMMAND, dir: string, env: NodeJS.ProcessEnv): void {
+  const [command, ...args] = ENGINE_COMMAND[engine];
+  const r = w.sh(command, [...args, "plan", "-detailed-exitcode", "-no-color", "-input=false"], dir, env);
+  expect({ code: r.code, out: r.code === 0 ? "" : r.out }).toEqual({ code: 0, out: "" });
+}
+
+/** What the scaffold's stack leaves in the account once deployed: its team tag and the profile's time zone. */
+export async function expectStackDeployed(server: RunningServer): Promise<void> {
+  const client = new MgmtClient({ url: server.url, token: server.token });
+  try {
+    const tags: string[] = [];
+    for await (const t of client.listTags()) tags.push(t.label);
+    expect(tags).toContain("team-platform");
+    expect((await client.getProfile()).timezone).toBe("Europe/Berlin");
+  } finally {
+    await client.close();
+  }
+}
+
+/** The scaffold's own `npm test` as generated: the engine's test command and jest, each against `mgmt serve --ephemeral`. */
+export function expectOwnTestsPass(w: TeamRepoWork, repo: string): void {
+  const out = w.ok("npm", ["test"], repo);
+  expect(out).toMatch(/Success! 1 passed, 0 failed/);
+  expect(out).toMatch(/Tests:\s+2 passed, 2 total/);
 }

@@ -19,7 +19,17 @@ import type { RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
 import { sshKeyText } from "../support/ssh-keys";
 import { runGithubJob, seedCache } from "./team-repo-runner";
-import { ciSandbox, createDatabase, expectJobOk, githubContexts, scheduleContexts, teamRepoWork, type CiSandbox } from "./team-repo-setup";
+import {
+  ciSandbox,
+  createDatabase,
+  expectJobOk,
+  expectNoChanges,
+  expectOwnTestsPass,
+  githubContexts,
+  scheduleContexts,
+  teamRepoWork,
+  type CiSandbox,
+} from "./team-repo-setup";
 
 jest.setTimeout(20 * 60_000);
 
@@ -54,10 +64,7 @@ afterAll(async () => {
 });
 
 const terraform = (dir: string, ...args: string[]) => ok("terraform", [...args, "-no-color"], dir, env);
-const emptyPlan = (dir: string) => {
-  const r = sh("terraform", ["plan", "-detailed-exitcode", "-no-color", "-input=false"], dir, env);
-  expect({ code: r.code, out: r.code === 0 ? "" : r.out }).toEqual({ code: 0, out: "" });
-};
+const emptyPlan = (dir: string) => expectNoChanges(w, "terraform", dir, env);
 const contexts = (over: (o: Record<string, unknown>) => Record<string, unknown>) =>
   over({
     vars: { MGMT_URL: server.url },
@@ -106,9 +113,7 @@ describe("a repository from mgmt init --engine terraform, after npm install", ()
   // After the deploy, in the same checkout and a shell without PG_CONN_STR: the tests need neither the
   // account nor the state's database, though the deploy left the stack initialized on Postgres.
   it("passes its own npm test as generated (terraform test and jest, each against mgmt serve --ephemeral)", () => {
-    const out = ok("npm", ["test"], repo);
-    expect(out).toMatch(/Success! 1 passed, 0 failed/);
-    expect(out).toMatch(/Tests:\s+2 passed, 2 total/);
+    expectOwnTestsPass(w, repo);
   });
 });
 

@@ -13,7 +13,18 @@ import { startPostgres, type PostgresCluster } from "../../src/harness/postgres"
 import type { RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
 import { runGithubJob, runGitlabJob, type Runner } from "./team-repo-runner";
-import { ciSandbox, createDatabase, expectJobOk as expectOk, githubContexts, scheduleContexts, teamRepoWork, type CiSandbox } from "./team-repo-setup";
+import {
+  ciSandbox,
+  createDatabase,
+  expectJobOk as expectOk,
+  expectNoChanges,
+  expectOwnTestsPass,
+  expectStackDeployed,
+  githubContexts,
+  scheduleContexts,
+  teamRepoWork,
+  type CiSandbox,
+} from "./team-repo-setup";
 
 jest.setTimeout(20 * 60_000);
 
@@ -56,24 +67,13 @@ describe("a repository from mgmt init, after npm install", () => {
     const env = withApi(server);
     expect(ok("npm", ["run", "plan"], local, env)).toMatch(/Plan: 6 to add, 0 to change, 0 to destroy/);
     ok("npm", ["run", "deploy"], local, env);
-    const client = new MgmtClient({ url: server.url, token: server.token });
-    try {
-      const tags: string[] = [];
-      for await (const t of client.listTags()) tags.push(t.label);
-      expect(tags).toContain("team-platform");
-      expect((await client.getProfile()).timezone).toBe("Europe/Berlin");
-    } finally {
-      await client.close();
-    }
-    const replan = sh("npx", ["tofu", "plan", "-detailed-exitcode", "-no-color", "-input=false"], stackDir, env);
-    expect({ code: replan.code, out: replan.code === 0 ? "" : replan.out }).toEqual({ code: 0, out: "" });
+    await expectStackDeployed(server);
+    expectNoChanges(w, "tofu", stackDir, env);
     expect(readFileSync(join(local, `terraform.${STACK}.tfstate`), "utf8")).toContain("mgmt_tag");
   });
 
   it("passes its own npm test as generated (tofu test and jest, each against mgmt serve --ephemeral)", () => {
-    const out = ok("npm", ["test"], local);
-    expect(out).toMatch(/Success! 1 passed, 0 failed/);
-    expect(out).toMatch(/Tests:\s+2 passed, 2 total/);
+    expectOwnTestsPass(w, local);
   });
 });
 
@@ -113,8 +113,7 @@ describe("with --backend pg", () => {
     } finally {
       await db.end();
     }
-    const replan = sh("npx", ["tofu", "plan", "-detailed-exitcode", "-no-color", "-input=false"], join(pgRepo, "cdktf.out", "stacks", STACK), env);
-    expect({ code: replan.code, out: replan.code === 0 ? "" : replan.out }).toEqual({ code: 0, out: "" });
+    expectNoChanges(w, "tofu", join(pgRepo, "cdktf.out", "stacks", STACK), env);
   });
 
   describe("the CI files, run as a runner runs them", () => {
