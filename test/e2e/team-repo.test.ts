@@ -5,6 +5,7 @@
  * its connection string only in the environment, and the CI files run as a runner would run them
  * (tests below "the CI files"): plan comments posted then edited, drift issues filed, updated, closed.
  */
+import { createHash } from "node:crypto";
 import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "pg";
@@ -12,7 +13,7 @@ import { MgmtClient } from "../../src/client";
 import { startPostgres, type PostgresCluster } from "../../src/harness/postgres";
 import type { RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
-import { runGithubJob, runGitlabJob, type Runner } from "./team-repo-runner";
+import { runGithubJob, runGitlabJob, seedCache, type Runner } from "./team-repo-runner";
 import {
   ciSandbox,
   createDatabase,
@@ -230,6 +231,11 @@ describe("with --backend pg", () => {
 
     it(".gitlab-ci.yml: plan keeps one merge-request note, drift files an issue, each only in its pipeline", () => {
       const pipeline = readFileSync(join(origin, ".gitlab-ci.yml"), "utf8");
+      // node_modules as an earlier pipeline on this lock file cached it (a cold npm ci is plan.yml's test above).
+      const lock = createHash("sha256")
+        .update(readFileSync(join(origin, "package-lock.json")))
+        .digest("hex");
+      seedCache(sandbox.cacheDir, `gitlab-${lock}-node_modules/`, join(local, "node_modules"));
       const ci = (target: { server: RunningServer; pg: string }, source: string): NodeJS.ProcessEnv => ({
         CI_PIPELINE_SOURCE: source,
         CI_API_V4_URL: "https://gitlab.example.test/api/v4",
