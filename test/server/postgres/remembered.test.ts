@@ -50,10 +50,25 @@ async function warm(server: TestServer, token: string): Promise<void> {
   for (let i = 0; i < 2; i++) expect((await listKeys(server, token)).status).toBe(200);
 }
 
+/**
+ * A warmed GET and the statements it sent. Transaction ids belong to the whole cluster, so a commit
+ * in another test's database moves the snapshot as well (and rightly costs a read of the page): the
+ * GET is tried again until one ran with no commit anywhere since the warm-up. Remembering that does
+ * not work fails every try.
+ */
+async function repeatedGet(server: TestServer, token: string): Promise<{ answer: Awaited<ReturnType<typeof listKeys>>; sent: string[] }> {
+  let last: { answer: Awaited<ReturnType<typeof listKeys>>; sent: string[] } | undefined;
+  for (let attempt = 0; attempt < 20 && (last === undefined || last.sent.length > 1); attempt++) {
+    await warm(server, token);
+    let answer: Awaited<ReturnType<typeof listKeys>> | undefined;
+    const sent = await sentDuring(async () => (answer = await listKeys(server, token)));
+    last = { answer: answer!, sent };
+  }
+  return last!;
+}
+
 test("a repeated GET sends one statement, the snapshot: the token and the page are remembered", async () => {
-  await warm(b, a.token!);
-  let answer: Awaited<ReturnType<typeof listKeys>> | undefined;
-  const sent = await sentDuring(async () => (answer = await listKeys(b, a.token!)));
+  const { answer, sent } = await repeatedGet(b, a.token!);
   expect(answer).toMatchObject({ status: 200, body: { results: 0 } });
   expect(sent).toEqual([expect.stringMatching(/pg_current_snapshot/)]);
 });
@@ -63,8 +78,7 @@ test("a token revoked on one server is refused by another on its very next reque
   expect(created.status).toBe(200);
   const { id, token } = created.body as { id: number; token: string };
   await warm(a, token);
-  await warm(b, token);
-  expect(await sentDuring(() => listKeys(b, token))).toHaveLength(1);
+  expect((await repeatedGet(b, token)).sent).toHaveLength(1);
 
   expect((await call(a, "DELETE", `/profile/tokens/${id}`)).status).toBe(200);
   expect((await listKeys(b, token)).status).toBe(401);
