@@ -14,7 +14,10 @@
  * Run with `npm run bench` (BENCH_RUNS sets the runs per contender).
  */
 import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { ClientHttp2Session } from "node:http2";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { connect as tlsConnect } from "node:tls";
 import { repoPath } from "../src/harness/paths";
@@ -26,6 +29,11 @@ import { createSelfSignedCertificate } from "../src/plugin/tls";
 import { connectH2, goPluginClientCertificate, launchPlugin } from "../test/plugin/harness";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
+/**
+ * BENCH_BASE names another build's launcher (a copy of bin/ and dist/ made before a change):
+ * it then runs as one more contender, interleaved with the rest, for A/B figures in one run.
+ */
+const BASE = process.env.BENCH_BASE;
 const clientCert = goPluginClientCertificate(); // go-plugin makes it before the spawn, too
 const floorCert = createSelfSignedCertificate();
 
@@ -124,11 +132,14 @@ function unary(session: ClientHttp2Session, path: string, request: Uint8Array): 
 
 /**
  * Milliseconds from spawn to the handshake line, to the whole GetProviderSchema answer, and to the
- * answer to the ValidateProviderConfig sent after it (which loads the provider); and the schema
- * answer's size.
+ * answer to the ValidateProviderConfig sent after it (which loads the provider); the schema
+ * answer's size; and from the plugin's own marks (MGMT_PLUGIN_TRACE, src/plugin/trace.ts), its
+ * process start to the line on its own clock and its CPU time to exit. Those two are steadier
+ * than the wall-clock figures on a loaded machine, where every process waits for a core.
  */
-async function pluginFirstAnswer(env: NodeJS.ProcessEnv): Promise<{ handshake: number; schema: number; validate: number; bytes: number }> {
-  const plugin = await launchPlugin({ executable: repoPath("bin/terraform-provider-mgmt"), clientCert, env });
+async function pluginFirstAnswer(env: NodeJS.ProcessEnv, executable = repoPath("bin/terraform-provider-mgmt")): Promise<PluginRun> {
+  const trace = join(traceDir, `run-${runs++}.jsonl`);
+  const plugin = await launchPlugin({ executable, clientCert, env: { ...env, MGMT_PLUGIN_TRACE: trace } });
   const session = connectH2(plugin.handshake, clientCert);
   try {
     session.on("error", () => {}); // a failure shows up as the call's rejection
@@ -143,7 +154,22 @@ async function pluginFirstAnswer(env: NodeJS.ProcessEnv): Promise<{ handshake: n
     );
     const validate = performance.now() - plugin.spawnedAt;
     if (validation.diagnostics.length > 0) throw new Error(`ValidateProviderConfig: ${validation.diagnostics.map((d) => d.summary).join("; ")}`);
-    return { handshake: plugin.startMs, schema, validate, bytes: bytes.length };
+    session.destroy();
+    plugin.child.kill("SIGTERM");
+    await plugin.exited;
+    const marks = readFileSync(trace, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { event: string; at: number; cpuMs?: number });
+    const at = (event: string) => marks.find((m) => m.event === event);
+    return {
+      handshake: plugin.startMs,
+      schema,
+      validate,
+      bytes: bytes.length,
+      lineInProcess: at("line")!.at - at("start")!.at,
+      cpuMs: at("exit")!.cpuMs!,
+    };
   } finally {
     session.destroy();
     plugin.child.kill("SIGTERM");
@@ -151,34 +177,76 @@ async function pluginFirstAnswer(env: NodeJS.ProcessEnv): Promise<{ handshake: n
   }
 }
 
+interface PluginRun {
+  readonly handshake: number;
+  readonly schema: number;
+  readonly validate: number;
+  readonly bytes: number;
+  readonly lineInProcess: number;
+  readonly cpuMs: number;
+}
+const traceDir = mkdtempSync(join(tmpdir(), "bench-start-"));
+let runs = 0;
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function measure(label: string, env: NodeJS.ProcessEnv): Promise<void> {
   const bare: number[] = [];
   const floors: number[] = [];
-  const handshake: number[] = [];
-  const schema: number[] = [];
-  const validate: number[] = [];
-  const { bytes } = await pluginFirstAnswer(env); // warms the file cache for all
+  const contenders = BASE ? ["plugin", "base"] : ["plugin"];
+  const executables: Record<string, string> = { plugin: repoPath("bin/terraform-provider-mgmt"), base: BASE ?? "" };
+  const results: Record<string, PluginRun[]> = { plugin: [], base: [] };
+  const { bytes } = await pluginFirstAnswer(env); // warms the file cache (and the plugin's own cache folder) for all
+  if (BASE) await pluginFirstAnswer(env, BASE);
   await floor(env, bytes);
   await bareNode(env);
   for (let i = 0; i < RUNS; i++) {
     bare.push(await bareNode(env));
     floors.push(await floor(env, bytes));
-    const p = await pluginFirstAnswer(env);
-    handshake.push(p.handshake);
-    schema.push(p.schema);
-    validate.push(p.validate);
+    for (const name of contenders) results[name]!.push(await pluginFirstAnswer(env, executables[name]));
   }
   const b = median(bare);
   const row = (name: string, ms: number, ratio = true) =>
-    `  ${name.padEnd(54)}median ${ms.toFixed(1).padStart(6)} ms${ratio ? `  ${(ms / b).toFixed(2)}x` : ""}\n`;
+    `  ${name.padEnd(60)}median ${ms.toFixed(1).padStart(6)} ms${ratio ? `  ${(ms / b).toFixed(2)}x` : ""}\n`;
   process.stdout.write(`${label}\n`);
   process.stdout.write(row("bare node -e 0, spawn to exit", b, false));
   process.stdout.write(row(`floor: line, mutual TLS, ${bytes} bytes`, median(floors)));
-  process.stdout.write(row("plugin, spawn to handshake line", median(handshake)));
-  process.stdout.write(row("plugin, spawn to GetProviderSchema answer", median(schema)));
-  process.stdout.write(row("plugin, then to the ValidateProviderConfig answer", median(validate)));
+  for (const name of contenders) {
+    const of = (pick: (r: PluginRun) => number) => median(results[name]!.map(pick));
+    const who = name === "plugin" ? "plugin" : "base (BENCH_BASE)";
+    process.stdout.write(
+      row(
+        `${who}, spawn to handshake line`,
+        of((r) => r.handshake),
+      ),
+    );
+    process.stdout.write(
+      row(
+        `${who}, spawn to GetProviderSchema answer`,
+        of((r) => r.schema),
+      ),
+    );
+    process.stdout.write(
+      row(
+        `${who}, then to the ValidateProviderConfig answer`,
+        of((r) => r.validate),
+      ),
+    );
+    process.stdout.write(
+      row(
+        `${who}, in-process: its start to the line`,
+        of((r) => r.lineInProcess),
+        false,
+      ),
+    );
+    process.stdout.write(
+      row(
+        `${who}, in-process: CPU time to exit`,
+        of((r) => r.cpuMs),
+        false,
+      ),
+    );
+  }
 }
 
 async function main() {
@@ -186,6 +254,7 @@ async function main() {
   const extraCa = process.env.NODE_EXTRA_CA_CERTS;
   await measure(extraCa ? `with NODE_EXTRA_CA_CERTS=${extraCa}` : "without NODE_EXTRA_CA_CERTS", process.env);
   if (extraCa) await measure("without NODE_EXTRA_CA_CERTS", { ...process.env, NODE_EXTRA_CA_CERTS: undefined });
+  rmSync(traceDir, { recursive: true, force: true });
 }
 
 void main();
