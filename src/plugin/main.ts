@@ -34,4 +34,5 @@ if (cacheDir) {
 
 void servePlugin(async (log) => (require(PROVIDER_BUNDLE) as typeof import("../provider")).createProvider({ log }), {
   schemaResponse: precomputedSchemaResponse(),
+  cacheDir,
 });

@@ -16,12 +16,18 @@ import { installProcessGuards } from "./lifecycle";
 import { mark, tracing } from "./trace";
 import { type Logger, describeError, errorFields, stderrLogger } from "./log";
 import type { Router, ServicesOptions } from "./services";
-import { type SelfSignedCertificate, createSelfSignedCertificate, parseCertificatePem } from "./tls";
+import { keptServerIdentity } from "./server-identity";
+import { type ServerIdentity, createSelfSignedCertificate, parseCertificatePem } from "./tls";
 
 export interface ServeOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The encoded GetProviderSchema answer, precomputed by the build; without it the provider is loaded to compute it. */
   readonly schemaResponse?: Uint8Array;
+  /**
+   * The user's private cache folder (compile-cache.ts cacheFolder): the server certificate and
+   * key are kept there between starts (server-identity.ts). Without it each start makes its own.
+   */
+  readonly cacheDir?: string;
 }
 
 /** Resolves once the handshake line is out; the process then lives until Shutdown. */
@@ -49,7 +55,8 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   process.on("exit", () => cleanup());
   installProcessGuards({ exit, log });
 
-  let tls: { serverCert: SelfSignedCertificate; clientCert: X509Certificate } | undefined;
+  let tls: { serverCert: ServerIdentity; clientCert: X509Certificate } | undefined;
+  let saveIdentity = () => {};
   if (check.clientCertPem) {
     let clientCert;
     try {
@@ -57,7 +64,14 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
     } catch (e) {
       return fatal(`PLUGIN_CLIENT_CERT does not hold a PEM certificate: ${describeError(e)}`);
     }
-    tls = { serverCert: createSelfSignedCertificate(), clientCert };
+    if (options.cacheDir) {
+      const kept = keptServerIdentity(options.cacheDir);
+      mark("server identity", { source: kept.source });
+      tls = { serverCert: kept.identity, clientCert };
+      saveIdentity = kept.save;
+    } else {
+      tls = { serverCert: createSelfSignedCertificate(), clientCert };
+    }
   }
   // Without PLUGIN_CLIENT_CERT (TF_DISABLE_PLUGIN_TLS, reattach-style clients) we serve plaintext h2.
 
@@ -71,6 +85,8 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   cleanup = listening.cleanup;
   writeHandshake(handshakeLine(listening, tls?.serverCert.certDer));
   mark("line");
+  // A start that made its identity keeps it for the next ones; the engine is reading the line meanwhile.
+  setImmediate(saveIdentity);
 
   const cannotServe = (e: unknown) => {
     log("error", "the plugin could not start serving", errorFields(e));
@@ -88,7 +104,7 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
 function startServing(
   acceptor: ReturnType<typeof createServer>,
   options: ServicesOptions & {
-    tls: { serverCert: SelfSignedCertificate; clientCert: X509Certificate } | undefined;
+    tls: { serverCert: ServerIdentity; clientCert: X509Certificate } | undefined;
     cannotServe: (e: unknown) => void;
   },
 ): void {

@@ -26,11 +26,15 @@ export interface CertificateOptions {
   readonly validForSeconds?: number;
 }
 
-export interface SelfSignedCertificate {
+/** What a TLS server needs of its certificate: the certificate (both encodings) and its key. */
+export interface ServerIdentity {
   readonly certDer: Buffer;
   readonly certPem: string;
-  readonly key: KeyObject;
   readonly keyPem: string;
+}
+
+export interface SelfSignedCertificate extends ServerIdentity {
+  readonly key: KeyObject;
 }
 
 // --- DER --------------------------------------------------------------------------------
@@ -181,7 +185,7 @@ export function createSelfSignedCertificate(options: CertificateOptions = {}): S
  * rejectUnauthorized is off only so that the handshake completes and the transport can compare.
  * ALPN h2 is required by grpc-go ≥ 1.67 (Terraform 1.11+), which refuses a connection without it.
  */
-export function serverTlsOptions(server: SelfSignedCertificate): TlsOptions {
+export function serverTlsOptions(server: ServerIdentity): TlsOptions {
   return {
     key: server.keyPem,
     cert: server.certPem,

@@ -15,11 +15,11 @@ import type { TLSSocket } from "node:tls";
 import { type ServerStream, serveHttp2 } from "./h2/connection";
 import type { IncomingHeaders } from "./h2/headers";
 import type { Logger } from "./log";
-import { type SelfSignedCertificate, pinnedClientCertificate, serverTlsOptions } from "./tls";
+import { type ServerIdentity, pinnedClientCertificate, serverTlsOptions } from "./tls";
 
 export interface TransportOptions {
   /** The server's certificate and the engine's (PLUGIN_CLIENT_CERT), the only client accepted. */
-  readonly tls?: { readonly serverCert: SelfSignedCertificate; readonly clientCert: X509Certificate };
+  readonly tls?: { readonly serverCert: ServerIdentity; readonly clientCert: X509Certificate };
   readonly log: Logger;
   readonly onStream: (stream: ServerStream, headers: IncomingHeaders) => void;
   /**

@@ -224,6 +224,29 @@ export function connectH2(
   });
 }
 
+/**
+ * An HTTP/2 request over TLS with the given client certificate; resolves with the :status.
+ * With TLS 1.3 a refused client certificate surfaces after the client's handshake completes,
+ * as a reset stream or a closed session rather than an 'error'; both count as refusal.
+ */
+export function connectAndRequest(h: { readonly handshake: Handshake }, clientCert: { certPem: string; keyPem: string } | undefined): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let tlsError: Error | undefined;
+    const session = connectH2(h.handshake, clientCert, (e) => (tlsError = e));
+    const refused = (why: string) => reject(new Error(`refused: ${why}${tlsError ? ` (${tlsError.message})` : ""}`));
+    session.on("error", (e) => refused(e.message));
+    session.on("close", () => refused("session closed"));
+    const req = session.request({ ":method": "POST", ":path": "/grpc.health.v1.Health/Check", "content-type": "application/grpc", te: "trailers" });
+    req.on("error", (e) => refused(e.message));
+    req.on("close", () => refused(`stream closed with code ${req.rstCode}`));
+    req.on("response", (headers) => {
+      resolve(Number(headers[":status"]));
+      session.close();
+    });
+    req.end(Buffer.from([0, 0, 0, 0, 0]));
+  });
+}
+
 // --- the harness ----------------------------------------------------------------------------
 
 export interface HarnessOptions {

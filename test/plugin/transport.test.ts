@@ -10,7 +10,7 @@ import * as tls from "node:tls";
 import * as grpc from "@grpc/grpc-js";
 import { createSelfSignedCertificate, toPem } from "../../src/plugin/tls";
 import { type BuiltPlugin, buildPlugin } from "./build-fixture";
-import { type Handshake, PluginHarness, connectH2, engineEnv, goPluginClientCertificate, launchPlugin } from "./harness";
+import { PluginHarness, connectAndRequest, engineEnv, goPluginClientCertificate, launchPlugin } from "./harness";
 
 let plugin: BuiltPlugin;
 const running: PluginHarness[] = [];
@@ -172,29 +172,6 @@ describe("with AutoMTLS (PLUGIN_CLIENT_CERT set)", () => {
     expect(existsSync(dirname(socket))).toBe(false);
   });
 });
-
-/**
- * An HTTP/2 request over TLS with the given client certificate; resolves with the :status.
- * With TLS 1.3 a refused client certificate surfaces after the client's handshake completes,
- * as a reset stream or a closed session rather than an 'error'; both count as refusal.
- */
-function connectAndRequest(h: { readonly handshake: Handshake }, clientCert: { certPem: string; keyPem: string } | undefined): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let tlsError: Error | undefined;
-    const session = connectH2(h.handshake, clientCert, (e) => (tlsError = e));
-    const refused = (why: string) => reject(new Error(`refused: ${why}${tlsError ? ` (${tlsError.message})` : ""}`));
-    session.on("error", (e) => refused(e.message));
-    session.on("close", () => refused("session closed"));
-    const req = session.request({ ":method": "POST", ":path": "/grpc.health.v1.Health/Check", "content-type": "application/grpc", te: "trailers" });
-    req.on("error", (e) => refused(e.message));
-    req.on("close", () => refused(`stream closed with code ${req.rstCode}`));
-    req.on("response", (headers) => {
-      resolve(Number(headers[":status"]));
-      session.close();
-    });
-    req.end(Buffer.from([0, 0, 0, 0, 0]));
-  });
-}
 
 describe("with a PLUGIN_CLIENT_CERT that has expired", () => {
   test("the engine's own certificate is refused, as verifying against it as the only CA refused it", async () => {
