@@ -12,7 +12,6 @@
  * written beside the bundles, whose folder an engine may hash against its lock file. A missing,
  * unreadable or rejected cache only means compiling as without it.
  */
-import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import Module from "node:module";
 import { homedir } from "node:os";
@@ -39,6 +38,9 @@ export interface CompileCache {
   /** Restores node's own compile (tests). */
   uninstall(): void;
 }
+
+/** node:crypto loads on first use: a bundle is compiled only after the handshake line, and loading it costs milliseconds. */
+const sha256 = () => (require("node:crypto") as typeof import("node:crypto")).createHash("sha256");
 
 /** The cache folder, or undefined when there is none we can trust. */
 export function cacheFolder(env: NodeJS.ProcessEnv): string | undefined {
@@ -78,7 +80,7 @@ export function installCompileCache(bundleDir: string, cacheDir: string): Compil
   proto._compile = function (this: CompilingModule, content: string, filename: string): unknown {
     if (!filename.startsWith(prefix)) return original.call(this, content, filename);
     const name = basename(filename);
-    const key = createHash("sha256").update(process.version).update(process.arch).update(content).digest("hex").slice(0, 24);
+    const key = sha256().update(process.version).update(process.arch).update(content).digest("hex").slice(0, 24);
     const file = join(cacheDir, `${name}-${key}.v8`);
     let cachedData: Buffer | undefined;
     try {

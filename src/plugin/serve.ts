@@ -17,7 +17,7 @@ import { mark, tracing } from "./trace";
 import { type Logger, describeError, errorFields, stderrLogger } from "./log";
 import type { Router, ServicesOptions } from "./services";
 import { keptServerIdentity } from "./server-identity";
-import { type ServerIdentity, createSelfSignedCertificate, parseCertificatePem } from "./tls";
+import type { ServerIdentity } from "./tls";
 
 export interface ServeOptions {
   readonly env?: NodeJS.ProcessEnv;
@@ -55,22 +55,21 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   process.on("exit", () => cleanup());
   installProcessGuards({ exit, log });
 
-  let tls: { serverCert: ServerIdentity; clientCert: X509Certificate } | undefined;
-  let saveIdentity = () => {};
+  // node:crypto is not loaded before the line (several ms; node:tls loads it right after): the
+  // engine's certificate gets a shape check here and is parsed once the line is out, and a kept
+  // server identity is read without it (server-identity.ts).
+  let tls: { serverCert: ServerIdentity; clientCertPem: string } | undefined;
+  let settleIdentity = () => true;
   if (check.clientCertPem) {
-    let clientCert;
-    try {
-      clientCert = parseCertificatePem(check.clientCertPem);
-    } catch (e) {
-      return fatal(`PLUGIN_CLIENT_CERT does not hold a PEM certificate: ${describeError(e)}`);
-    }
+    if (!isPemCertificate(check.clientCertPem)) return fatal("PLUGIN_CLIENT_CERT does not hold a PEM certificate");
     if (options.cacheDir) {
       const kept = keptServerIdentity(options.cacheDir);
       mark("server identity", { source: kept.source });
-      tls = { serverCert: kept.identity, clientCert };
-      saveIdentity = kept.save;
+      tls = { serverCert: kept.identity, clientCertPem: check.clientCertPem };
+      settleIdentity = kept.settle;
     } else {
-      tls = { serverCert: createSelfSignedCertificate(), clientCert };
+      const { createSelfSignedCertificate } = require("./tls") as typeof import("./tls");
+      tls = { serverCert: createSelfSignedCertificate(), clientCertPem: check.clientCertPem };
     }
   }
   // Without PLUGIN_CLIENT_CERT (TF_DISABLE_PLUGIN_TLS, reattach-style clients) we serve plaintext h2.
@@ -85,8 +84,6 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   cleanup = listening.cleanup;
   writeHandshake(handshakeLine(listening, tls?.serverCert.certDer));
   mark("line");
-  // A start that made its identity keeps it for the next ones; the engine is reading the line meanwhile.
-  setImmediate(saveIdentity);
 
   const cannotServe = (e: unknown) => {
     log("error", "the plugin could not start serving", errorFields(e));
@@ -94,11 +91,34 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   };
   // Synchronous from here to the end, so the transport is in place before the first
   // 'connection' event can fire.
+  let clientCert: X509Certificate | undefined;
+  if (tls) {
+    const { parseCertificatePem } = require("./tls") as typeof import("./tls");
+    try {
+      clientCert = parseCertificatePem(tls.clientCertPem);
+    } catch (e) {
+      return fatal(`PLUGIN_CLIENT_CERT does not hold a PEM certificate: ${describeError(e)}`);
+    }
+    // A start that made its identity keeps it for the next ones; one that read it checks its key.
+    if (!settleIdentity()) log("warn", "the kept server certificate does not match its key; the next start makes a new one");
+  }
   try {
-    startServing(acceptor, { tls, factory, log, exit, schemaResponse: options.schemaResponse, cannotServe });
+    startServing(acceptor, {
+      tls: tls && clientCert ? { serverCert: tls.serverCert, clientCert } : undefined,
+      factory,
+      log,
+      exit,
+      schemaResponse: options.schemaResponse,
+      cannotServe,
+    });
   } catch (e) {
     cannotServe(e);
   }
+}
+
+/** The armour and base64 body of a PEM certificate; what it encodes is checked once the line is out. */
+function isPemCertificate(pem: string): boolean {
+  return /^-----BEGIN CERTIFICATE-----\s+[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----$/.test(pem);
 }
 
 function startServing(

@@ -14,10 +14,9 @@
  * validity, and a certificate lives a short while (CERT_LIFETIME_S) so a key does not outlive a
  * rotation long.
  */
-import { X509Certificate, createPrivateKey } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ServerIdentity, createSelfSignedCertificate } from "./tls";
+import type { ServerIdentity } from "./tls";
 
 const FILE = "server-identity.pem";
 /** Validity of a kept certificate. */
@@ -27,20 +26,44 @@ const RENEW_BEFORE_END_MS = 7 * 24 * 3600 * 1000;
 
 export interface KeptIdentity {
   readonly identity: ServerIdentity;
-  /** "read" from the folder, or "made" now (then `save` writes it). */
+  /** "read" from the folder, or "made" now. */
   readonly source: "read" | "made";
-  /** Writes a made identity to the folder (after the handshake line: nothing waits for it); a no-op otherwise. */
-  save(): void;
+  /**
+   * After the handshake line (nothing waits for it): writes a made identity to the folder, or
+   * checks that a read one's key is its certificate's, removing the file if not, so the next
+   * start makes a new one. Returns false for such a mismatch.
+   */
+  settle(): boolean;
 }
 
-/** The identity kept in `cacheDir`, or a fresh one (saved by `save()`) when there is none we can use. */
+/**
+ * The identity kept in `cacheDir`, or a fresh one when there is none we can use. Reading it needs
+ * no node:crypto, which costs several milliseconds to load and which node:tls loads after the
+ * line anyway: the validity is in the file beside the PEM blocks (we wrote it; the file is ours
+ * alone), and the DER is the certificate block's base64.
+ */
 export function keptServerIdentity(cacheDir: string, now: Date = new Date()): KeptIdentity {
   const file = join(cacheDir, FILE);
   const read = readIdentity(file, now);
-  if (read) return { identity: read, source: "read", save: () => {} };
+  if (read) return { identity: read, source: "read", settle: () => checkKey(file, read) };
+  const { createSelfSignedCertificate } = require("./tls") as typeof import("./tls");
   const made = createSelfSignedCertificate({ now, validForSeconds: CERT_LIFETIME_S });
   const identity: ServerIdentity = { certDer: made.certDer, certPem: made.certPem, keyPem: made.keyPem };
-  return { identity, source: "made", save: () => writeIdentity(file, identity) };
+  const validity = validityLine(now);
+  return {
+    identity,
+    source: "made",
+    settle: () => {
+      writeIdentity(file, validity + identity.keyPem + identity.certPem);
+      return true;
+    },
+  };
+}
+
+/** The notBefore and notAfter createSelfSignedCertificate gives a certificate made at `now`, in epoch ms. */
+function validityLine(now: Date): string {
+  const notBefore = Math.floor(now.getTime() / 1000) * 1000 - 30_000;
+  return `valid ${notBefore} ${notBefore + CERT_LIFETIME_S * 1000}\n`;
 }
 
 function readIdentity(file: string, now: Date): ServerIdentity | undefined {
@@ -59,19 +82,33 @@ function readIdentity(file: string, now: Date): ServerIdentity | undefined {
   } catch {
     return undefined;
   }
+  const validity = /^valid (\d+) (\d+)\n/.exec(text);
   const keyPem = pemBlock(text, "PRIVATE KEY");
   const certPem = pemBlock(text, "CERTIFICATE");
-  if (!keyPem || !certPem) return undefined;
+  if (!validity || !keyPem || !certPem) return undefined;
+  const t = now.getTime();
+  if (Number(validity[1]) > t || Number(validity[2]) - RENEW_BEFORE_END_MS < t) return undefined;
+  const body = certPem.slice("-----BEGIN CERTIFICATE-----".length, certPem.indexOf("-----END"));
+  const certDer = Buffer.from(body.replace(/\s+/g, ""), "base64");
+  // A DER SEQUENCE at least; the engine parses it, and a torn file is remade rather than announced.
+  if (certDer.length < 64 || certDer[0] !== 0x30) return undefined;
+  return { certDer, certPem, keyPem };
+}
+
+function checkKey(file: string, identity: ServerIdentity): boolean {
   try {
-    const cert = new X509Certificate(certPem);
-    const t = now.getTime();
-    if (Date.parse(cert.validFrom) > t || Date.parse(cert.validTo) - RENEW_BEFORE_END_MS < t) return undefined;
-    // A key that does not match would only fail later, in the TLS context, with the engine waiting.
-    if (!cert.checkPrivateKey(createPrivateKey(keyPem))) return undefined;
-    return { certDer: cert.raw, certPem, keyPem };
+    const { X509Certificate, createPrivateKey } = require("node:crypto") as typeof import("node:crypto");
+    const cert = new X509Certificate(identity.certDer);
+    if (cert.checkPrivateKey(createPrivateKey(identity.keyPem))) return true;
   } catch {
-    return undefined;
+    // Unparseable: as a mismatch.
   }
+  try {
+    unlinkSync(file);
+  } catch {
+    // Gone already.
+  }
+  return false;
 }
 
 function pemBlock(text: string, label: string): string | undefined {
@@ -82,11 +119,11 @@ function pemBlock(text: string, label: string): string | undefined {
   return from >= 0 && to > from ? text.slice(from, to + end.length) + "\n" : undefined;
 }
 
-function writeIdentity(file: string, identity: ServerIdentity): void {
+function writeIdentity(file: string, text: string): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     // Written whole under a private name and renamed: another start reads the old file or the new one.
-    writeFileSync(temporary, identity.keyPem + identity.certPem, { mode: 0o600, flag: "wx" });
+    writeFileSync(temporary, text, { mode: 0o600, flag: "wx" });
     renameSync(temporary, file);
   } catch {
     // A cache: the next start makes its own.

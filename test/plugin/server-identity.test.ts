@@ -4,14 +4,15 @@
  * key that does not match; and the built plugin, started twice by an engine-like client, announces
  * the same certificate in both handshake lines and still accepts only that start's client.
  */
+import { spawn } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoPath } from "../../src/harness/paths";
 import { CERT_LIFETIME_S, keptServerIdentity } from "../../src/plugin/server-identity";
 import { createSelfSignedCertificate } from "../../src/plugin/tls";
-import { PluginHarness, connectAndRequest } from "./harness";
+import { PluginHarness, connectAndRequest, engineEnv } from "./harness";
 
 jest.setTimeout(60_000);
 
@@ -29,7 +30,7 @@ const DAY = 24 * 3600 * 1000;
 it("makes an identity once, saves it private, and reads the same one on later starts", () => {
   const first = keptServerIdentity(cacheDir);
   expect(first.source).toBe("made");
-  first.save();
+  first.settle();
   expect(statSync(file()).mode & 0o777).toBe(0o600);
   const second = keptServerIdentity(cacheDir);
   expect(second.source).toBe("read");
@@ -44,13 +45,13 @@ it("makes an identity once, saves it private, and reads the same one on later st
 
 it("does not use a file that others can read, or one behind a symlink", () => {
   const kept = keptServerIdentity(cacheDir);
-  kept.save();
+  kept.settle();
   chmodSync(file(), 0o640);
   const exposed = keptServerIdentity(cacheDir);
   expect(exposed.source).toBe("made");
   expect(exposed.identity.certDer.equals(kept.identity.certDer)).toBe(false);
   // The replacement is private again.
-  exposed.save();
+  exposed.settle();
   expect(statSync(file()).mode & 0o777).toBe(0o600);
   expect(keptServerIdentity(cacheDir).identity.certDer.equals(exposed.identity.certDer)).toBe(true);
 
@@ -65,23 +66,40 @@ it("does not use a file that others can read, or one behind a symlink", () => {
 it("remakes an identity that is not yet valid, or within a week of its end", () => {
   const now = new Date();
   const kept = keptServerIdentity(cacheDir, now);
-  kept.save();
+  kept.settle();
   expect(keptServerIdentity(cacheDir, new Date(now.getTime() + 20 * DAY)).source).toBe("read");
   expect(keptServerIdentity(cacheDir, new Date(now.getTime() + 24 * DAY)).source).toBe("made");
   expect(keptServerIdentity(cacheDir, new Date(now.getTime() - DAY)).source).toBe("made");
 });
 
-it("remakes an identity from a damaged file or with a key that is not the certificate's", () => {
-  writeFileSync(file(), "-----BEGIN PRIVATE KEY-----\nnot base64\n-----END PRIVATE KEY-----\n", { mode: 0o600 });
-  expect(keptServerIdentity(cacheDir).source).toBe("made");
-
+it("remakes an identity from a damaged file, and drops one whose key is not the certificate's", () => {
+  const now = Date.now();
+  const valid = `valid ${now - DAY} ${now + 20 * DAY}\n`;
   const a = createSelfSignedCertificate();
   const b = createSelfSignedCertificate();
-  writeFileSync(file(), b.keyPem + a.certPem, { mode: 0o600 });
+  // No validity line, a torn certificate, a certificate that is not DER.
+  for (const text of [
+    a.keyPem + a.certPem,
+    valid + a.keyPem + a.certPem.slice(0, 60),
+    valid + a.keyPem + "-----BEGIN CERTIFICATE-----\nbm90IGRlcg==\n-----END CERTIFICATE-----\n",
+  ]) {
+    writeFileSync(file(), text, { mode: 0o600 });
+    expect(keptServerIdentity(cacheDir).source).toBe("made");
+  }
+
+  writeFileSync(file(), valid + b.keyPem + a.certPem, { mode: 0o600 });
   const mismatched = keptServerIdentity(cacheDir);
-  expect(mismatched.source).toBe("made");
-  mismatched.save();
-  expect(keptServerIdentity(cacheDir).source).toBe("read");
+  // Read without node:crypto before the line; the key is checked once the line is out.
+  expect(mismatched.source).toBe("read");
+  expect(mismatched.identity.certDer.equals(a.certDer)).toBe(true);
+  expect(mismatched.settle()).toBe(false);
+  expect(existsSync(file())).toBe(false);
+  const next = keptServerIdentity(cacheDir);
+  expect(next.source).toBe("made");
+  expect(next.settle()).toBe(true);
+  const again = keptServerIdentity(cacheDir);
+  expect(again.source).toBe("read");
+  expect(again.settle()).toBe(true);
 });
 
 it("the built plugin announces the kept certificate on its next start and still pins each start's client", async () => {
@@ -92,13 +110,51 @@ it("the built plugin announces the kept certificate on its next start and still 
   await first.shutdown();
   expect(statSync(file()).mode & 0o777).toBe(0o600);
 
-  const second = await PluginHarness.start({ executable, env });
+  // A preloaded probe tells, when the line is written, whether node:crypto was loaded for it.
+  const probe = join(cacheDir, "probe.js");
+  writeFileSync(
+    probe,
+    `const fs = require("fs"); const write = fs.writeSync;
+     fs.writeSync = function (fd, ...rest) {
+       if (fd === 1) process.stderr.write("crypto before the line: " + process.moduleLoadList.includes("NativeModule crypto") + "\\n");
+       return write.call(this, fd, ...rest);
+     };`,
+  );
+  const second = await PluginHarness.start({ executable, env: { ...env, NODE_OPTIONS: `--require ${probe}` } });
   try {
     expect(second.handshake.serverCertDer!.equals(firstCert)).toBe(true);
     // The first start's engine certificate is refused (each start pins its own); this start's is served.
     await expect(connectAndRequest(second, first.clientCert)).rejects.toThrow(/refused/);
     await expect(connectAndRequest(second, second.clientCert)).resolves.toBe(200);
+    // Written before the line, so here by now.
+    expect(second.stderr).toContain("crypto before the line: false");
   } finally {
     await second.shutdown();
   }
+});
+
+it("a PLUGIN_CLIENT_CERT that is not a certificate stops the start with a message naming it, before or just after the line", async () => {
+  const run = (pem: string) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(repoPath("bin", "terraform-provider-mgmt"), [], {
+        env: engineEnv(pem, { MGMT_PLUGIN_CACHE_DIR: cacheDir }),
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+  // Not PEM at all: refused before the line.
+  const garbage = await run("not a certificate");
+  expect(garbage).toMatchObject({ code: 1, stdout: "" });
+  expect(garbage.stderr).toContain("PLUGIN_CLIENT_CERT does not hold a PEM certificate");
+  // PEM armour around something else: parsed (with node:crypto) once the line is out, then refused.
+  const armoured = await run("-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----");
+  expect(armoured.code).toBe(1);
+  expect(armoured.stderr).toContain("PLUGIN_CLIENT_CERT does not hold a PEM certificate:");
+  // The socket folder the line named is gone with the process.
+  const address = armoured.stdout.split("|")[3];
+  expect(address && existsSync(address)).toBeFalsy();
 });
