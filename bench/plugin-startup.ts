@@ -19,14 +19,13 @@ import type { ClientHttp2Session } from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { connect as tlsConnect } from "node:tls";
 import { repoPath } from "../src/harness/paths";
 import { encodeValue } from "../src/plugin/codec";
 import { tfplugin6 } from "../src/plugin/proto/gen/messages";
 import { createProvider } from "../src/provider";
 import { blockType } from "../src/provider/framework/schema";
-import { createSelfSignedCertificate } from "../src/plugin/tls";
 import { connectH2, goPluginClientCertificate, launchPlugin } from "../test/plugin/harness";
+import { floorFirstAnswer } from "./floor-program";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
 /**
@@ -35,7 +34,6 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 25);
  */
 const BASE = process.env.BENCH_BASE;
 const clientCert = goPluginClientCertificate(); // go-plugin makes it before the spawn, too
-const floorCert = createSelfSignedCertificate();
 
 /** ValidateProviderConfig of an empty provider block, the engines' first call after the schema in most starts. */
 const VALIDATE_PROVIDER_CONFIG = (() => {
@@ -52,62 +50,6 @@ function bareNode(env: NodeJS.ProcessEnv): Promise<number> {
   const start = performance.now();
   const child = spawn(process.execPath, ["-e", "0"], { stdio: "ignore", env });
   return new Promise((resolve) => child.once("exit", () => resolve(performance.now() - start)));
-}
-
-// The floor's whole program. Its certificate comes made, and the client's is accepted
-// unchecked after the handshake, as the plugin pins it: less work than any plugin does.
-const FLOOR = `
-const path = require("path").join(require("os").tmpdir(), "floor-" + process.pid + ".sock");
-const server = require("net").createServer();
-server.listen(path, () => {
-  require("fs").writeSync(1, "1|6|unix|" + path + "|grpc|" + process.env.FLOOR_CERT_DER + "\\n");
-  const tls = require("tls");
-  const context = tls.createSecureContext({ cert: process.env.FLOOR_CERT, key: process.env.FLOOR_KEY, ca: [] });
-  server.on("connection", (socket) => {
-    const secure = new tls.TLSSocket(socket, { isServer: true, secureContext: context, requestCert: true, rejectUnauthorized: false, ALPNProtocols: ["h2"] });
-    secure.on("secure", () => secure.write(Buffer.alloc(Number(process.env.FLOOR_BYTES))));
-    secure.on("error", () => {});
-  });
-});
-process.on("SIGTERM", () => { server.close(); process.exit(0); });
-`;
-
-/** Milliseconds from spawn to `bytes` bytes received over the floor's TLS connection. */
-async function floor(env: NodeJS.ProcessEnv, bytes: number): Promise<number> {
-  const started = await launchPlugin({
-    executable: process.execPath,
-    args: ["-e", FLOOR],
-    clientCert,
-    env: {
-      ...env,
-      FLOOR_CERT: floorCert.certPem,
-      FLOOR_KEY: floorCert.keyPem,
-      FLOOR_CERT_DER: floorCert.certDer.toString("base64").replace(/=+$/, ""),
-      FLOOR_BYTES: String(bytes),
-    },
-  });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const socket = tlsConnect({
-        path: started.handshake.address,
-        servername: "localhost",
-        ALPNProtocols: ["h2"],
-        ca: floorCert.certPem,
-        cert: clientCert.certPem,
-        key: clientCert.keyPem,
-      });
-      let received = 0;
-      socket.on("data", (d: Buffer) => {
-        received += d.length;
-        if (received >= bytes) resolve();
-      });
-      socket.on("error", reject);
-    });
-    return performance.now() - started.spawnedAt;
-  } finally {
-    started.child.kill("SIGTERM");
-    await started.exited;
-  }
 }
 
 /** One unary gRPC call on the session; resolves with the response message once the trailers say OK. */
@@ -198,11 +140,11 @@ async function measure(label: string, env: NodeJS.ProcessEnv): Promise<void> {
   const results: Record<string, PluginRun[]> = { plugin: [], base: [] };
   const { bytes } = await pluginFirstAnswer(env); // warms the file cache (and the plugin's own cache folder) for all
   if (BASE) await pluginFirstAnswer(env, BASE);
-  await floor(env, bytes);
+  await floorFirstAnswer(env, bytes, clientCert);
   await bareNode(env);
   for (let i = 0; i < RUNS; i++) {
     bare.push(await bareNode(env));
-    floors.push(await floor(env, bytes));
+    floors.push(await floorFirstAnswer(env, bytes, clientCert));
     for (const name of contenders) results[name]!.push(await pluginFirstAnswer(env, executables[name]));
   }
   const b = median(bare);

@@ -11,10 +11,13 @@
  *
  * Run with `npm run bench:stack` (BENCH_SIZES=10,100,1000, BENCH_RUNS=3, BENCH_ENGINES=tofu,terraform; BENCH_TRACE_N=0 skips the traced runs).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { type Engine, availableEngines, engineEnvironment, runEngine, writeCliConfig } from "../src/harness/engine";
+import { repoPath } from "../src/harness/paths";
+import { goPluginClientCertificate } from "../test/plugin/harness";
+import { floorFirstAnswer } from "./floor-program";
 import { PROVIDER_SOURCE } from "../src/provider/identity";
 import { sshKeyText } from "../test/support/ssh-keys";
 import { type LocalApi, withLocalApi } from "./local-api";
@@ -131,7 +134,7 @@ const methodOf = (path: string) => {
 };
 
 /** One line per plugin start and a summary, from the marks of one engine command. */
-function breakdown(marks: readonly Mark[], commandStart: number, commandMs: number, floorMs: number): string[] {
+function breakdown(marks: readonly Mark[], commandStart: number, commandMs: number, floorMs: number, startFloorMs: number): string[] {
   const byPid = new Map<number, Mark[]>();
   for (const m of marks) byPid.set(m.pid, [...(byPid.get(m.pid) ?? []), m]);
   const starts = [...byPid.values()].sort((a, b) => a.find((m) => m.event === "start")!.at - b.find((m) => m.event === "start")!.at);
@@ -183,10 +186,19 @@ function breakdown(marks: readonly Mark[], commandStart: number, commandMs: numb
       `start to first answer ${ms(toFirstAnswer)} summed, provider loads ${ms(loadMs)}, configure ${configure ? `${configure.count}x ${ms(configure.ms)}` : "-"}, ` +
       `per-resource calls ${perResource || "-"} (time inside the plugin); processes alive ${ms(alive)} summed, CPU ${ms(cpuMs)}; peak RSS ${(peakKiB / 1024).toFixed(0)} MiB`,
   );
+  // The engine starts each plugin only after the one before has exited, so no node plugin can
+  // take less than this: the engine's own work plus, per start, the floor program's first answer.
+  const nodeFloor = floorMs + starts.length * startFloorMs;
+  lines.splice(
+    1,
+    0,
+    `  a node plugin's floor: ${seconds(floorMs)} + ${starts.length} starts x ${ms(startFloorMs)} (spawn to an answer of a node program that only listens, ` +
+      `prints the line and does the mutual TLS handshake) = ${seconds(nodeFloor)} = ${(nodeFloor / floorMs).toFixed(2)}x terraform_data; this run ${(commandMs / floorMs).toFixed(2)}x`,
+  );
   return lines;
 }
 
-async function traced(s: Setup, n: number, step: Step, floorMs: number): Promise<string[]> {
+async function traced(s: Setup, n: number, step: Step, floorMs: number, startFloorMs: number): Promise<string[]> {
   const file = join(s.api.dir, `trace-${s.engine.name}-${step}.jsonl`);
   rmSync(file, { force: true });
   const commandStart = performance.timeOrigin + performance.now();
@@ -197,7 +209,18 @@ async function traced(s: Setup, n: number, step: Step, floorMs: number): Promise
         .filter(Boolean)
         .map((l) => JSON.parse(l) as Mark)
     : [];
-  return [`${s.engine.name} ${step === "plan" ? "no-op plan" : step}, N = ${n}:`, ...breakdown(marks, commandStart, ms, floorMs)];
+  return [`${s.engine.name} ${step === "plan" ? "no-op plan" : step}, N = ${n}:`, ...breakdown(marks, commandStart, ms, floorMs, startFloorMs)];
+}
+
+// go-plugin presents a P-521 certificate of its own making; the floor is dialled with the same kind.
+const floorClientCert = goPluginClientCertificate();
+
+/** The median of seven starts of the floor program, answering as many bytes as the schema's answer. */
+async function startFloorMs(env: NodeJS.ProcessEnv): Promise<number> {
+  const bytes = statSync(repoPath("dist", "schema-response.bin")).size;
+  const runs: number[] = [];
+  for (let i = 0; i < 7; i++) runs.push(await floorFirstAnswer(env, bytes, floorClientCert));
+  return median(runs);
 }
 
 async function main(): Promise<void> {
@@ -222,15 +245,16 @@ async function main(): Promise<void> {
           const floorPlan = floor?.plan ?? (await run(engine, "plan", s.dirs.terraform_data, s.env));
           const floorDestroy = floor?.destroy ?? (await run(engine, "destroy", s.dirs.terraform_data, s.env));
           await run(engine, "destroy", s.dirs.mgmt_ssh_key, s.env);
+          const startFloor = await startFloorMs(s.env);
           if (n === TRACE_N) {
             traces.push(
-              ...(await traced(s, n, "apply", floorApply)),
-              ...(await traced(s, n, "plan", floorPlan)),
-              ...(await traced(s, n, "destroy", floorDestroy)),
+              ...(await traced(s, n, "apply", floorApply, startFloor)),
+              ...(await traced(s, n, "plan", floorPlan, startFloor)),
+              ...(await traced(s, n, "destroy", floorDestroy, startFloor)),
             );
           } else {
             await run(engine, "apply", s.dirs.mgmt_ssh_key, s.env);
-            traces.push(`peak RSS, N = ${n}:`, ...(await traced(s, n, "plan", floorPlan)).slice(1));
+            traces.push(`peak RSS, N = ${n}:`, ...(await traced(s, n, "plan", floorPlan, startFloor)).slice(1));
             await run(engine, "destroy", s.dirs.mgmt_ssh_key, s.env);
           }
         }
