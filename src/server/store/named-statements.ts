@@ -9,6 +9,7 @@
  * no longer answer its columns.
  */
 import type pg from "pg";
+import { answer, endAnswer, hasPrepared, isBegin, sendBehindBegin } from "./deferred-begin";
 
 /** Distinct texts given a name; each connection prepares at most these. */
 export const MAX_NAMED = 500;
@@ -32,17 +33,47 @@ export class NamedStatements {
     return name;
   }
 
-  /** `client`, sending named queries; its own `query` is looked up at each call, as for the client itself. */
+  /**
+   * `client`, sending named queries, and a transaction's begin with its first statement
+   * (./deferred-begin.ts); its own `query` is looked up at each call, as for the client itself.
+   */
   private client(client: pg.PoolClient): pg.PoolClient {
+    /** The begin held back for the transaction open on this client, sent with its first statement. */
+    let deferred: { name: string; text: string } | undefined;
     const send = (text: unknown, values: unknown, ...rest: unknown[]): unknown => {
-      const name = this.naming && typeof text === "string" && Array.isArray(values) && values.length > 0 ? this.nameOf(text) : undefined;
       const query = client.query as Query;
+      const plain = typeof text === "string" && rest.length === 0 && (values === undefined || Array.isArray(values));
+      const params = (values as unknown[] | undefined) ?? [];
+      if (this.naming && plain && deferred === undefined && params.length === 0 && isBegin(text)) {
+        const name = this.nameOf(text);
+        if (name !== undefined) {
+          if (!hasPrepared(client, name)) return query.call(client, { name, text, values: [] });
+          deferred = { name, text };
+          return Promise.resolve(answer("BEGIN"));
+        }
+      }
+      const name = this.naming && typeof text === "string" && Array.isArray(values) && values.length > 0 ? this.nameOf(text) : undefined;
+      if (deferred !== undefined) {
+        const begin = deferred;
+        deferred = undefined;
+        if (!plain) return (query.call(client, { name: begin.name, text: begin.text, values: [] }) as Promise<unknown>).then(() => send(text, values, ...rest));
+        const ended = params.length === 0 ? endAnswer(text) : undefined;
+        if (ended !== undefined) return Promise.resolve(ended);
+        return sendBehindBegin(client, begin.name, { name, text, values: params });
+      }
       return name === undefined ? query.call(client, text, values, ...rest) : query.call(client, { name, text, values });
     };
     return new Proxy(client, {
       get: (target, prop) => {
         if (prop === "query") return send;
         const value: unknown = Reflect.get(target, prop, target);
+        if (prop === "release") {
+          // A transaction always ends before its connection goes back; should one not, what it held back goes nowhere.
+          return (...args: unknown[]) => {
+            deferred = undefined;
+            return (value as Query).apply(target, args);
+          };
+        }
         return typeof value === "function" ? (value as Query).bind(target) : value;
       },
     });

@@ -1,0 +1,102 @@
+/**
+ * A transaction's `BEGIN` sent with its first statement, in one round trip instead of two.
+ *
+ * `pg` sends one query at a time and waits for its answer, so a write transaction of two
+ * inserts cost four round trips on its connection: begin, insert, insert, commit. Here the
+ * begin is held back (Kysely is answered at once) and goes out in front of the transaction's
+ * first statement, in the same extended-protocol exchange: Bind and Execute of the begin (a
+ * statement prepared on the connection), then the statement's own messages and one Sync.
+ * Postgres runs them in order as one pipeline: the begin opens the transaction, the statement
+ * runs in it, and an error in either skips the rest up to the Sync and fails the statement, as
+ * a failed begin or statement would on its own (Kysely then rolls back, as before). Nothing
+ * runs outside the transaction: the statement is never sent without its begin in front.
+ *
+ * A transaction that sends nothing commits or rolls back without a round trip (there is no
+ * transaction on the server to end). The begin's prepared statement is made the ordinary way
+ * on the connection's first transaction (one round trip, as before), so the pipelined exchange
+ * never carries the begin's Parse, whose answer `pg` would credit to the statement.
+ */
+import pg from "pg";
+
+/** What Kysely sends to open a transaction (`start transaction isolation level ...`, `begin`). */
+const BEGIN = /^\s*(?:start\s+transaction|begin)\b/i;
+/** What Kysely sends to end one. */
+const END = /^\s*(commit|rollback)\s*;?\s*$/i;
+
+export const isBegin = (text: string): boolean => BEGIN.test(text);
+
+/** The answer `pg` would give to `commit` or `rollback` (what Kysely reads of it), or undefined for other text. */
+export function endAnswer(text: string): pg.QueryResult | undefined {
+  const end = END.exec(text)?.[1];
+  return end === undefined ? undefined : answer(end.toUpperCase());
+}
+
+/** A command's answer with no rows, as Kysely reads it (`command`, `rowCount`, `rows`). */
+export function answer(command: string): pg.QueryResult {
+  return { command, rowCount: null, rows: [], oid: 0, fields: [] };
+}
+
+/** The part of `pg`'s connection the pipelined exchange writes to (not in its type declarations). */
+interface WireConnection {
+  stream: { cork?: () => void; uncork?: () => void };
+  parsedStatements: Record<string, string | undefined>;
+  bind(config: { portal: string; statement: string; values: unknown[] }): void;
+  execute(config: { portal: string }): void;
+}
+
+/** `pg`'s Query as subclassed here: its per-message handlers are not in its type declarations. */
+interface QueryInternals {
+  submit(connection: WireConnection): Error | null | undefined;
+  handleCommandComplete(msg: unknown, connection: WireConnection): void;
+}
+const PgQuery = pg.Query as unknown as new (config: pg.QueryConfig & { callback: (err: Error | null, res: pg.QueryResult) => void }) => QueryInternals;
+
+/** True when `client`'s connection has prepared the statement `name` (see the module comment). */
+export function hasPrepared(client: pg.PoolClient, name: string): boolean {
+  return (client as unknown as { connection: WireConnection }).connection.parsedStatements[name] !== undefined;
+}
+
+/**
+ * A query sent behind the begin prepared as `begin` (see the module comment). Its first
+ * CommandComplete is the begin's and is not its own result.
+ */
+class BegunQuery extends PgQuery {
+  private beginAnswered = false;
+
+  constructor(
+    private readonly begin: string,
+    config: pg.QueryConfig & { callback: (err: Error | null, res: pg.QueryResult) => void },
+  ) {
+    // Always the extended protocol: a simple Query message would be answered with a Sync of its own.
+    super({ ...config, queryMode: "extended" } as typeof config);
+  }
+
+  override submit(connection: WireConnection): Error | null | undefined {
+    // pg refuses a query only for a missing text or values that are not an array, checked
+    // before anything is written (`sendBehindBegin`), so the begin never goes out alone.
+    connection.stream.cork?.();
+    try {
+      connection.bind({ portal: "", statement: this.begin, values: [] });
+      connection.execute({ portal: "" });
+      return super.submit(connection);
+    } finally {
+      connection.stream.uncork?.();
+    }
+  }
+
+  override handleCommandComplete(msg: unknown, connection: WireConnection): void {
+    if (!this.beginAnswered) {
+      this.beginAnswered = true;
+      return;
+    }
+    super.handleCommandComplete(msg, connection);
+  }
+}
+
+/** Sends `text` with `values` on `client` behind the begin prepared as `begin`. */
+export function sendBehindBegin(client: pg.PoolClient, begin: string, config: { name?: string; text: string; values: unknown[] }): Promise<pg.QueryResult> {
+  return new Promise((resolve, reject) => {
+    const query = new BegunQuery(begin, { ...config, callback: (err, res) => (err ? reject(err) : resolve(res)) });
+    (client.query as (q: unknown) => unknown).call(client, query);
+  });
+}
