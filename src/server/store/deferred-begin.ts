@@ -31,22 +31,23 @@ export function endAnswer(text: string): pg.QueryResult | undefined {
   return end === undefined ? undefined : answer(end.toUpperCase());
 }
 
-/** A command's answer with no rows, as Kysely reads it (`command`, `rowCount`, `rows`). */
-export function answer(command: string): pg.QueryResult {
-  return { command, rowCount: null, rows: [], oid: 0, fields: [] };
+/** A command's answer with no rows, as Kysely reads it (`command`, `rowCount`: Kysely counts an insert's rows). */
+export function answer(command: string, rowCount: number | null = null): pg.QueryResult {
+  return { command, rowCount, rows: [], oid: 0, fields: [] };
 }
 
 /** The part of `pg`'s connection the pipelined exchange writes to (not in its type declarations). */
 interface WireConnection {
   stream: { cork?: () => void; uncork?: () => void };
   parsedStatements: Record<string, string | undefined>;
-  bind(config: { portal: string; statement: string; values: unknown[] }): void;
+  bind(config: { portal: string; statement: string; values: Array<string | null> }): void;
   execute(config: { portal: string }): void;
 }
 
 /** `pg`'s Query as subclassed here: its per-message handlers are not in its type declarations. */
 interface QueryInternals {
   submit(connection: WireConnection): Error | null | undefined;
+  handleDataRow(msg: unknown): void;
   handleCommandComplete(msg: unknown, connection: WireConnection): void;
 }
 const PgQuery = pg.Query as unknown as new (config: pg.QueryConfig & { callback: (err: Error | null, res: pg.QueryResult) => void }) => QueryInternals;
@@ -56,47 +57,81 @@ export function hasPrepared(client: pg.PoolClient, name: string): boolean {
   return (client as unknown as { connection: WireConnection }).connection.parsedStatements[name] !== undefined;
 }
 
+/** A statement bound and run in front of a query, in its exchange: prepared on the connection, values as text. */
+export interface Ahead {
+  name: string;
+  values: ReadonlyArray<string | null>;
+}
+
 /**
- * A query sent behind the begin prepared as `begin` (see the module comment). Its first
- * CommandComplete is the begin's and is not its own result.
+ * A query sent behind statements already prepared on the connection (a held-back begin,
+ * writes held back, see ./named-statements.ts): Bind and Execute of each, then the query's own
+ * messages and one Sync. Their CommandCompletes (and any rows) come first and are not its
+ * result; an error in any fails the query, and Postgres skips the rest up to the Sync.
  */
-class BegunQuery extends PgQuery {
-  private beginAnswered = false;
+class PipelinedQuery extends PgQuery {
+  private unanswered: number;
 
   constructor(
-    private readonly begin: string,
+    private readonly ahead: readonly Ahead[],
     config: pg.QueryConfig & { callback: (err: Error | null, res: pg.QueryResult) => void },
   ) {
     // Always the extended protocol: a simple Query message would be answered with a Sync of its own.
     super({ ...config, queryMode: "extended" } as typeof config);
+    this.unanswered = ahead.length;
   }
 
   override submit(connection: WireConnection): Error | null | undefined {
     // pg refuses a query only for a missing text or values that are not an array, checked
-    // before anything is written (`sendBehindBegin`), so the begin never goes out alone.
+    // before anything is written (`sendBehind`), so what goes ahead never goes out alone.
     connection.stream.cork?.();
     try {
-      connection.bind({ portal: "", statement: this.begin, values: [] });
-      connection.execute({ portal: "" });
+      for (const { name, values } of this.ahead) {
+        connection.bind({ portal: "", statement: name, values: [...values] });
+        connection.execute({ portal: "" });
+      }
       return super.submit(connection);
     } finally {
       connection.stream.uncork?.();
     }
   }
 
+  override handleDataRow(msg: unknown): void {
+    if (this.unanswered === 0) super.handleDataRow(msg);
+  }
+
   override handleCommandComplete(msg: unknown, connection: WireConnection): void {
-    if (!this.beginAnswered) {
-      this.beginAnswered = true;
+    if (this.unanswered > 0) {
+      this.unanswered--;
       return;
     }
     super.handleCommandComplete(msg, connection);
   }
 }
 
-/** Sends `text` with `values` on `client` behind the begin prepared as `begin`. */
-export function sendBehindBegin(client: pg.PoolClient, begin: string, config: { name?: string; text: string; values: unknown[] }): Promise<pg.QueryResult> {
+/** Sends `text` with `values` on `client` behind the prepared statements `ahead`, in one round trip. */
+export function sendBehind(
+  client: pg.PoolClient,
+  ahead: readonly Ahead[],
+  config: { name?: string; text: string; values: unknown[] },
+): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
-    const query = new BegunQuery(begin, { ...config, callback: (err, res) => (err ? reject(err) : resolve(res)) });
+    const query = new PipelinedQuery(ahead, { ...config, callback: (err, res) => (err ? reject(err) : resolve(res)) });
     (client.query as (q: unknown) => unknown).call(client, query);
   });
+}
+
+/**
+ * The values of a statement sent ahead, as pg would send them, or undefined when one is of a
+ * kind this does not convert (such a write is sent on its own, at once).
+ */
+export function asText(values: readonly unknown[]): Array<string | null> | undefined {
+  const out: Array<string | null> = [];
+  for (const v of values) {
+    if (v === null || v === undefined) out.push(null);
+    else if (typeof v === "string") out.push(v);
+    else if (typeof v === "number" || typeof v === "bigint" || typeof v === "boolean") out.push(String(v));
+    else return undefined;
+  }
+  return out;
 }

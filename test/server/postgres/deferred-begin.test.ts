@@ -1,12 +1,14 @@
 /**
- * A transaction's begin goes out with its first statement (src/server/store/deferred-begin.ts):
- * one round trip fewer per transaction once the connection has prepared the begin, the first
- * statement still inside the transaction (serializable, undone with it), a failure of that
- * statement failing the transaction alone, and nothing held back past the connection's release.
+ * A transaction's begin goes out with its first statement, and its writes marked `LATER` with
+ * its next statement or its commit (src/server/store/deferred-begin.ts, named-statements.ts):
+ * fewer round trips once the connection has prepared them, every statement still inside the
+ * transaction (serializable, undone with it), a failure of any failing the transaction alone,
+ * and nothing held back past the connection's release.
  */
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { NamedStatements } from "../../../src/server/store/named-statements";
+import { preparedInsertLater } from "../../../src/server/store/prepared";
 import { freshPostgresDb, type TestDb } from "../test-store";
 
 interface Tables {
@@ -37,6 +39,7 @@ afterEach(async () => {
 
 const serializable = <T>(fn: (trx: Kysely<Tables>) => Promise<T>): Promise<T> => db.transaction().setIsolationLevel("serializable").execute(fn);
 const add = (trx: Kysely<Tables>, id: number, label = `item ${id}`) => trx.insertInto("items").values({ id, label }).execute();
+const addLater = preparedInsertLater<Tables>()("items", ["id", "label"]);
 const labels = async (): Promise<string[]> => (await db.selectFrom("items").select("label").orderBy("id").execute()).map((r) => r.label);
 
 /** The round trips `fn` takes. */
@@ -103,4 +106,43 @@ test("a begin held back when the connection is released opens nothing for its ne
   } finally {
     await other.end();
   }
+});
+
+test("a write marked LATER goes with the commit: an insert and an event-like write take two round trips", async () => {
+  await serializable(async (trx) => (await add(trx, 1), await addLater(trx, { id: 2, label: "later 2" })));
+  expect(await tripsOf(() => serializable(async (trx) => (await add(trx, 3), await addLater(trx, { id: 4, label: "later 4" }))))).toBe(2);
+  // Alone in its transaction: begin, write and commit in one.
+  expect(await tripsOf(() => serializable((trx) => addLater(trx, { id: 5, label: "later 5" })))).toBe(1);
+  expect(await labels()).toEqual(["item 1", "later 2", "item 3", "later 4", "later 5"]);
+});
+
+test("a write marked LATER is seen by the transaction's next statement and undone with the transaction", async () => {
+  await serializable(async (trx) => (await add(trx, 1), await addLater(trx, { id: 2, label: "later 2" })));
+  const seen = await serializable(async (trx) => {
+    await addLater(trx, { id: 3, label: "later 3" });
+    return (await trx.selectFrom("items").select("label").where("id", "=", 3).execute()).map((r) => r.label);
+  });
+  expect(seen).toEqual(["later 3"]);
+  await expect(
+    serializable(async (trx) => {
+      await add(trx, 4);
+      await addLater(trx, { id: 5, label: "later 5" });
+      throw new Error("undo");
+    }),
+  ).rejects.toThrow("undo");
+  expect(await labels()).toEqual(["item 1", "later 2", "later 3"]);
+});
+
+test("a write marked LATER that fails fails the commit: nothing of its transaction is kept", async () => {
+  await serializable(async (trx) => (await add(trx, 1), await addLater(trx, { id: 2, label: "later 2" })));
+  await expect(serializable(async (trx) => (await add(trx, 3), await addLater(trx, { id: 1, label: "duplicate" })))).rejects.toMatchObject({ code: "23505" });
+  await expect(serializable(async (trx) => (await addLater(trx, { id: 1, label: "duplicate" }), await add(trx, 4)))).rejects.toMatchObject({ code: "23505" });
+  await serializable(async (trx) => (await add(trx, 5), await addLater(trx, { id: 6, label: "later 6" })));
+  expect(await labels()).toEqual(["item 1", "later 2", "item 5", "later 6"]);
+});
+
+test("outside a transaction a write marked LATER is sent at once", async () => {
+  await serializable(async (trx) => (await add(trx, 1), await addLater(trx, { id: 2, label: "later 2" })));
+  expect(await tripsOf(() => addLater(db, { id: 3, label: "at once" }))).toBe(1);
+  expect(await labels()).toEqual(["item 1", "later 2", "at once"]);
 });
