@@ -11,10 +11,16 @@
  * a failed begin or statement would on its own (Kysely then rolls back, as before). Nothing
  * runs outside the transaction: the statement is never sent without its begin in front.
  *
- * A transaction that sends nothing commits or rolls back without a round trip (there is no
- * transaction on the server to end). The begin's prepared statement is made the ordinary way
- * on the connection's first transaction (one round trip, as before), so the pipelined exchange
- * never carries the begin's Parse, whose answer `pg` would credit to the statement.
+ * A write whose answer the transaction does not wait for (`LATER`, ./prepared.ts: an event's
+ * insert) is held back the same way and goes in front of the transaction's next statement or
+ * its commit. A transaction that sends nothing commits or rolls back without a round trip
+ * (there is no transaction on the server to end). The bookkeeping per connection is in
+ * ./named-statements.ts; this module writes the exchanges.
+ *
+ * The begin's prepared statement is made the ordinary way on the connection's first
+ * transaction (one round trip, as before), and a write is held back only once its statement
+ * is prepared, so the pipelined exchange never carries a Parse of theirs, whose answer `pg`
+ * would credit to the statement.
  */
 import pg from "pg";
 
@@ -54,7 +60,8 @@ const PgQuery = pg.Query as unknown as new (config: pg.QueryConfig & { callback:
 
 /** True when `client`'s connection has prepared the statement `name` (see the module comment). */
 export function hasPrepared(client: pg.PoolClient, name: string): boolean {
-  return (client as unknown as { connection: WireConnection }).connection.parsedStatements[name] !== undefined;
+  // Read from pg internals: should a later pg not keep them, nothing is held back (every query goes as before).
+  return (client as unknown as { connection?: Partial<WireConnection> }).connection?.parsedStatements?.[name] !== undefined;
 }
 
 /** A statement bound and run in front of a query, in its exchange: prepared on the connection, values as text. */
