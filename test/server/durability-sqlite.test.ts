@@ -6,7 +6,6 @@
  * own connection, so this file is for the SQLite store only.)
  */
 import BetterSqlite3 from "better-sqlite3";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,9 +16,7 @@ import { openSqliteStore } from "../../src/server/store/sqlite";
 import type { SshKeyTables } from "../../src/server/areas/sshkeys/store";
 import { repos, type Store } from "../../src/server/areas";
 import { seedUser, sshKeyCount } from "./test-store";
-import { writeUntilKilled } from "./kill-mid-load";
-
-const root = join(__dirname, "..", "..");
+import { spawnServe, writeUntilKilled } from "./kill-mid-load";
 
 let dir: string;
 beforeEach(() => {
@@ -86,19 +83,7 @@ describe("a server killed with SIGKILL", () => {
   test("keeps every SSH key (and its event) it acknowledged", async () => {
     const bundle = await bundleCli(dir);
     const db = join(dir, "mgmt.sqlite");
-    const child = spawn(process.execPath, [bundle, "serve", "--port", "0", "--db", db], {
-      env: { ...process.env, MGMT_SERVE_TOKEN: "", NODE_PATH: join(root, "node_modules") },
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
-      let out = "";
-      child.stdout!.on("data", (d: Buffer) => {
-        out += d.toString();
-        if (out.includes("\n")) resolve(JSON.parse(out.slice(0, out.indexOf("\n"))) as { url: string; token: string });
-      });
-      void exited.then(() => reject(new Error("mgmt serve exited before it was ready")));
-    });
+    const { child, url, token, exited } = await spawnServe(bundle, ["--db", db]);
 
     const acknowledged = await writeUntilKilled(child, url, token, 150);
     await exited;

@@ -9,6 +9,8 @@
  * no longer answer its columns.
  */
 import type pg from "pg";
+import { LATER } from "./prepared";
+import { answer, asText, endAnswer, hasPrepared, isBegin, sendBehind, type Ahead } from "./deferred-begin";
 
 /** Distinct texts given a name; each connection prepares at most these. */
 export const MAX_NAMED = 500;
@@ -32,17 +34,87 @@ export class NamedStatements {
     return name;
   }
 
-  /** `client`, sending named queries; its own `query` is looked up at each call, as for the client itself. */
+  /**
+   * `client`, sending named queries, with a transaction's begin and its writes marked `LATER`
+   * held back and sent with its next statement or its commit (./deferred-begin.ts); its own
+   * `query` is looked up at each call, as for the client itself.
+   */
   private client(client: pg.PoolClient): pg.PoolClient {
+    /** A transaction is open on this client (its begin asked for, its end not yet). */
+    let open = false;
+    /** Prepared statements held back, in order: the begin, then writes marked `LATER`. */
+    let ahead: Ahead[] = [];
+    /** Their texts (to send them one by one where they cannot go ahead of a query). */
+    let aheadTexts: string[] = [];
+    /** Nothing of the open transaction has reached the server yet (its begin is held back). */
+    let unsent = false;
+    const reset = () => {
+      open = unsent = false;
+      ahead = [];
+      aheadTexts = [];
+    };
     const send = (text: unknown, values: unknown, ...rest: unknown[]): unknown => {
-      const name = this.naming && typeof text === "string" && Array.isArray(values) && values.length > 0 ? this.nameOf(text) : undefined;
       const query = client.query as Query;
+      const plain = typeof text === "string" && rest.length === 0 && (values === undefined || Array.isArray(values));
+      const params = (values as unknown[] | undefined) ?? [];
+      const name = this.naming && typeof text === "string" && Array.isArray(values) && values.length > 0 ? this.nameOf(text) : undefined;
+      if (this.naming && plain && !open && params.length === 0 && isBegin(text)) {
+        const begin = this.nameOf(text);
+        if (begin !== undefined) {
+          open = true;
+          // The connection's first transaction prepares the begin, the ordinary way.
+          if (!hasPrepared(client, begin)) return query.call(client, { name: begin, text, values: [] });
+          unsent = true;
+          ahead.push({ name: begin, values: [] });
+          aheadTexts.push(text);
+          return Promise.resolve(answer("BEGIN"));
+        }
+      }
+      if (open && plain && name !== undefined && (text as string).endsWith(LATER) && hasPrepared(client, name)) {
+        const asValues = asText(params);
+        if (asValues !== undefined) {
+          ahead.push({ name, values: asValues });
+          aheadTexts.push(text);
+          // A held-back write inserts one row (`preparedInsertLater`).
+          return Promise.resolve(answer("INSERT", 1));
+        }
+      }
+      const end = plain && params.length === 0 ? endAnswer(text) : undefined;
+      if (end !== undefined) {
+        const held = ahead;
+        const nothingSent = unsent;
+        reset();
+        // Nothing reached the server: there is no transaction there to end.
+        if (nothingSent && (end.command === "ROLLBACK" || held.length === 1)) return Promise.resolve(end);
+        if (end.command === "ROLLBACK") return query.call(client, text, values);
+        if (held.length > 0) return sendBehind(client, held, { text: text as string, values: [] });
+        return query.call(client, text, values);
+      }
+      if (ahead.length > 0) {
+        const held = ahead;
+        const heldTexts = aheadTexts;
+        ahead = [];
+        aheadTexts = [];
+        unsent = false;
+        if (plain) return sendBehind(client, held, { name, text: text as string, values: params });
+        // Another form of query (none Kysely sends): what was held back goes first, one by one.
+        let chain: Promise<unknown> = Promise.resolve();
+        held.forEach((h, i) => (chain = chain.then(() => query.call(client, { name: h.name, text: heldTexts[i], values: h.values }))));
+        return chain.then(() => send(text, values, ...rest));
+      }
       return name === undefined ? query.call(client, text, values, ...rest) : query.call(client, { name, text, values });
     };
     return new Proxy(client, {
       get: (target, prop) => {
         if (prop === "query") return send;
         const value: unknown = Reflect.get(target, prop, target);
+        if (prop === "release") {
+          // A transaction always ends before its connection goes back; should one not, what it held back goes nowhere.
+          return (...args: unknown[]) => {
+            reset();
+            return (value as Query).apply(target, args);
+          };
+        }
         return typeof value === "function" ? (value as Query).bind(target) : value;
       },
     });

@@ -68,3 +68,36 @@ export const preparedInsert =
       return inserted!.id;
     };
   };
+
+/**
+ * Ends the SQL of a write whose answer its transaction does not wait for (an insert with no
+ * `returning`): on Postgres, inside a transaction, it is held back and sent with the
+ * transaction's next statement or its commit, in that statement's round trip
+ * (./named-statements.ts); elsewhere it is an ordinary comment. Its failure fails that
+ * statement, and so the transaction, as its own would.
+ */
+export const LATER = " /* later */";
+
+/**
+ * `preparedInsert` for a row whose id is not needed: no `returning`, and marked `LATER`, so on
+ * Postgres it costs its transaction no round trip of its own.
+ */
+export const preparedInsertLater =
+  <DB>() =>
+  <T extends keyof DB & string, C extends keyof Insertable<DB[T]> & string>(
+    table: T,
+    columns: readonly C[],
+  ): ((db: Kysely<DB>, row: Pick<Insertable<DB[T]>, C>) => Promise<void>) => {
+    const insert = prepared((db: Kysely<DB>, ...values: unknown[]): Compilable<unknown> => {
+      const query = db.insertInto(table as never).values(Object.fromEntries(columns.map((c, i) => [c, values[i]])) as never);
+      return {
+        compile: () => {
+          const compiled = query.compile();
+          return { ...compiled, sql: compiled.sql + LATER };
+        },
+      };
+    }, columns.length);
+    return async (db, row) => {
+      await insert(db, ...columns.map((c) => (row as Record<string, unknown>)[c]));
+    };
+  };

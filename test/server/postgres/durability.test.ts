@@ -3,7 +3,6 @@
  * acknowledged SSH key (and its event) is in the database, and another server on the same
  * database, which had a page of them remembered, lists every one on its next request.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,9 +10,8 @@ import pg from "pg";
 import { bundleCli } from "../cli-bundle";
 import { call, startTestServer } from "../helpers";
 import { freshPostgresDb, type TestDb } from "../test-store";
-import { writeUntilKilled } from "../kill-mid-load";
+import { spawnServe, writeUntilKilled } from "../kill-mid-load";
 
-const root = join(__dirname, "..", "..", "..");
 let dir: string;
 let testDb: TestDb;
 beforeEach(async () => {
@@ -27,18 +25,9 @@ afterEach(async () => {
 
 test("a server killed with SIGKILL keeps every SSH key (and its event) it acknowledged; another server lists them next", async () => {
   const bundle = await bundleCli(dir);
-  const child = spawn(process.execPath, [bundle, "serve", "--port", "0", "--db", testDb.db, "--no-default-fixtures"], {
-    env: { ...process.env, MGMT_SERVE_TOKEN: "", MGMT_DATABASE_URL: "", MGMT_DATA_DIR: dir, NODE_PATH: join(root, "node_modules") },
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("\n")) resolve(JSON.parse(out.slice(0, out.indexOf("\n"))) as { url: string; token: string });
-    });
-    void exited.then(() => reject(new Error("mgmt serve exited before it was ready")));
+  const { child, url, token, exited } = await spawnServe(bundle, ["--db", testDb.db, "--no-default-fixtures"], {
+    MGMT_DATABASE_URL: "",
+    MGMT_DATA_DIR: dir,
   });
   const other = await startTestServer({ db: testDb.db });
   try {

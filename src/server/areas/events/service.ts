@@ -5,6 +5,7 @@
  *   - `recordEvent(deps, input, store?)`: a function, for modules built from `Deps` alone (one-line
  *     calls in tokens, SSH keys, profile, two-factor...);
  *   - `domain.events.record(input, store?)`: the same, as a service method;
+ *   - `noteEvent(deps, input, tx)`: the same inside a transaction, without waiting for the id;
  *   - `entities.<kind>(...)`: builders for the `entity` / `secondary_entity` objects;
  *   - `RecordInput`: `{ actor, action, entity, secondaryEntity?, status?, message?, accountId? }`.
  * Pass `store` (a transaction) to record inside one; the event then exists only if it commits.
@@ -20,7 +21,7 @@ import type { StoreOf } from "../../store/store";
 import { DAY, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { grantsOf, type GrantRepos } from "../profile/grants";
 import type { UserRecord } from "../profile/store";
-import type { EventEntity, EventRecord, EventRepos, EventStatus } from "./store";
+import type { EventEntity, EventRecord, EventRepos, EventStatus, NewEvent } from "./store";
 import { notFound } from "../../domain/errors";
 import { pageFrom } from "../../domain/paging";
 
@@ -62,9 +63,22 @@ export const entities = {
 
 /** Records one event. See the STABLE API note at the top of this file. */
 export async function recordEvent(deps: Deps<EventRepos>, input: RecordInput, store: StoreOf<EventRepos> = deps.store): Promise<EventRecord> {
+  return store.events.insert(newEvent(deps, input));
+}
+
+/**
+ * Records one event in the transaction `tx` without waiting for its id: the usual last write
+ * of a transaction, which on Postgres then goes with the commit instead of a round trip of its
+ * own. The event exists exactly when the transaction commits, as with `recordEvent`.
+ */
+export async function noteEvent(deps: Deps<EventRepos>, input: RecordInput, tx: StoreOf<EventRepos>): Promise<void> {
+  await tx.events.insertLater(newEvent(deps, input));
+}
+
+function newEvent(deps: Deps<EventRepos>, input: RecordInput): NewEvent {
   const accountId = input.accountId ?? input.actor?.user.account_id;
   if (accountId === undefined) throw new Error("an event without an actor needs an accountId");
-  return store.events.insert({
+  return {
     account_id: accountId,
     user_id: input.actor?.user.id ?? null,
     username: input.actor?.user.username ?? null,
@@ -78,7 +92,7 @@ export async function recordEvent(deps: Deps<EventRepos>, input: RecordInput, st
     percent_complete: null,
     rate: null,
     time_remaining: null,
-  });
+  };
 }
 
 /** An event as a user sees it: with that user's `read` and `seen`. */

@@ -1,6 +1,6 @@
 /** The event feed: tables, records and queries. Entities are JSON text in their columns. */
 import type { Generated, Selectable } from "kysely";
-import { preparedInsert } from "../../store/prepared";
+import { preparedInsert, preparedInsertLater } from "../../store/prepared";
 import { Repository, type Handle } from "../../store/store";
 
 export interface EventsTable {
@@ -71,7 +71,7 @@ const eventRecord = ({ entity_type: _, entity_id: __, ...row }: Selectable<Event
 });
 
 /** Every write records an event: prepared (see `../../store/prepared.ts`). */
-const insertEvent = preparedInsert<EventTables>()("events", [
+const EVENT_COLUMNS = [
   "account_id",
   "user_id",
   "username",
@@ -87,18 +87,32 @@ const insertEvent = preparedInsert<EventTables>()("events", [
   "percent_complete",
   "rate",
   "time_remaining",
-]);
+] as const;
+const insertEvent = preparedInsert<EventTables>()("events", EVENT_COLUMNS);
+/** The same insert, for a transaction that does not wait for the id (see `insertLater`). */
+const insertEventLater = preparedInsertLater<EventTables>()("events", EVENT_COLUMNS);
+
+/** The row of `event` as stored. */
+const eventRow = (event: NewEvent) => ({
+  ...event,
+  entity: event.entity === null ? null : JSON.stringify(event.entity),
+  entity_type: event.entity?.type ?? null,
+  entity_id: event.entity === null ? null : String(event.entity.id),
+  secondary_entity: event.secondary_entity === null ? null : JSON.stringify(event.secondary_entity),
+});
 
 export class Events extends Repository<EventTables> {
   async insert(event: NewEvent): Promise<EventRecord> {
-    const id = await insertEvent(this.db, {
-      ...event,
-      entity: event.entity === null ? null : JSON.stringify(event.entity),
-      entity_type: event.entity?.type ?? null,
-      entity_id: event.entity === null ? null : String(event.entity.id),
-      secondary_entity: event.secondary_entity === null ? null : JSON.stringify(event.secondary_entity),
-    });
+    const id = await insertEvent(this.db, eventRow(event));
     return { id, ...event };
+  }
+
+  /**
+   * Inserts `event` without asking for its id: inside a Postgres transaction the insert goes
+   * with the transaction's next statement or its commit, costing no round trip of its own.
+   */
+  insertLater(event: NewEvent): Promise<void> {
+    return insertEventLater(this.db, eventRow(event));
   }
 
   async get(accountId: number, id: number): Promise<EventRecord | undefined> {

@@ -19,7 +19,7 @@ import { OAuthClientUpdate, sniffImage, type OAuthClientCreate, type Page, type 
 import { requireAccountAccess } from "../profile/grants";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { invalid, notFound } from "../../domain/errors";
-import { entities, recordEvent } from "../events/service";
+import { entities, noteEvent } from "../events/service";
 import { pageOf } from "../../domain/paging";
 import { Scopes } from "../../../contract/scopes";
 import { hashToken, type TokenService } from "../tokens/service";
@@ -111,7 +111,7 @@ export class OAuthService {
         },
         tx,
       );
-      await recordEvent(this.deps, { actor, action: "oauth_client_create", entity: entities.oauthClient(client.public_id, client.label) }, tx);
+      await noteEvent(this.deps, { actor, action: "oauth_client_create", entity: entities.oauthClient(client.public_id, client.label) }, tx);
       return { client, secret };
     });
   }
@@ -127,7 +127,7 @@ export class OAuthService {
       if (Object.keys(patch).length === 0) return client;
       const updated = await tx.oauthClients.update(client.id, patch);
       if (updated === undefined) throw notFound();
-      await recordEvent(this.deps, { actor, action: "oauth_client_update", entity: entities.oauthClient(updated.public_id, updated.label) }, tx);
+      await noteEvent(this.deps, { actor, action: "oauth_client_update", entity: entities.oauthClient(updated.public_id, updated.label) }, tx);
       return updated;
     });
   }
@@ -140,7 +140,7 @@ export class OAuthService {
       const client = await this.getClient(actor, publicId, tx);
       await tx.oauthClients.update(client.id, { deleted: now });
       for (const appId of await tx.oauthClients.revokeApps(client.id, now)) await tx.tokens.revokeByApp(appId, now);
-      await recordEvent(this.deps, { actor, action: "oauth_client_delete", entity: entities.oauthClient(client.public_id, client.label) }, tx);
+      await noteEvent(this.deps, { actor, action: "oauth_client_delete", entity: entities.oauthClient(client.public_id, client.label) }, tx);
     });
   }
 
@@ -152,7 +152,7 @@ export class OAuthService {
       const secret = this.deps.secrets.hex(32);
       const updated = await tx.oauthClients.update(client.id, { secret_hash: hashToken(secret) });
       if (updated === undefined) throw notFound();
-      await recordEvent(this.deps, { actor, action: "oauth_client_secret_reset", entity: entities.oauthClient(updated.public_id, updated.label) }, tx);
+      await noteEvent(this.deps, { actor, action: "oauth_client_secret_reset", entity: entities.oauthClient(updated.public_id, updated.label) }, tx);
       return { client: updated, secret };
     });
   }

@@ -5,7 +5,7 @@ import type { EventRepos } from "../events/store";
 import type { ProfileRepos, UserPatch, UserRecord } from "./store";
 import type { Actor, Deps } from "../../domain/context";
 import { forbidden, invalid, invalidToken } from "../../domain/errors";
-import { entities, recordEvent } from "../events/service";
+import { entities, noteEvent } from "../events/service";
 
 export type ProfileChange = z.output<typeof ProfileUpdate>;
 
@@ -51,7 +51,7 @@ export class ProfileService {
       if (change.timezone !== undefined) patch.timezone = change.timezone;
       const updated = await tx.users.update(user.id, patch);
       if (updated === undefined) throw invalidToken();
-      await recordEvent(this.deps, { actor, action: "profile_update", entity: entities.profile(updated) }, tx);
+      await noteEvent(this.deps, { actor, action: "profile_update", entity: entities.profile(updated) }, tx);
       return updated;
     });
   }

@@ -16,7 +16,7 @@ type Repos = SecurityRepos & ProfileRepos & TokenRepos & EventRepos;
 type Store = StoreOf<Repos>;
 import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { invalid } from "../../domain/errors";
-import { entities, recordEvent } from "../events/service";
+import { entities, noteEvent } from "../events/service";
 import { hashToken } from "../tokens/service";
 import { base32Encode, verifyTotp } from "./totp";
 
@@ -110,7 +110,7 @@ export class TwoFactorService {
       const scratch = secrets.hex(8);
       await tx.tfaSecrets.put({ ...pending, confirmed: timestamp(clock), scratch_hash: hashToken(scratch) });
       await tx.users.update(actor.user.id, { two_factor_auth: true });
-      await recordEvent(this.deps, { actor, action: "tfa_enabled", entity: entities.profile(actor.user) }, tx);
+      await noteEvent(this.deps, { actor, action: "tfa_enabled", entity: entities.profile(actor.user) }, tx);
       return { scratch };
     });
   }
@@ -121,7 +121,7 @@ export class TwoFactorService {
       if (!user?.two_factor_auth) throw invalid(null, "Two-factor authentication is not enabled");
       await tx.tfaSecrets.delete(actor.user.id);
       await tx.users.update(actor.user.id, { two_factor_auth: false });
-      await recordEvent(this.deps, { actor, action: "tfa_disabled", entity: entities.profile(actor.user) }, tx);
+      await noteEvent(this.deps, { actor, action: "tfa_disabled", entity: entities.profile(actor.user) }, tx);
     });
   }
 }

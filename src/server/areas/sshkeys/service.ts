@@ -10,7 +10,7 @@ import { sameSshKey, type Page, type PageQuery, type SshKeyCreate, type SshKeyUp
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { invalid, notFound } from "../../domain/errors";
 import { pageOf } from "../../domain/paging";
-import { entities, recordEvent } from "../events/service";
+import { entities, noteEvent } from "../events/service";
 import type { EventRepos } from "../events/store";
 import type { SshKeyRecord, SshKeyRepos } from "./store";
 
@@ -39,7 +39,7 @@ export class SshKeyService {
         ssh_key: input.ssh_key.trim(),
         created: timestamp(this.deps.clock),
       });
-      await recordEvent(this.deps, { actor, action: "user_ssh_key_add", entity: entities.sshKey(key.id, key.label) }, tx);
+      await noteEvent(this.deps, { actor, action: "user_ssh_key_add", entity: entities.sshKey(key.id, key.label) }, tx);
       return key;
     });
   }
@@ -59,7 +59,7 @@ export class SshKeyService {
       }
       const updated = await tx.sshKeys.updateLabel(actor.user.id, id, change.label);
       if (updated === undefined) throw notFound();
-      await recordEvent(this.deps, { actor, action: "user_ssh_key_update", entity: entities.sshKey(updated.id, updated.label) }, tx);
+      await noteEvent(this.deps, { actor, action: "user_ssh_key_update", entity: entities.sshKey(updated.id, updated.label) }, tx);
       return updated;
     });
   }
@@ -68,7 +68,7 @@ export class SshKeyService {
     await this.deps.store.transaction(async (tx) => {
       const key = await tx.sshKeys.get(actor.user.id, id);
       if (key === undefined || !(await tx.sshKeys.delete(actor.user.id, id))) throw notFound();
-      await recordEvent(this.deps, { actor, action: "user_ssh_key_delete", entity: entities.sshKey(id, key.label) }, tx);
+      await noteEvent(this.deps, { actor, action: "user_ssh_key_delete", entity: entities.sshKey(id, key.label) }, tx);
     });
   }
 }

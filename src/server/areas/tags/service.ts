@@ -10,7 +10,7 @@ import type { ObjectKind, TagRecord, TagRepos } from "./store";
 import { requireUnrestricted } from "../profile/grants";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { DomainError, notFound } from "../../domain/errors";
-import { entities, recordEvent } from "../events/service";
+import { entities, noteEvent } from "../events/service";
 import type { ObjectService } from "./objects";
 import { pageFrom, pageOf } from "../../domain/paging";
 
@@ -56,7 +56,7 @@ export class TagService {
       if (problems.length > 0) throw new DomainError("forbidden", problems);
       const tag = await tx.tags.insert({ account_id: accountId, label: input.label, created: timestamp(clock) });
       for (const [kind, id] of targets) await tx.tags.link(tag.id, kind, id);
-      await recordEvent(this.deps, { actor, action: "tag_create", entity: entities.tag(tag.label) }, tx);
+      await noteEvent(this.deps, { actor, action: "tag_create", entity: entities.tag(tag.label) }, tx);
       return tag;
     });
   }
@@ -79,7 +79,7 @@ export class TagService {
       const tag = await tx.tags.get(actor.user.account_id, label);
       if (tag === undefined) throw notFound();
       await tx.tags.delete(tag.id);
-      await recordEvent(this.deps, { actor, action: "tag_delete", entity: entities.tag(tag.label) }, tx);
+      await noteEvent(this.deps, { actor, action: "tag_delete", entity: entities.tag(tag.label) }, tx);
     });
   }
 }

@@ -9,7 +9,7 @@ import type { StoreOf } from "../../store/store";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { forbidden, invalid, invalidToken, notFound } from "../../domain/errors";
 import { pageOf } from "../../domain/paging";
-import { entities, recordEvent } from "../events/service";
+import { entities, noteEvent } from "../events/service";
 import type { EventRepos } from "../events/store";
 import type { OAuthRepos } from "../oauth/store";
 import type { ProfileRepos } from "../profile/store";
@@ -138,7 +138,7 @@ export class TokenService {
     if (expiry !== null && expiry <= timestamp(this.deps.clock)) throw invalid("expiry", "expiry must be in the future");
     return this.deps.store.transaction(async (tx) => {
       const minted = await this.mint({ userId: actor.user.id, label: input.label, scopes, expiry }, tx);
-      await recordEvent(this.deps, { actor, action: "token_create", entity: entities.token(minted.record.id, minted.record.label) }, tx);
+      await noteEvent(this.deps, { actor, action: "token_create", entity: entities.token(minted.record.id, minted.record.label) }, tx);
       return minted;
     });
   }
@@ -149,7 +149,7 @@ export class TokenService {
       await this.get(actor, id, tx);
       const updated = await tx.tokens.updateLabel(id, change.label);
       if (updated === undefined) throw notFound();
-      await recordEvent(this.deps, { actor, action: "token_update", entity: entities.token(updated.id, updated.label) }, tx);
+      await noteEvent(this.deps, { actor, action: "token_update", entity: entities.token(updated.id, updated.label) }, tx);
       return updated;
     });
   }
@@ -182,7 +182,7 @@ export class TokenService {
       const token = await tx.tokens.get(actor.user.id, tokenId);
       if (token === undefined || !this.usable(token)) throw notFound();
       await tx.tokens.revoke(token.id, timestamp(clock));
-      await recordEvent(this.deps, { actor, action: "token_delete", entity: entities.token(token.id, token.label) }, tx);
+      await noteEvent(this.deps, { actor, action: "token_delete", entity: entities.token(token.id, token.label) }, tx);
     });
   }
 }

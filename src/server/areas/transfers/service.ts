@@ -18,7 +18,7 @@ type Store = StoreOf<Repos>;
 import { requireUnrestricted } from "../profile/grants";
 import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { DomainError, forbidden, invalid, notFound } from "../../domain/errors";
-import { entities, recordEvent } from "../events/service";
+import { entities, noteEvent, recordEvent } from "../events/service";
 import { pageOf } from "../../domain/paging";
 
 export interface TransferView extends TransferRecord {
@@ -85,7 +85,7 @@ export class TransferService {
         updated: now,
         expiry: timestampAt(clock, TRANSFER_LIFETIME_HOURS * 60 * MINUTE),
       });
-      await recordEvent(this.deps, { actor, action: "entity_transfer_create", entity: entities.entityTransfer(created.token) }, tx);
+      await noteEvent(this.deps, { actor, action: "entity_transfer_create", entity: entities.entityTransfer(created.token) }, tx);
       return this.view(actor, created);
     });
   }
@@ -111,7 +111,7 @@ export class TransferService {
         return err;
       }
       await tx.transfers.update(t.id, { status: "canceled", updated: timestamp(this.deps.clock) });
-      await recordEvent(this.deps, { actor, action: "entity_transfer_cancel", entity: entities.entityTransfer(t.token) }, tx);
+      await noteEvent(this.deps, { actor, action: "entity_transfer_cancel", entity: entities.entityTransfer(t.token) }, tx);
       return null;
     });
     if (outcome !== null) throw outcome;
@@ -130,7 +130,7 @@ export class TransferService {
       const objects = await Promise.all(t.entities.computes.map((id) => tx.objects.get("compute", id)));
       if (objects.some((o) => o === undefined || o.account_id !== t.account_id)) {
         await tx.transfers.update(t.id, { status: "failed", updated: now, receiver_account_id: actor.user.account_id });
-        await recordEvent(this.deps, { actor, action: "entity_transfer_fail", entity: entities.entityTransfer(t.token), status: "failed" }, tx);
+        await noteEvent(this.deps, { actor, action: "entity_transfer_fail", entity: entities.entityTransfer(t.token), status: "failed" }, tx);
         return invalid(null, "The transfer failed: an entity is no longer on the sending account");
       }
       for (const o of objects) {
@@ -138,8 +138,8 @@ export class TransferService {
         await tx.tags.unlinkObject("compute", o!.id);
       }
       await tx.transfers.update(t.id, { status: "completed", updated: now, receiver_account_id: actor.user.account_id });
-      await recordEvent(this.deps, { actor, action: "entity_transfer_accept", entity: entities.entityTransfer(t.token) }, tx);
-      await recordEvent(this.deps, { actor: null, accountId: t.account_id, action: "entity_transfer_accept", entity: entities.entityTransfer(t.token) }, tx);
+      await noteEvent(this.deps, { actor, action: "entity_transfer_accept", entity: entities.entityTransfer(t.token) }, tx);
+      await noteEvent(this.deps, { actor: null, accountId: t.account_id, action: "entity_transfer_accept", entity: entities.entityTransfer(t.token) }, tx);
       return null;
     });
     if (outcome !== null) throw outcome;
