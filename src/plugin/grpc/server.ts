@@ -99,7 +99,9 @@ export class GrpcServer {
 
 /** One RPC's response side: headers once, messages, then exactly one status. */
 class Call implements ServerStreamCall {
-  private readonly controller = new AbortController();
+  /** Made when a handler asks for the signal: few do, and every call would pay for it. */
+  private controller: AbortController | undefined;
+  private aborted = false;
   private headersSent = false;
   private readonly endCallbacks: (() => void)[] = [];
   done = false;
@@ -111,6 +113,10 @@ class Call implements ServerStreamCall {
   ) {}
 
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort();
+    }
     return this.controller.signal;
   }
 
@@ -121,7 +127,8 @@ class Call implements ServerStreamCall {
   abort(): void {
     if (!this.done) {
       this.done = true;
-      this.controller.abort();
+      this.aborted = true;
+      this.controller?.abort();
       this.ended();
     }
   }
