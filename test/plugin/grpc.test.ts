@@ -56,6 +56,7 @@ describe("server", () => {
   let client: grpc.Client;
   const errors: string[] = [];
   const echo = (b: Buffer) => b;
+  const lateSignal: AbortSignal[] = [];
 
   beforeAll(async () => {
     const router = new GrpcServer({ onError: (path, e) => errors.push(`${path}: ${(e as Error).message}`) });
@@ -82,6 +83,14 @@ describe("server", () => {
     router.serverStream("/t.S/HalfThenFail", async (_req, call) => {
       await call.send(Buffer.from("one"));
       throw new GrpcError(Status.UNAVAILABLE, "gone");
+    });
+    router.unary("/t.S/AwaitAbort", (_req, call) => {
+      const { signal } = call;
+      return new Promise((resolve) => signal.addEventListener("abort", () => resolve(Buffer.alloc(0))));
+    });
+    router.unary("/t.S/AskLate", (_req, call) => {
+      call.afterResponse(() => lateSignal.push(call.signal));
+      return new Promise(() => {});
     });
     server = net.createServer((socket) => {
       sockets.add(socket);
@@ -131,6 +140,20 @@ describe("server", () => {
   test("any other failure is INTERNAL and reported", async () => {
     await expect(unary("/t.S/Crash", Buffer.alloc(0))).rejects.toMatchObject({ code: grpc.status.INTERNAL, details: "handler blew up" });
     expect(errors).toContain("/t.S/Crash: handler blew up");
+  });
+
+  test("a cancelled call aborts its signal, whether the handler asked for it before or after", async () => {
+    const cancelled = (path: string) =>
+      new Promise<grpc.ServiceError>((resolve) => {
+        const call = client.makeUnaryRequest(path, echo, echo, Buffer.alloc(0), (err) => resolve(err!));
+        setTimeout(() => call.cancel(), 50);
+      });
+    expect(await cancelled("/t.S/AwaitAbort")).toMatchObject({ code: grpc.status.CANCELLED });
+    // The first handler's promise only settled because its signal aborted; the second asks once the stream is gone.
+    expect(await cancelled("/t.S/AskLate")).toMatchObject({ code: grpc.status.CANCELLED });
+    for (let i = 0; i < 100 && lateSignal.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(lateSignal).toHaveLength(1);
+    expect(lateSignal[0].aborted).toBe(true);
   });
 
   test("unknown methods are UNIMPLEMENTED", async () => {

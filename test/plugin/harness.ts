@@ -17,7 +17,6 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import * as http2 from "node:http2";
 import * as net from "node:net";
-import { join } from "node:path";
 import * as tls from "node:tls";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
@@ -25,10 +24,12 @@ import type { AttributePath, Diagnostic, PathStep } from "../../src/provider/fra
 import { type Attribute, type Block, type BlockType, type Schema, blockType } from "../../src/provider/framework/schema";
 import type { ObjectValue, TfType, TfValue } from "../../src/provider/framework/value";
 import { decodeJsonValue, decodeValue, encodeValue } from "../../src/plugin/codec";
+import { repoPath } from "../../src/harness/paths";
 import { MAGIC_COOKIE_VALUE } from "../../src/plugin/handshake";
 import { type SelfSignedCertificate, createSelfSignedCertificate, toPem } from "../../src/plugin/tls";
 
-export const PROTO_DIR = join(__dirname, "..", "..", "src", "plugin", "proto");
+// From the repository root, so that bench programs bundled into .tmp/ find the files too.
+export const PROTO_DIR = repoPath("src", "plugin", "proto");
 const MAX_MESSAGE = 256 * 1024 * 1024;
 
 // --- wire shapes (proto-loader with keepCase: field names as in the .proto) ---------------

@@ -9,10 +9,15 @@
  * "trailers-only" response (status in the one HEADERS frame), as gRPC servers do.
  */
 import type { ServerStream } from "../h2/connection";
-import type { IncomingHeaders } from "../h2/headers";
+import { type IncomingHeaders, type OutgoingHeaders, presetHeaders } from "../h2/headers";
 import { FrameDecoder, encodeFrame } from "./framing";
 import { GrpcError, Status, type StatusCode, encodeGrpcMessage } from "./status";
 import { mark, now, tracing } from "../trace";
+
+// The headers and trailers of every successful call, encoded once for all of them.
+const RESPONSE_HEADERS = presetHeaders({ ":status": 200, "content-type": "application/grpc" });
+const OK_TRAILERS = presetHeaders({ "grpc-status": String(Status.OK) });
+const OK_TRAILERS_ONLY = presetHeaders({ ":status": 200, "content-type": "application/grpc", "grpc-status": String(Status.OK) });
 
 export interface CallContext {
   /** `/package.Service/Method` */
@@ -94,7 +99,9 @@ export class GrpcServer {
 
 /** One RPC's response side: headers once, messages, then exactly one status. */
 class Call implements ServerStreamCall {
-  private readonly controller = new AbortController();
+  /** Made when a handler asks for the signal: few do, and every call would pay for it. */
+  private controller: AbortController | undefined;
+  private aborted = false;
   private headersSent = false;
   private readonly endCallbacks: (() => void)[] = [];
   done = false;
@@ -106,6 +113,10 @@ class Call implements ServerStreamCall {
   ) {}
 
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort();
+    }
     return this.controller.signal;
   }
 
@@ -116,7 +127,8 @@ class Call implements ServerStreamCall {
   abort(): void {
     if (!this.done) {
       this.done = true;
-      this.controller.abort();
+      this.aborted = true;
+      this.controller?.abort();
       this.ended();
     }
   }
@@ -132,8 +144,13 @@ class Call implements ServerStreamCall {
     }
     try {
       if (route.kind === "unary") {
+        // Headers, message and trailers in one go: they leave in one write.
         const response = await route.handler(request, this);
-        await this.send(response);
+        if (!this.done && this.writable()) {
+          const frame = encodeFrame(response);
+          this.sendHeaders();
+          this.stream.write(frame);
+        }
       } else {
         await route.handler(request, this);
       }
@@ -169,14 +186,12 @@ class Call implements ServerStreamCall {
       this.ended();
       return;
     }
-    const status: Record<string, string> = { "grpc-status": String(code) };
-    if (message) status["grpc-message"] = encodeGrpcMessage(message);
     this.stream.once("close", () => this.ended());
     if (this.headersSent) {
-      this.stream.end(status);
+      this.stream.end(code === Status.OK && !message ? OK_TRAILERS : statusTrailers(code, message));
     } else {
       this.headersSent = true;
-      this.stream.respond({ ":status": 200, "content-type": "application/grpc", ...status }, { endStream: true });
+      this.stream.respond(code === Status.OK && !message ? OK_TRAILERS_ONLY : { ...RESPONSE_HEADERS, ...statusTrailers(code, message) }, { endStream: true });
     }
   }
 
@@ -188,10 +203,16 @@ class Call implements ServerStreamCall {
   private sendHeaders(): void {
     if (this.headersSent) return;
     this.headersSent = true;
-    this.stream.respond({ ":status": 200, "content-type": "application/grpc" });
+    this.stream.respond(RESPONSE_HEADERS);
   }
 
   private writable(): boolean {
     return !this.stream.closed;
   }
+}
+
+function statusTrailers(code: StatusCode, message: string): OutgoingHeaders {
+  const status: Record<string, string> = { "grpc-status": String(code) };
+  if (message) status["grpc-message"] = encodeGrpcMessage(message);
+  return status;
 }
