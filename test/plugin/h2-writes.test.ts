@@ -96,10 +96,15 @@ describe("writes", () => {
   });
 
   it("answers finished in different turns go out in separate writes", async () => {
-    const socket = await connected((stream) => stream.on("end", () => setTimeout(() => answer(stream, "late"), stream.id * 5)));
+    const ended: ServerStream[] = [];
+    const socket = await connected((stream) => stream.on("end", () => ended.push(stream)));
     const encoder = new HpackEncoder();
     socket.client(...[1, 3].flatMap((id) => frame(FrameType.HEADERS, Flag.END_HEADERS | Flag.END_STREAM, id, encoder.encode(REQUEST))));
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await settle();
+    const [first, second] = ended;
+    answer(first!, "first");
+    await settle();
+    answer(second!, "second");
     await settle();
     expect(socket.writes.map((w) => [...new Set(framesOf(w).map((f) => f.streamId))])).toEqual([[1], [3]]);
   });
