@@ -9,8 +9,24 @@ export interface Logger {
   (level: Level, message: string, fields?: Record<string, unknown>): void;
 }
 
-export function stderrLogger(module = "provider.terraform-provider-mgmt"): Logger {
+const RANK: Record<Level, number> = { trace: 0, debug: 1, info: 2, warn: 3, error: 4 };
+
+/**
+ * The least level worth writing, read as the engines read it: TF_LOG_PROVIDER, else TF_LOG; a
+ * level's name, or trace for any other value (TF_LOG=json). With neither set the engines drop
+ * every line of the plugin's, having parsed it (a debug line per API request was a fair part of
+ * the engine's own CPU in a plan), so then only warnings and errors are written.
+ */
+export function logThreshold(env: NodeJS.ProcessEnv): Level {
+  const setting = (env.TF_LOG_PROVIDER || env.TF_LOG || "").trim().toLowerCase();
+  if (!setting || setting === "off") return "warn";
+  return setting in RANK ? (setting as Level) : "trace";
+}
+
+export function stderrLogger(env: NodeJS.ProcessEnv = process.env, module = "provider.terraform-provider-mgmt"): Logger {
+  const least = RANK[logThreshold(env)];
   return (level, message, fields) => {
+    if (RANK[level] < least) return;
     // go-plugin parses @timestamp with exactly six fractional digits and drops the JSON
     // reading of the line (logging it raw at debug) when that fails.
     const timestamp = new Date().toISOString().replace(/Z$/, "000Z");

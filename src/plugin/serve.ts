@@ -45,7 +45,7 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   if (!check.ok) return fatal(check.message);
 
   const writeHandshake = takeStdout();
-  const log = stderrLogger();
+  const log = stderrLogger(env);
 
   let cleanup = () => {};
   const exit = (code: number) => {
