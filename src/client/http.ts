@@ -3,7 +3,7 @@
  * attempt, the retry loop (policy in ./retry), and parsing of every body with a contract schema.
  */
 import { STATUS_CODES } from "node:http";
-import { setTimeout as delay } from "node:timers/promises";
+import { setTimeout as delay, setImmediate as nextTurn } from "node:timers/promises";
 import type { SecureContext } from "node:tls";
 import { Pool, type Dispatcher } from "undici";
 import type { z } from "zod";
@@ -482,6 +482,10 @@ export class HttpClient {
         bodyTimeout: this.timeoutMs,
       });
       const bytes = Buffer.from(await res.body.arrayBuffer());
+      // The Pool marks the connection free only later in this turn of the event loop: a request
+      // made at once (the next page, the read after the credentials check) would open another
+      // connection, a TLS handshake more, so the answer is handed on from the next turn.
+      await nextTurn();
       return { status: res.statusCode, headers: res.headers, bytes, text: bytes.toString("utf8") };
     } catch (err) {
       if (controller.signal.aborted) {
