@@ -109,9 +109,7 @@ await Promise.all([
     outfile: join(root, "dist/provider.js"),
     plugins: [...common.plugins, apart],
   }),
-  ...APART.map((name) =>
-    esbuild.build({ ...common, stdin: { contents: APART_ENTRY[name], resolveDir: root }, outfile: join(root, `dist/${name}.js`) }),
-  ),
+  ...APART.map((name) => esbuild.build({ ...common, stdin: { contents: APART_ENTRY[name], resolveDir: root }, outfile: join(root, `dist/${name}.js`) })),
   esbuild.build({ ...common, entryPoints: [join(root, "src/cli/main.ts")], outfile: join(root, "dist/cli.js") }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/harness/start.ts")], outfile: join(root, "dist/start.js") }),
   esbuild.build({
