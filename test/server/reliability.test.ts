@@ -301,17 +301,21 @@ describe("requests that never finish arriving → 408", () => {
 });
 
 describe("a change and its event commit together", () => {
-  /** Makes every event insert fail (an outage of the events table) while `fn` runs. */
+  /** Makes every event insert fail (an outage of the events table) while `fn` runs, held-back ones included. */
   async function withFailingEvents(fn: () => Promise<void>): Promise<void> {
-    const proto = Object.getPrototypeOf(server.store.events) as { insert: (...args: unknown[]) => Promise<unknown> };
-    const insert = proto.insert;
-    proto.insert = async () => {
+    type Insert = (...args: unknown[]) => Promise<unknown>;
+    const proto = Object.getPrototypeOf(server.store.events) as { insert: Insert; insertLater: Insert };
+    const { insert, insertLater } = proto;
+    const unavailable = async () => {
       throw new Error("events table unavailable");
     };
+    proto.insert = unavailable;
+    proto.insertLater = unavailable;
     try {
       await fn();
     } finally {
       proto.insert = insert;
+      proto.insertLater = insertLater;
     }
   }
 
