@@ -119,6 +119,8 @@ await Promise.all([
     external: [...common.external, "./calls"],
   }),
   esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/calls.ts")], outfile: join(root, "dist/calls.js") }),
+  // `--warm` (src/plugin/warm.ts): only `mgmt warm` starts it, so no engine start reads it.
+  esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/warm.ts")], outfile: join(root, "dist/warm.js"), external: [...common.external, "./calls"] }),
   esbuild.build({ ...common, sourcemap: false, entryPoints: [join(root, "src/plugin/schema-snapshot.ts")], outfile: snapshotTool }),
 ]);
 // The plugin answers the engines' first call, GetProviderSchema, with bytes computed here from
@@ -138,7 +140,7 @@ await esbuild.build({
   ...common,
   entryPoints: [join(root, "src/plugin/main.ts")],
   outfile: join(root, "dist/plugin.js"),
-  external: [...common.external, "./services"],
+  external: [...common.external, "./services", "./warm"],
 });
 
 // 3. Executables.
@@ -185,7 +187,7 @@ const PLATFORMS = ["linux_amd64", "linux_arm64", "darwin_amd64", "darwin_arm64"]
 for (const platform of PLATFORMS) {
   const dir = join(mirror, source, version, platform);
   mkdirSync(dir, { recursive: true });
-  for (const bundle of ["plugin.js", "services.js", "calls.js", "provider.js", ...APART.map((name) => `${name}.js`), "schema-response.bin"])
+  for (const bundle of ["plugin.js", "services.js", "calls.js", "warm.js", "provider.js", ...APART.map((name) => `${name}.js`), "schema-response.bin"])
     copyFileSync(join(root, "dist", bundle), join(dir, bundle));
   writeExecutable(join(dir, "terraform-provider-mgmt"), pluginLauncher("plugin.js"));
 }

@@ -4,17 +4,12 @@
  * with MGMT_URL and MGMT_TOKEN set and the terminal (stdio) as its own; when CMD ends the server
  * stops, and mgmt exits with CMD's status, or 128 + the signal's number when a signal ended CMD.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { constants } from "node:os";
-import { isatty } from "node:tty";
 import { startServer, type RunningServer } from "../server";
 import { lineLogger, type Logger } from "../server/logger";
 import { parseFlags, type FlagParse } from "./args";
+import { EXIT, runWrapped, splitCommand } from "./wrapped-command";
 
 export const EPHEMERAL_FLAG = "--ephemeral";
-
-/** Exit statuses of mgmt itself, the ones `env`, `timeout` and `docker run` use, so that they read apart from CMD's own. */
-export const EXIT = { serverFailed: 125, notExecutable: 126, notFound: 127 } as const;
 
 export const EPHEMERAL_USAGE = `usage: mgmt serve --ephemeral [--host ADDR] [--fixtures FILE | --no-default-fixtures]
                   [--rate-limit N] [--request-timeout MS] [--headers-timeout MS] -- CMD [ARGS...]
@@ -31,12 +26,6 @@ start (CMD did not run); ${EXIT.notExecutable} when CMD cannot be run, ${EXIT.no
 bad arguments. SIGINT and SIGTERM are passed on to CMD, and the server stops once CMD has
 ended. The server logs only its errors, on stderr. --db and --port do not apply.
 `;
-
-/** Where the command starts: the flags before the first `--` and the command after it (undefined without one). */
-export function splitCommand(args: readonly string[]): { flags: string[]; command: string[] | undefined } {
-  const separator = args.indexOf("--");
-  return separator === -1 ? { flags: [...args], command: undefined } : { flags: args.slice(0, separator), command: args.slice(separator + 1) };
-}
 
 /**
  * The serve flags that make no sense here, each with the reason: the store is memory that ends
@@ -75,23 +64,12 @@ export function parseEphemeralArgs(args: readonly string[]): FlagParse<{ serveAr
   return { values: { serveArgs, command }, positionals: [] };
 }
 
-/** The exit status a shell gives for a child that ended with `code` or of `signal`. */
-export function exitStatus(code: number | null, signal: NodeJS.Signals | null): number {
-  if (signal !== null) return 128 + (constants.signals[signal] ?? 0);
-  return code ?? 1;
-}
-
 /** The server's errors on stderr; its per-request lines would bury the command's own output. */
 const errorsOnly: Logger = { info: () => {}, error: lineLogger((line) => process.stderr.write(line)).error };
 
 export type StartOptions = Omit<Parameters<typeof startServer>[0], "db" | "port" | "logger">;
 
-/**
- * Runs CMD against a new in-memory server and resolves with mgmt's exit status. A signal that
- * arrives meanwhile is passed on to CMD, except a terminal's Ctrl-C: the terminal sends SIGINT
- * to the whole foreground process group, CMD included, and a second copy would turn an engine's
- * graceful stop into an immediate one.
- */
+/** Runs CMD against a new in-memory server and resolves with mgmt's exit status (see runWrapped). */
 export async function runEphemeral(command: string[], options: StartOptions): Promise<number> {
   let server: RunningServer;
   try {
@@ -100,30 +78,13 @@ export async function runEphemeral(command: string[], options: StartOptions): Pr
     process.stderr.write(`mgmt serve: ${err instanceof Error ? err.message : String(err)}\n`);
     return EXIT.serverFailed;
   }
-  let child: ChildProcess | undefined;
-  const forward = (signal: NodeJS.Signals) => {
-    if (signal === "SIGINT" && isatty(0)) return;
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill(signal);
-  };
-  process.on("SIGINT", forward);
-  process.on("SIGTERM", forward);
   try {
-    const env = { ...process.env, MGMT_URL: server.url, MGMT_TOKEN: server.token ?? "" };
-    return await new Promise<number>((resolve) => {
-      child = spawn(command[0]!, command.slice(1), { stdio: "inherit", env });
-      child.once("error", (err: NodeJS.ErrnoException) => {
-        process.stderr.write(`mgmt serve: cannot run '${command[0]}': ${err.message}\n`);
-        resolve(err.code === "ENOENT" ? EXIT.notFound : EXIT.notExecutable);
-      });
-      child.once("exit", (code, signal) => resolve(exitStatus(code, signal)));
-    });
+    return await runWrapped("mgmt serve", command, { ...process.env, MGMT_URL: server.url, MGMT_TOKEN: server.token ?? "" });
   } finally {
     try {
       await server.close();
     } catch (err) {
       process.stderr.write(`mgmt serve: error while stopping: ${err instanceof Error ? err.message : String(err)}\n`);
     }
-    process.off("SIGINT", forward);
-    process.off("SIGTERM", forward);
   }
 }

@@ -12,6 +12,7 @@ commands:
   plan-report  a pull-request comment or JSON summary from 'show -json PLANFILE'
   drift    refresh-only drift report, optionally with unmanaged objects and import blocks
   init     write a team's infrastructure repository: stack, tests, CI (see: mgmt init --help)
+  warm     start the provider once for every engine command of CMD (see: mgmt warm --help)
   version  print the version as JSON
 `;
 
@@ -32,6 +33,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./drift")).runDrift(rest);
     case "init":
       return (await import("./init")).runInit(rest);
+    case "warm":
+      return (await import("./warm")).runWarm(rest);
     case "version":
     case "--version": {
       const { parseCommand } = await import("./args");

@@ -9,7 +9,8 @@ import { dirname, join } from "node:path";
 import { DEFAULT_TIMEOUTS, isTokenText, startServer, storeLocation, type RunningServer } from "../server";
 import { isPostgresUrl } from "../server/store/postgres";
 import { parseFlags, settle, type FlagParse } from "./args";
-import { EPHEMERAL_FLAG, EPHEMERAL_USAGE, parseEphemeralArgs, runEphemeral, splitCommand } from "./ephemeral";
+import { EPHEMERAL_FLAG, EPHEMERAL_USAGE, parseEphemeralArgs, runEphemeral } from "./ephemeral";
+import { splitCommand } from "./wrapped-command";
 
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_HOST = "127.0.0.1";

@@ -32,7 +32,9 @@ if (cacheDir) {
   });
 }
 
-void servePlugin(async (log) => (require(PROVIDER_BUNDLE) as typeof import("../provider")).createProvider({ log }), {
-  schemaResponse: precomputedSchemaResponse(),
-  cacheDir,
-});
+const createProvider: Parameters<typeof servePlugin>[0] = async (log) => (require(PROVIDER_BUNDLE) as typeof import("../provider")).createProvider({ log });
+
+// `--warm`: one long-lived process the engines attach to (warm.ts, started by `mgmt warm`).
+if (process.argv[2] === "--warm")
+  void (require("./warm") as typeof import("./warm")).serveWarm(createProvider, { schemaResponse: precomputedSchemaResponse() });
+else void servePlugin(createProvider, { schemaResponse: precomputedSchemaResponse(), cacheDir });

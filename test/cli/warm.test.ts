@@ -1,0 +1,98 @@
+/**
+ * `mgmt warm` (dist/cli.js) around commands that are not engines: the reattach entry it hands
+ * over, CMD's exit status, a bad TF_REATTACH_PROVIDERS refused before anything runs, and the
+ * serve-until-stopped form without CMD. Real engines attaching are test/e2e/warm.test.ts.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { connect } from "node:net";
+import { dirname } from "node:path";
+import { runProcess } from "../../src/harness/process";
+import { repoPath } from "../../src/harness/paths";
+import { reattachEntry, withReattach, type ReattachEntry } from "../../src/cli/reattach";
+import { PROVIDER_SOURCE } from "../../src/provider/identity";
+
+jest.setTimeout(60_000);
+
+const mgmt = (args: string[], env: NodeJS.ProcessEnv = process.env) => runProcess(process.execPath, [repoPath("dist/cli.js"), "warm", ...args], { env });
+const node = (script: string) => ["--", process.execPath, "-e", script];
+
+describe("the reattach entry", () => {
+  const entry = reattachEntry("1|6|unix|/tmp/tfplugin-x/plugin.sock|grpc\n", 42) as ReattachEntry;
+
+  it("is go-plugin's ReattachConfig in test mode, from the handshake line", () => {
+    expect(entry).toEqual({ Protocol: "grpc", ProtocolVersion: 6, Pid: 42, Test: true, Addr: { Network: "unix", String: "/tmp/tfplugin-x/plugin.sock" } });
+  });
+
+  it("refuses a line that is not a handshake", () => {
+    expect(reattachEntry("hello", 1)).toEqual({ problem: "the provider printed 'hello', not a handshake line" });
+    expect(reattachEntry("1|6|pipe|x|grpc", 1)).toHaveProperty("problem");
+    expect(reattachEntry("1|6|unix|x|netrpc", 1)).toHaveProperty("problem");
+  });
+
+  it("keeps the providers a user already attaches", () => {
+    const other = { "example.com/acme/other": { Protocol: "grpc", ProtocolVersion: 5, Pid: 7, Addr: { Network: "tcp", String: "127.0.0.1:9" } } };
+    const merged = withReattach(JSON.stringify(other), PROVIDER_SOURCE, entry);
+    expect("value" in merged && JSON.parse(merged.value)).toEqual({ ...other, [PROVIDER_SOURCE]: entry });
+    expect(withReattach(undefined, PROVIDER_SOURCE, entry)).toEqual({ value: JSON.stringify({ [PROVIDER_SOURCE]: entry }) });
+    expect(withReattach("  ", PROVIDER_SOURCE, entry)).toEqual({ value: JSON.stringify({ [PROVIDER_SOURCE]: entry }) });
+  });
+
+  it("names a value it cannot keep instead of dropping it", () => {
+    expect(withReattach("{not json", PROVIDER_SOURCE, entry)).toEqual({ problem: expect.stringMatching(/^TF_REATTACH_PROVIDERS is set but is not JSON/) });
+    expect(withReattach("[1]", PROVIDER_SOURCE, entry)).toEqual({ problem: expect.stringMatching(/not a JSON object/) });
+  });
+});
+
+describe("mgmt warm", () => {
+  it("gives CMD a provider that answers on the attached socket, and exits with CMD's status", async () => {
+    // CMD dials the socket the entry names: the provider is listening while CMD runs.
+    const script = `
+      const e = JSON.parse(process.env.TF_REATTACH_PROVIDERS)[${JSON.stringify(PROVIDER_SOURCE)}];
+      require("net").connect(e.Addr.String).on("connect", function () { this.destroy(); console.log(JSON.stringify(e)); process.exit(3); });`;
+    const r = await mgmt(node(script));
+    expect([r.code, r.stderr]).toEqual([3, ""]);
+    const entry = JSON.parse(r.stdout) as ReattachEntry;
+    expect(entry).toMatchObject({ Protocol: "grpc", ProtocolVersion: 6, Test: true, Addr: { Network: "unix" } });
+    // Stopped with CMD: its socket's folder is gone and nothing answers there.
+    expect(existsSync(dirname(entry.Addr.String))).toBe(false);
+    await expect(new Promise((resolve, reject) => connect(entry.Addr.String).on("connect", resolve).on("error", reject))).rejects.toThrow(
+      /ENOENT|ECONNREFUSED/,
+    );
+  });
+
+  it("refuses a TF_REATTACH_PROVIDERS it would have to overwrite, before running CMD", async () => {
+    const r = await mgmt(node("console.log('ran')"), { ...process.env, TF_REATTACH_PROVIDERS: "{not json" });
+    expect(r.code).toBe(125);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/mgmt warm: the provider could not start: TF_REATTACH_PROVIDERS is set but is not JSON .*; unset it or fix it/);
+  });
+
+  it("answers bad arguments with the usage", async () => {
+    const nothing = await mgmt(["--"]);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toMatch(/nothing after '--'/);
+    const unknown = await mgmt(["--fast"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Unknown option '--fast'/);
+  });
+
+  it("without CMD prints the export line and serves until SIGTERM", async () => {
+    const child = spawn(process.execPath, [repoPath("dist/cli.js"), "warm"], { stdio: ["ignore", "pipe", "pipe"] });
+    const line = await new Promise<string>((resolve) => {
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("\n")) resolve(out);
+      });
+    });
+    const match = /^export TF_REATTACH_PROVIDERS='(.*)'\n$/.exec(line);
+    expect(match).not.toBeNull();
+    const entry = (JSON.parse(match![1]!) as Record<string, ReattachEntry>)[PROVIDER_SOURCE]!;
+    expect(existsSync(entry.Addr.String)).toBe(true);
+    const ended = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    expect(await ended).toBe(0);
+    expect(existsSync(dirname(entry.Addr.String))).toBe(false);
+  });
+});
