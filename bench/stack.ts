@@ -9,8 +9,12 @@
  * plugin), the provider loaded, the life of the process and its peak RSS. BENCH_RSS_N (e.g.
  * 3000) adds a traced no-op plan of that many keys for the plugin's peak RSS.
  *
+ * A third contender is the same stack through `mgmt warm` (src/cli/warm.ts): one provider process,
+ * started before the rounds, that every command attaches to instead of starting the plugin.
+ *
  * Run with `npm run bench:stack` (BENCH_SIZES=10,100,1000, BENCH_RUNS=3, BENCH_ENGINES=tofu,terraform; BENCH_TRACE_N=0 skips the traced runs).
  */
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -38,10 +42,11 @@ const ARGS: Record<Step, string[]> = {
   destroy: ["destroy", "-no-color", "-auto-approve", "-input=false"],
 };
 
-type Contender = "terraform_data" | "mgmt_ssh_key";
+type Contender = "terraform_data" | "mgmt_ssh_key" | "warm";
+const CONTENDERS: readonly Contender[] = ["mgmt_ssh_key", "terraform_data", "warm"];
 
 /** A folder holding N resources of one contender. The keys are made once per N: generating them is not what is measured. */
-function writeStack(dir: string, contender: Contender, keys: readonly string[]): void {
+function writeStack(dir: string, contender: Exclude<Contender, "warm">, keys: readonly string[]): void {
   mkdirSync(dir, { recursive: true });
   const resources = Object.fromEntries(
     keys.map((key, i) => [`r${i}`, contender === "terraform_data" ? { input: { label: `k${i}`, ssh_key: key } } : { label: `k${i}`, ssh_key: key }]),
@@ -76,30 +81,73 @@ interface Setup {
 
 function setUp(api: LocalApi, engine: Engine, n: number, keys: readonly string[]): Setup {
   const root = join(api.dir, `${engine.name}-${n}`);
-  const dirs = { terraform_data: join(root, "data"), mgmt_ssh_key: join(root, "mgmt") };
+  const dirs = { terraform_data: join(root, "data"), mgmt_ssh_key: join(root, "mgmt"), warm: join(root, "warm") };
   writeStack(dirs.terraform_data, "terraform_data", keys);
   writeStack(dirs.mgmt_ssh_key, "mgmt_ssh_key", keys);
+  writeStack(dirs.warm, "mgmt_ssh_key", keys);
   const env = engineEnvironment({ cliConfig: writeCliConfig(root), url: api.server.url, token: api.server.token });
   return { api, engine, env, dirs };
 }
 
-/** Medians of RUNS alternated rounds of apply, plan and destroy, per contender. */
-async function measure(s: Setup): Promise<Record<Contender, Record<Step, number>>> {
+interface Warm {
+  readonly reattach: string;
+  /** Spawn to the reattach line: paid once per job, not per command. */
+  readonly readyMs: number;
+  stop(): Promise<void>;
+}
+
+/** `mgmt warm` without a command: it prints the variable's value and serves until SIGTERM. */
+async function startWarm(env: NodeJS.ProcessEnv): Promise<Warm> {
+  const start = performance.now();
+  const child = spawn(process.execPath, [repoPath("dist/cli.js"), "warm"], { env, stdio: ["ignore", "pipe", "inherit"] });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("\n")) resolve(out);
+    });
+    child.once("exit", (code) => reject(new Error(`mgmt warm exited ${code} before it was ready`)));
+  });
+  const reattach = /^export TF_REATTACH_PROVIDERS='(.*)'$/m.exec(line)?.[1];
+  if (!reattach) throw new Error(`mgmt warm printed ${line}`);
+  return {
+    reattach,
+    readyMs: performance.now() - start,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+type Times = Record<Contender, Record<Step, number>>;
+
+/** Medians of RUNS rounds of apply, plan and destroy, the contenders' order rotating from round to round. */
+async function measure(s: Setup): Promise<Times & { warmReadyMs: number }> {
   const times: Record<Contender, Record<Step, number[]>> = {
     terraform_data: { apply: [], plan: [], destroy: [] },
     mgmt_ssh_key: { apply: [], plan: [], destroy: [] },
+    warm: { apply: [], plan: [], destroy: [] },
   };
-  // One untimed round first: the engines' and the OS's caches.
-  for (let round = -1; round < RUNS; round++) {
-    const order: Contender[] = round % 2 ? ["terraform_data", "mgmt_ssh_key"] : ["mgmt_ssh_key", "terraform_data"];
-    for (const step of STEPS)
-      for (const c of order) {
-        const ms = await run(s.engine, step, s.dirs[c], s.env);
-        if (round >= 0) times[c][step].push(ms);
-      }
+  const warm = await startWarm(s.env);
+  const envOf = (c: Contender) => (c === "warm" ? { ...s.env, TF_REATTACH_PROVIDERS: warm.reattach } : s.env);
+  try {
+    // One untimed round first: the engines' and the OS's caches.
+    for (let round = -1; round < RUNS; round++) {
+      const shift = (round + CONTENDERS.length) % CONTENDERS.length;
+      const order = [...CONTENDERS.slice(shift), ...CONTENDERS.slice(0, shift)];
+      for (const step of STEPS)
+        for (const c of order) {
+          const ms = await run(s.engine, step, s.dirs[c], envOf(c));
+          if (round >= 0) times[c][step].push(ms);
+        }
+    }
+  } finally {
+    await warm.stop();
   }
   const medians = (c: Contender) => Object.fromEntries(STEPS.map((step) => [step, median(times[c][step])])) as Record<Step, number>;
-  return { terraform_data: medians("terraform_data"), mgmt_ssh_key: medians("mgmt_ssh_key") };
+  return { terraform_data: medians("terraform_data"), mgmt_ssh_key: medians("mgmt_ssh_key"), warm: medians("warm"), warmReadyMs: warm.readyMs };
 }
 
 // --- the breakdown ----------------------------------------------------------------------
@@ -232,13 +280,15 @@ async function main(): Promise<void> {
   const out = (line: string) => process.stdout.write(line + "\n");
   const traces: string[] = [];
   const sizes = [...new Set([...SIZES, ...(TRACE_N > 0 ? [TRACE_N] : []), ...(RSS_N ? [RSS_N] : [])])];
-  out(`mgmt_ssh_key against terraform_data, medians of ${RUNS} alternated runs (seconds: mgmt vs terraform_data = ratio)`);
+  out(
+    `mgmt_ssh_key against terraform_data, medians of ${RUNS} alternated runs (seconds: the engine starting the plugin / attached to \`mgmt warm\` vs terraform_data = ratios)`,
+  );
   out(`| N | step | ${ENGINES.map((e) => e.name).join(" | ")} |`);
   out(`|---|---|${ENGINES.map(() => "---|").join("")}`);
   await withLocalApi(async (api) => {
     for (const n of sizes) {
       const keys = Array.from({ length: n }, (_, i) => sshKeyText("ed25519", `k${i}`));
-      const results = new Map<string, Record<Contender, Record<Step, number>>>();
+      const results = new Map<string, Times & { warmReadyMs: number }>();
       for (const engine of ENGINES) {
         const s = setUp(api, engine, n, keys);
         if (SIZES.includes(n)) results.set(engine.name, await measure(s));
@@ -268,10 +318,13 @@ async function main(): Promise<void> {
       for (const step of STEPS) {
         const cells = ENGINES.map((e) => {
           const r = results.get(e.name)!;
-          return `${seconds(r.mgmt_ssh_key[step])} vs ${seconds(r.terraform_data[step])} = ${(r.mgmt_ssh_key[step] / r.terraform_data[step]).toFixed(2)}x`;
+          const ratio = (c: Contender) => `${(r[c][step] / r.terraform_data[step]).toFixed(2)}x`;
+          return `${seconds(r.mgmt_ssh_key[step])} / warm ${seconds(r.warm[step])} vs ${seconds(r.terraform_data[step])} = ${ratio("mgmt_ssh_key")} / warm ${ratio("warm")}`;
         });
         out(`| ${n.toLocaleString("en")} | ${step === "plan" ? "no-op plan" : step} | ${cells.join(" | ")} |`);
       }
+      const ready = ENGINES.map((e) => seconds(results.get(e.name)!.warmReadyMs)).join(" | ");
+      out(`| ${n.toLocaleString("en")} | \`mgmt warm\` ready, once per job | ${ready} |`);
     }
   });
   if (traces.length === 0) return;

@@ -29,7 +29,8 @@ the provider. Every engine command CMD runs uses it:
 Without CMD: prints the line to set in another shell, and serves until Ctrl-C or SIGTERM.
 
 The provider reads its settings from the environment mgmt warm was started in (MGMT_URL,
-MGMT_TOKEN and the rest, unless the provider block sets them), not from each command's. The
+MGMT_TOKEN, TF_LOG and the rest, unless the provider block sets them), not from each command's,
+and writes its log lines to this stderr rather than into the engine's log. The
 engines do not check .terraform.lock.hcl for a provider they attach to: this is the
 provider of this mgmt package, whatever version the lock file records.
 
@@ -58,9 +59,11 @@ export async function runWarm(args: string[]): Promise<number> {
   const { provider, reattach } = started;
   try {
     if (command) return await runWrapped("mgmt warm", command, { ...process.env, TF_REATTACH_PROVIDERS: reattach });
+    // The signal handlers go in before the line is out: whoever reads it may stop us at once.
+    const stopped = untilStopped(provider);
     process.stdout.write(`export TF_REATTACH_PROVIDERS='${reattach}'\n`);
     process.stderr.write("mgmt warm: serving the provider to engines run with that variable; Ctrl-C stops it\n");
-    return await untilStopped(provider);
+    return await stopped;
   } finally {
     await stop(provider);
   }
@@ -117,15 +120,17 @@ function untilStopped(provider: ChildProcess): Promise<number> {
     const done = (code: number) => {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
+      provider.off("exit", onExit);
       resolve(code);
     };
     const onSignal = () => done(0);
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-    provider.once("exit", () => {
+    const onExit = () => {
       process.stderr.write(`mgmt warm: the provider ended (${describeExit(provider)})\n`);
       done(1);
-    });
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    provider.once("exit", onExit);
   });
 }
 

@@ -77,8 +77,11 @@ describe("mgmt warm", () => {
     expect(unknown.stderr).toMatch(/Unknown option '--fast'/);
   });
 
-  it("without CMD prints the export line and serves until SIGTERM", async () => {
+  /** `mgmt warm` without CMD, up to its export line: the process, its reattach entry, and its stderr so far. */
+  async function serving() {
     const child = spawn(process.execPath, [repoPath("dist/cli.js"), "warm"], { stdio: ["ignore", "pipe", "pipe"] });
+    const stderr: string[] = [];
+    child.stderr.on("data", (d: Buffer) => stderr.push(d.toString()));
     const line = await new Promise<string>((resolve) => {
       let out = "";
       child.stdout.on("data", (d: Buffer) => {
@@ -89,10 +92,23 @@ describe("mgmt warm", () => {
     const match = /^export TF_REATTACH_PROVIDERS='(.*)'\n$/.exec(line);
     expect(match).not.toBeNull();
     const entry = (JSON.parse(match![1]!) as Record<string, ReattachEntry>)[PROVIDER_SOURCE]!;
+    const ended = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+    return { child, entry, ended, stderr };
+  }
+
+  it("without CMD prints the export line and serves until SIGTERM", async () => {
+    const { child, entry, ended, stderr } = await serving();
     expect(existsSync(entry.Addr.String)).toBe(true);
-    const ended = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     child.kill("SIGTERM");
     expect(await ended).toBe(0);
     expect(existsSync(dirname(entry.Addr.String))).toBe(false);
+    expect(stderr.join("")).toBe("mgmt warm: serving the provider to engines run with that variable; Ctrl-C stops it\n");
+  });
+
+  it("without CMD says so and exits 1 when the provider dies under it", async () => {
+    const { entry, ended, stderr } = await serving();
+    process.kill(entry.Pid, "SIGKILL");
+    expect(await ended).toBe(1);
+    expect(stderr.join("")).toMatch(/mgmt warm: the provider ended \(signal SIGKILL\)\n$/);
   });
 });
