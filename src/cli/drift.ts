@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { MgmtClient } from "../client";
 import { PROVIDER_SOURCE } from "../provider/identity";
+import { ProxySession, revokeWithItself } from "../provider/proxy-session";
 import { AUTOMATION_ENV, availableEngines, runEngine, type Engine } from "../harness/engine";
 import { driftFound, driftLineCount, driftReportJson, renderDriftMarkdown, type DriftReport } from "../report/drift-report";
 import { parsePlanJson, priorStateResources, PlanFormatError } from "../report/plan-model";
@@ -118,24 +119,72 @@ function declaresImports(file: string): boolean {
     .some((line) => !line.trimStart().startsWith("//") && line.includes(".importFrom("));
 }
 
-async function readImported(objects: readonly UnmanagedObject[]): Promise<ImportedObjects> {
+async function readImported(objects: readonly UnmanagedObject[], env: NodeJS.ProcessEnv): Promise<ImportedObjects> {
   try {
-    return await importedObjects(objects, process.env);
+    return await importedObjects(objects, env);
   } catch (err) {
     throw new DriftError(err instanceof Error ? err.message : String(err));
   }
 }
 
-async function listUnmanaged(state: ReturnType<typeof priorStateResources>): Promise<UnmanagedResult> {
+/**
+ * The child account the stack's default provider acts in (`child_account { euuid }`, else
+ * MGMT_CHILD_ACCOUNT_EUUID, as the provider itself decides), from `show -json`'s configuration:
+ * the unmanaged objects are that account's, not the token's own.
+ */
+export function stackChildAccount(showJson: string, env: NodeJS.ProcessEnv): string | undefined {
+  type Expressions = { child_account?: { euuid?: { constant_value?: unknown; references?: unknown } }[] };
+  const config = (JSON.parse(showJson) as { configuration?: { provider_config?: Record<string, { expressions?: Expressions }> } }).configuration;
+  const block = config?.provider_config?.mgmt?.expressions?.child_account?.[0];
+  if (block === undefined) return env.MGMT_CHILD_ACCOUNT_EUUID || undefined;
+  const euuid = block.euuid?.constant_value;
+  if (typeof euuid === "string" && euuid !== "") return euuid;
+  throw new DriftError(
+    "the stack's provider acts in a child account whose euuid is not a literal in the configuration; --unmanaged cannot tell which account to list: make child_account.euuid a literal, or leave the block out and set MGMT_CHILD_ACCOUNT_EUUID",
+  );
+}
+
+/** A client acting as the stack's provider does: in its child account through a proxy token, or as MGMT_TOKEN itself. */
+async function actingClient(
+  url: string,
+  token: string,
+  euuid: string | undefined,
+): Promise<{ client: MgmtClient; actingToken: string; close(): Promise<void> }> {
+  const parent = new MgmtClient({ url, token });
+  if (euuid === undefined) return { client: parent, actingToken: token, close: () => parent.close() };
+  const session = new ProxySession({
+    parent,
+    euuid,
+    log: () => {},
+    revoke: (proxyToken, id) => revokeWithItself((t) => new MgmtClient({ url, token: t }), proxyToken, id),
+  });
+  try {
+    await session.start();
+  } catch (err) {
+    await parent.close();
+    throw new DriftError(`cannot act in child account ${euuid} to list its objects: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const client = new MgmtClient({ url, token: session });
+  return {
+    client,
+    actingToken: await session.current(),
+    close: async () => {
+      await session.close();
+      await Promise.all([client.close(), parent.close()]);
+    },
+  };
+}
+
+async function listUnmanaged(state: ReturnType<typeof priorStateResources>, euuid: string | undefined): Promise<UnmanagedResult> {
   const url = process.env.MGMT_URL;
   const token = process.env.MGMT_TOKEN;
   if (!url || !token) throw new DriftError("--unmanaged reads the API itself and needs MGMT_URL and MGMT_TOKEN");
-  const client = new MgmtClient({ url, token });
+  const { client, actingToken, close } = await actingClient(url, token, euuid);
   try {
     const live = new Map<string, LiveObject[]>();
     for (const t of UNMANAGED_TYPES) {
       try {
-        live.set(t.type, await t.list({ client, actingToken: token }));
+        live.set(t.type, await t.list({ client, actingToken }));
       } catch (err) {
         throw new DriftError(`cannot list ${t.title} (${t.type}): ${err instanceof Error ? err.message : String(err)}`);
       }
@@ -146,7 +195,7 @@ async function listUnmanaged(state: ReturnType<typeof priorStateResources>): Pro
       live,
     );
   } finally {
-    await client.close();
+    await close();
   }
 }
 
@@ -189,14 +238,17 @@ export async function runDrift(args: string[]): Promise<number> {
     if (!existsSync(dir)) throw new DriftError(`no such folder: ${dir}`);
     const engine = chooseEngine(values.engine);
 
-    const plan = parsePlanJson(await refreshOnlyPlan(engine, dir));
+    const showJson = await refreshOnlyPlan(engine, dir);
+    const plan = parsePlanJson(showJson);
     const state = priorStateResources(plan);
-    let unmanaged = values.unmanaged ? await listUnmanaged(state) : undefined;
+    const euuid = values.unmanaged ? stackChildAccount(showJson, process.env) : undefined;
+    let unmanaged = values.unmanaged ? await listUnmanaged(state, euuid) : undefined;
     if (importOut !== undefined && chosen && unmanaged) {
       let text: string;
       if (chosen.format === "hcl") text = importBlocks(unmanaged.unmanaged);
       else {
-        const { subjects, gone } = await readImported(unmanaged.unmanaged);
+        // The provider that reads them acts where they were listed.
+        const { subjects, gone } = await readImported(unmanaged.unmanaged, euuid ? { ...process.env, MGMT_CHILD_ACCOUNT_EUUID: euuid } : process.env);
         // Deleted between the listing and the read: there is nothing left to adopt or to report.
         for (const o of gone)
           process.stderr.write(

@@ -25,6 +25,7 @@ jest.setTimeout(600_000);
 
 const BINDINGS = "@mgmt/cdktf-provider-mgmt";
 const STACK = "account";
+const ADMIN_TOKEN = "e2e-admin-drift-import-51a9";
 
 /** The stack's source; with `imports`, it adopts what drift found. */
 const mainTs = (key: string, imports: boolean) => `import { App, LocalBackend, TerraformStack } from "cdktf";
@@ -78,7 +79,7 @@ describe("drift imports as cdktf code, with OpenTofu", () => {
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    server = await startServe();
+    server = await startServe(undefined, { ...process.env, MGMT_ADMIN_TOKEN: ADMIN_TOKEN });
     client = new MgmtClient({ url: server.url, token: server.token });
     work = mkdtempSync(join(tmpdir(), `mgmt-drift-import-${engine.name}-`));
     env = {
@@ -218,6 +219,47 @@ describe("drift imports as cdktf code, with OpenTofu", () => {
       expect(module).not.toContain("doomed");
     } finally {
       await proxy.close();
+    }
+  });
+
+  it("lists and imports a child account's objects when the stack's provider acts in it, and leaves no proxy token behind", async () => {
+    const admin = async (path: string, body: unknown) => {
+      const res = await fetch(server.url.replace(/\/v4$/, "/__admin") + path, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBeLessThan(300);
+      return (await res.json()) as Record<string, unknown>;
+    };
+    const child = (await admin("/child-accounts", { company: "Drift Child" })) as { euuid: string; proxy_user: { id: number } };
+    const observer = (await admin(`/users/${child.proxy_user.id}/tokens`, { label: "observer", scopes: "*" })) as { id: number; token: string };
+    const inChild = new MgmtClient({ url: server.url, token: observer.token });
+    try {
+      const childKey = await inChild.createSshKey({ label: "child-only", ssh_key: sshKeyText("ed25519", "child-only@example") });
+      const parentKey = await client.createSshKey({ label: "parent-only", ssh_key: sshKeyText("ed25519", "parent-only@example") });
+      const dir = join(work, "child");
+      mkdirSync(dir);
+      writeFileSync(
+        join(dir, "main.tf.json"),
+        JSON.stringify({
+          terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } },
+          provider: { mgmt: { child_account: { euuid: child.euuid } } },
+        }),
+      );
+      const out = join(work, "child-imports.tf");
+      const r = await drift(dir, "--import-out", out);
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 2, stderr: "" });
+      const keys = (JSON.parse(r.stdout) as { unmanaged: { type: string; id: string }[] }).unmanaged.filter((u) => u.type === "mgmt_ssh_key").map((u) => u.id);
+      expect(keys).toEqual([String(childKey.id)]);
+      expect(keys).not.toContain(String(parentKey.id));
+      expect(readFileSync(out, "utf8")).toContain(`id = "${childKey.id}"`);
+      // The proxy tokens drift and the engine's provider minted are revoked.
+      const live: number[] = [];
+      for await (const t of inChild.listTokens()) if (t.id !== observer.id) live.push(t.id);
+      expect(live).toEqual([]);
+    } finally {
+      await inChild.close();
     }
   });
 });
