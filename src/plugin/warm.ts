@@ -16,6 +16,9 @@
  */
 import { createServer, type Socket } from "node:net";
 import type { ProviderServer } from "../provider/framework/server";
+import { registerPluginServices, registerProviderService } from "./calls";
+import { GrpcServer } from "./grpc/server";
+import { serveHttp2 } from "./h2/connection";
 import { handshakeLine, listen } from "./handshake";
 import { installProcessGuards } from "./lifecycle";
 import { type Logger, describeError, errorFields, stderrLogger } from "./log";
@@ -48,9 +51,6 @@ export async function serveWarm(factory: (log: Logger) => Promise<ProviderServer
   }
   cleanup = listening.cleanup;
 
-  const { serveHttp2 } = require("./h2/connection") as typeof import("./h2/connection");
-  const { GrpcServer } = require("./grpc/server") as typeof import("./grpc/server");
-  const { registerProviderService, registerPluginServices } = require("./calls") as typeof import("./calls");
   const onError = (path: string, e: unknown) => log("error", `${path} failed`, errorFields(e));
 
   const serveConnection = (socket: Socket) => {
