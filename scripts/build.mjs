@@ -15,7 +15,7 @@ const bin = (name) => join(root, "node_modules", ".bin", name);
 const step = (name) => process.stderr.write(`build: ${name}\n`);
 
 // 1. tfplugin6 messages as static protobufjs code (no .proto parsing at plugin start), encode and
-// decode only: nothing converts messages to plain objects, and that code was a quarter of dist/plugin.js.
+// decode only: nothing converts messages to plain objects, and that code was a quarter of the plugin bundle.
 step("protobuf");
 const protoDir = join(root, "src/plugin/proto");
 const genDir = join(protoDir, "gen");
@@ -125,7 +125,7 @@ await Promise.all([
 ]);
 // The plugin answers the engines' first call, GetProviderSchema, with bytes computed here from
 // the provider bundle, so that answer never waits for the provider to load (src/plugin/main.ts).
-// They are a file of their own, read into a Buffer: inside dist/plugin.js they were more than
+// They are a file of their own, read into a Buffer: inside dist/plugin-main.js they were more than
 // half its source, which node reads and V8 scans on every start.
 const schemaResponse = execFileSync(process.execPath, [snapshotTool, join(root, "dist/provider.js")], { encoding: "utf8" });
 writeFileSync(join(root, "dist/schema-response.bin"), Buffer.from(schemaResponse, "base64"));
@@ -139,9 +139,12 @@ rmSync(dirname(snapshotTool), { recursive: true });
 await esbuild.build({
   ...common,
   entryPoints: [join(root, "src/plugin/main.ts")],
-  outfile: join(root, "dist/plugin.js"),
+  outfile: join(root, "dist/plugin-main.js"),
   external: [...common.external, "./services", "./warm"],
 });
+// What the launcher runs, dist/plugin.js, is only the loader that runs dist/plugin-main.js from
+// V8's code cache (src/plugin/entry.ts): node compiles the file it is given without one.
+await esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/entry.ts")], outfile: join(root, "dist/plugin.js") });
 
 // 3. Executables.
 step("bin");
@@ -187,7 +190,16 @@ const PLATFORMS = ["linux_amd64", "linux_arm64", "darwin_amd64", "darwin_arm64"]
 for (const platform of PLATFORMS) {
   const dir = join(mirror, source, version, platform);
   mkdirSync(dir, { recursive: true });
-  for (const bundle of ["plugin.js", "services.js", "calls.js", "warm.js", "provider.js", ...APART.map((name) => `${name}.js`), "schema-response.bin"])
+  for (const bundle of [
+    "plugin.js",
+    "plugin-main.js",
+    "services.js",
+    "calls.js",
+    "warm.js",
+    "provider.js",
+    ...APART.map((name) => `${name}.js`),
+    "schema-response.bin",
+  ])
     copyFileSync(join(root, "dist", bundle), join(dir, bundle));
   writeExecutable(join(dir, "terraform-provider-mgmt"), pluginLauncher("plugin.js"));
 }

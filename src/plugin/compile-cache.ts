@@ -13,21 +13,46 @@
  * unreadable or rejected cache only means compiling as without it.
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import Module from "node:module";
-import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { Script } from "node:vm";
-
-interface ModuleStatics {
-  _cache: Record<string, unknown>;
-  _resolveFilename(request: string, parent: unknown, isMain: boolean, options?: unknown): string;
-}
-const statics = Module as unknown as ModuleStatics;
 
 interface CompilingModule {
   exports: unknown;
+  filename: string;
+  paths: string[];
+  loaded: boolean;
   require(id: string): unknown;
   _compile(content: string, filename: string): unknown;
+}
+
+/** node's CommonJS Module class, as far as this file uses it. */
+interface ModuleClass {
+  new (id: string, parent?: unknown): CompilingModule;
+  prototype: CompilingModule;
+  wrap(source: string): string;
+  _cache: Record<string, unknown>;
+  _resolveFilename(request: string, parent: unknown, isMain: boolean, options?: unknown): string;
+  _nodeModulePaths(from: string): string[];
+}
+
+/**
+ * node's Module class, from the module running this code when node's loader made it: loading the
+ * public node:module (and the ES module loader behind it) is a millisecond before the handshake
+ * line. Under another loader (jest's), node:module itself.
+ */
+function moduleClass(): ModuleClass {
+  const own = typeof module === "undefined" ? undefined : (module.constructor as unknown as Partial<ModuleClass>);
+  return own && typeof own.wrap === "function" && typeof own._nodeModulePaths === "function" ? (own as ModuleClass) : (require("node:module") as ModuleClass);
+}
+
+/** node:vm on first use: nothing is compiled through a cache before the handshake line but the entry bundle. */
+const vm = () => require("node:vm") as typeof import("node:vm");
+
+/** What a module's code gets as `require`, as node's own loader makes it. */
+function requireFor(Module: ModuleClass, m: CompilingModule): NodeJS.Require {
+  return Object.assign((id: string) => m.require(id), {
+    resolve: (request: string, options?: { paths?: string[] }) => Module._resolveFilename(request, m, false, options),
+    cache: Module._cache,
+  }) as unknown as NodeJS.Require;
 }
 
 export interface CompileCache {
@@ -63,7 +88,7 @@ export function cacheFolder(env: NodeJS.ProcessEnv): string | undefined {
 
 function safeHomedir(): string | undefined {
   try {
-    return homedir();
+    return (require("node:os") as typeof import("node:os")).homedir();
   } catch {
     return undefined;
   }
@@ -71,10 +96,11 @@ function safeHomedir(): string | undefined {
 
 /** Compiles every module under `bundleDir` through the cache in `cacheDir`. */
 export function installCompileCache(bundleDir: string, cacheDir: string): CompileCache {
-  const proto = Module.prototype as unknown as CompilingModule;
+  const Module = moduleClass();
+  const proto = Module.prototype;
   const original = proto._compile;
   const used: string[] = [];
-  const toWrite: { script: Script; file: string; name: string }[] = [];
+  const toWrite: { script: import("node:vm").Script; file: string; name: string }[] = [];
   const prefix = bundleDir.endsWith("/") ? bundleDir : bundleDir + "/";
 
   proto._compile = function (this: CompilingModule, content: string, filename: string): unknown {
@@ -88,15 +114,11 @@ export function installCompileCache(bundleDir: string, cacheDir: string): Compil
     } catch {
       cachedData = undefined;
     }
-    const script = new Script(Module.wrap(content), { filename, ...(cachedData ? { cachedData } : {}) });
+    const script = new (vm().Script)(Module.wrap(content), { filename, ...(cachedData ? { cachedData } : {}) });
     if (cachedData && !script.cachedDataRejected) used.push(name);
     else toWrite.push({ script, file, name });
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
-    const require = Object.assign((id: string) => this.require(id), {
-      resolve: (request: string, options?: { paths?: string[] }) => statics._resolveFilename(request, this, false, options),
-      cache: statics._cache,
-    });
-    return wrapper.call(this.exports, this.exports, require, this, filename, dirname(filename));
+    return wrapper.call(this.exports, this.exports, requireFor(Module, this), this, filename, dirname(filename));
   };
 
   return {
@@ -119,4 +141,75 @@ export function installCompileCache(bundleDir: string, cacheDir: string): Compil
       proto._compile = original;
     },
   };
+}
+
+/**
+ * Runs the bundle `file` as a module of `parent`'s, compiled from V8's code cache in `cacheDir`
+ * when there is one made from the same bytes: dist/plugin.js does this for dist/plugin-main.js,
+ * the code of every start up to its first answer (the handshake, TLS, HTTP/2, the first router),
+ * which node would otherwise compile, function by function as each first runs, on every start.
+ *
+ * Before the handshake line there is no node:crypto to hash the source with (installCompileCache),
+ * so the cache keeps a copy of the source and is used only when that copy is byte for byte the
+ * bundle read now, for the same node and architecture. Its name carries the source's length, so
+ * builds of other lengths (another installed version) keep their own. flush() writes it when this
+ * start had none (the plugin does at exit, so it holds the functions that start compiled). Without
+ * a cache folder, node's own require.
+ */
+export function runWithCodeCache(file: string, cacheDir: string | undefined, parent: NodeModule): { readonly used: boolean; flush(): void } {
+  if (!cacheDir) {
+    parent.require(file);
+    return { used: false, flush: () => {} };
+  }
+  const Module = parent.constructor as unknown as ModuleClass;
+  const source = readFileSync(file);
+  const stamp = Buffer.from(`${process.version} ${process.arch}\n`);
+  const cacheFile = join(cacheDir, `${basename(file)}.${source.length}.v8`);
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = cachedCode(readFileSync(cacheFile), stamp, source);
+  } catch {
+    cachedData = undefined;
+  }
+  const script = new (vm().Script)(Module.wrap(source.toString("utf8")), { filename: file, ...(cachedData ? { cachedData } : {}) });
+  const used = cachedData !== undefined && !script.cachedDataRejected;
+
+  const m = new Module(file, parent);
+  m.filename = file;
+  m.paths = Module._nodeModulePaths(dirname(file));
+  const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
+  wrapper.call(m.exports, m.exports, requireFor(Module, m), m, file, dirname(file));
+  m.loaded = true;
+  let written = used;
+  return {
+    used,
+    flush() {
+      if (!written) writeCodeCache(cacheFile, [stamp, length32(source.length), source, script.createCachedData()]);
+      written = true;
+    },
+  };
+}
+
+/** The cached code of an entry (stamp, source length, source, code) when its stamp and source are these. */
+function cachedCode(entry: Buffer, stamp: Buffer, source: Buffer): Buffer | undefined {
+  const at = stamp.length + 4;
+  if (entry.length <= at + source.length || !entry.subarray(0, stamp.length).equals(stamp)) return undefined;
+  if (entry.readUInt32BE(stamp.length) !== source.length || !entry.subarray(at, at + source.length).equals(source)) return undefined;
+  return entry.subarray(at + source.length);
+}
+
+function length32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n);
+  return b;
+}
+
+function writeCodeCache(file: string, parts: Buffer[]): void {
+  try {
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, Buffer.concat(parts), { mode: 0o600 });
+    renameSync(temporary, file);
+  } catch {
+    // Another start may be writing the same file; it is a cache.
+  }
 }

@@ -43,6 +43,31 @@ export function checkEnvironment(env: NodeJS.ProcessEnv): HandshakeCheck {
   return clientCertPem ? { ok: true, clientCertPem } : { ok: true };
 }
 
+/**
+ * The DER bytes of a PEM certificate (PLUGIN_CLIENT_CERT), without node:crypto, which costs 4 to
+ * 9 ms to load and is not loaded before the handshake line: the armour's base64, which must decode to one whole DER
+ * SEQUENCE. Throws with what is wrong; what the SEQUENCE holds is the peer's to prove, by
+ * presenting exactly these bytes.
+ */
+export function pemCertificateDer(pem: string): Buffer {
+  const armour = /^-----BEGIN CERTIFICATE-----\s+([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----\s*$/.exec(pem.trim());
+  if (!armour) throw new Error("not a PEM certificate block");
+  const der = Buffer.from(armour[1]!.replace(/\s+/g, ""), "base64");
+  if (der.length < 2 || der[0] !== 0x30 || derLength(der) !== der.length) throw new Error("its content is not a DER certificate");
+  return der;
+}
+
+/** The total length (header included) the outer DER element says it has, or -1 when its header is malformed. */
+function derLength(der: Buffer): number {
+  const first = der[1]!;
+  if (first < 0x80) return 2 + first;
+  const octets = first & 0x7f;
+  if (octets === 0 || octets > 4 || der.length < 2 + octets) return -1;
+  let n = 0;
+  for (let i = 0; i < octets; i++) n = n * 256 + der[2 + i]!;
+  return 2 + octets + n;
+}
+
 export interface Endpoint {
   readonly network: "unix" | "tcp";
   readonly address: string;

@@ -7,11 +7,10 @@
  * line needs comes before it: the server certificate and a listening socket. Connections that
  * arrive meanwhile wait in the socket's backlog until the transport takes them.
  */
-import type { X509Certificate } from "node:crypto";
 import { writeSync } from "node:fs";
 import { createServer } from "node:net";
 import type { ProviderServer } from "../provider/framework/server";
-import { checkEnvironment, handshakeLine, listen } from "./handshake";
+import { checkEnvironment, handshakeLine, listen, pemCertificateDer } from "./handshake";
 import { installProcessGuards } from "./lifecycle";
 import { mark, tracing } from "./trace";
 import { type Logger, describeError, errorFields, stderrLogger } from "./log";
@@ -56,20 +55,27 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   installProcessGuards({ exit, log });
 
   // node:crypto is not loaded before the line (several ms; node:tls loads it right after): the
-  // engine's certificate gets a shape check here and is parsed once the line is out, and a kept
-  // server identity is read without it (server-identity.ts).
-  let tls: { serverCert: ServerIdentity; clientCertPem: string } | undefined;
-  let settleIdentity = () => true;
+  // engine's certificate is pinned by its bytes, and a kept server identity is read without it
+  // (server-identity.ts).
+  let tls: { serverCert: ServerIdentity; clientCertDer: Buffer } | undefined;
+  let settleIdentity = () => {};
+  let discardIdentity = () => {};
   if (check.clientCertPem) {
-    if (!isPemCertificate(check.clientCertPem)) return fatal("PLUGIN_CLIENT_CERT does not hold a PEM certificate");
+    let clientCertDer: Buffer;
+    try {
+      clientCertDer = pemCertificateDer(check.clientCertPem);
+    } catch (e) {
+      return fatal(`PLUGIN_CLIENT_CERT does not hold a PEM certificate: ${describeError(e)}`);
+    }
     if (options.cacheDir) {
       const kept = keptServerIdentity(options.cacheDir);
       mark("server identity", { source: kept.source });
-      tls = { serverCert: kept.identity, clientCertPem: check.clientCertPem };
+      tls = { serverCert: kept.identity, clientCertDer };
       settleIdentity = kept.settle;
+      discardIdentity = kept.discard;
     } else {
       const { createSelfSignedCertificate } = require("./tls") as typeof import("./tls");
-      tls = { serverCert: createSelfSignedCertificate(), clientCertPem: check.clientCertPem };
+      tls = { serverCert: createSelfSignedCertificate(), clientCertDer };
     }
   }
   // Without PLUGIN_CLIENT_CERT (TF_DISABLE_PLUGIN_TLS, reattach-style clients) we serve plaintext h2.
@@ -91,40 +97,22 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   };
   // Synchronous from here to the end, so the transport is in place before the first
   // 'connection' event can fire.
-  let clientCert: X509Certificate | undefined;
-  if (tls) {
-    const { parseCertificatePem } = require("./tls") as typeof import("./tls");
-    try {
-      clientCert = parseCertificatePem(tls.clientCertPem);
-    } catch (e) {
-      return fatal(`PLUGIN_CLIENT_CERT does not hold a PEM certificate: ${describeError(e)}`);
-    }
-    // A start that made its identity keeps it for the next ones; one that read it checks its key.
-    if (!settleIdentity()) log("warn", "the kept server certificate does not match its key; the next start makes a new one");
-  }
   try {
-    startServing(acceptor, {
-      tls: tls && clientCert ? { serverCert: tls.serverCert, clientCert } : undefined,
-      factory,
-      log,
-      exit,
-      schemaResponse: options.schemaResponse,
-      cannotServe,
-    });
+    startServing(acceptor, { tls, factory, log, exit, schemaResponse: options.schemaResponse, cannotServe });
   } catch (e) {
+    // node:tls checks the server's key against its certificate as it makes the context: a kept
+    // identity it refuses is dropped, so the next start makes a new one.
+    discardIdentity();
     cannotServe(e);
   }
-}
-
-/** The armour and base64 body of a PEM certificate; what it encodes is checked once the line is out. */
-function isPemCertificate(pem: string): boolean {
-  return /^-----BEGIN CERTIFICATE-----\s+[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----$/.test(pem);
+  // A start that made its identity keeps it for the next ones; nothing waits for the file.
+  settleIdentity();
 }
 
 function startServing(
   acceptor: ReturnType<typeof createServer>,
   options: ServicesOptions & {
-    tls: { serverCert: ServerIdentity; clientCert: X509Certificate } | undefined;
+    tls: { serverCert: ServerIdentity; clientCertDer: Buffer } | undefined;
     cannotServe: (e: unknown) => void;
   },
 ): void {

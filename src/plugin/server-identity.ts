@@ -28,12 +28,15 @@ export interface KeptIdentity {
   readonly identity: ServerIdentity;
   /** "read" from the folder, or "made" now. */
   readonly source: "read" | "made";
+  /** After the handshake line (nothing waits for it): writes a made identity to the folder. */
+  settle(): void;
   /**
-   * After the handshake line (nothing waits for it): writes a made identity to the folder, or
-   * checks that a read one's key is its certificate's, removing the file if not, so the next
-   * start makes a new one. Returns false for such a mismatch.
+   * Removes a read identity that node:tls refused (its key is not its certificate's, or does not
+   * decode), so the next start makes a new one. That check is the TLS context's own, which the
+   * start makes anyway: checking the key here as well cost a millisecond or two of node:crypto on
+   * the way to the first answer.
    */
-  settle(): boolean;
+  discard(): void;
 }
 
 /**
@@ -45,7 +48,7 @@ export interface KeptIdentity {
 export function keptServerIdentity(cacheDir: string, now: Date = new Date()): KeptIdentity {
   const file = join(cacheDir, FILE);
   const read = readIdentity(file, now);
-  if (read) return { identity: read, source: "read", settle: () => checkKey(file, read) };
+  if (read) return { identity: read, source: "read", settle: () => {}, discard: () => remove(file) };
   const { createSelfSignedCertificate } = require("./tls") as typeof import("./tls");
   const made = createSelfSignedCertificate({ now, validForSeconds: CERT_LIFETIME_S });
   const identity: ServerIdentity = { certDer: made.certDer, certPem: made.certPem, keyPem: made.keyPem };
@@ -53,10 +56,8 @@ export function keptServerIdentity(cacheDir: string, now: Date = new Date()): Ke
   return {
     identity,
     source: "made",
-    settle: () => {
-      writeIdentity(file, validity + identity.keyPem + identity.certPem);
-      return true;
-    },
+    settle: () => writeIdentity(file, validity + identity.keyPem + identity.certPem),
+    discard: () => {},
   };
 }
 
@@ -95,20 +96,12 @@ function readIdentity(file: string, now: Date): ServerIdentity | undefined {
   return { certDer, certPem, keyPem };
 }
 
-function checkKey(file: string, identity: ServerIdentity): boolean {
-  try {
-    const { X509Certificate, createPrivateKey } = require("node:crypto") as typeof import("node:crypto");
-    const cert = new X509Certificate(identity.certDer);
-    if (cert.checkPrivateKey(createPrivateKey(identity.keyPem))) return true;
-  } catch {
-    // Unparseable: as a mismatch.
-  }
+function remove(file: string): void {
   try {
     unlinkSync(file);
   } catch {
     // Gone already.
   }
-  return false;
 }
 
 function pemBlock(text: string, label: string): string | undefined {

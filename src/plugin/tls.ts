@@ -11,6 +11,7 @@
  */
 import { type KeyObject, X509Certificate, generateKeyPairSync, randomBytes, sign } from "node:crypto";
 import type { TlsOptions } from "node:tls";
+import { pemCertificateDer } from "./handshake";
 
 export type Curve = "P-256" | "P-384" | "P-521";
 export type Hash = "sha256" | "sha384" | "sha512";
@@ -203,15 +204,17 @@ export function serverTlsOptions(server: ServerIdentity): TlsOptions {
  * certificate's private key (CertificateVerify), and only the process that started us has it.
  * That is as strict as the trust store it replaces, which held this self-signed certificate alone:
  * a different certificate, even with the same subject, or none at all, is refused.
+ *
+ * The pin is the certificate's bytes (handshake.ts pemCertificateDer), so nothing parses it on the
+ * way to the first answer; its validity is read from the peer's certificate once the bytes match, which is
+ * then the same certificate.
  */
-export function pinnedClientCertificate(clientCert: string | X509Certificate): (peer: X509Certificate | undefined, now?: Date) => boolean {
-  const pinned = typeof clientCert === "string" ? new X509Certificate(clientCert) : clientCert;
-  const notBefore = Date.parse(pinned.validFrom);
-  const notAfter = Date.parse(pinned.validTo);
-  return (peer, now = new Date()) => peer !== undefined && peer.raw.equals(pinned.raw) && notBefore <= now.getTime() && now.getTime() <= notAfter;
-}
-
-/** Checks that PLUGIN_CLIENT_CERT holds a parseable certificate, so a bad value fails loudly at start. */
-export function parseCertificatePem(pem: string): X509Certificate {
-  return new X509Certificate(pem);
+export function pinnedClientCertificate(clientCert: string | Buffer): (peer: X509Certificate | undefined, now?: Date) => boolean {
+  const pinned = typeof clientCert === "string" ? pemCertificateDer(clientCert) : clientCert;
+  let validity: { notBefore: number; notAfter: number } | undefined;
+  return (peer, now = new Date()) => {
+    if (peer === undefined || !peer.raw.equals(pinned)) return false;
+    validity ??= { notBefore: Date.parse(peer.validFrom), notAfter: Date.parse(peer.validTo) };
+    return validity.notBefore <= now.getTime() && now.getTime() <= validity.notAfter;
+  };
 }

@@ -9,7 +9,6 @@
  * With TLS, the handshake is node:tls's alone, and only a connection that completed it with the
  * engine's certificate gets HTTP/2 (h2/connection.ts): a refused client never sees a frame.
  */
-import type { X509Certificate } from "node:crypto";
 import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { type ServerStream, serveHttp2 } from "./h2/connection";
@@ -18,8 +17,8 @@ import type { Logger } from "./log";
 import { type ServerIdentity, pinnedClientCertificate, serverTlsOptions } from "./tls";
 
 export interface TransportOptions {
-  /** The server's certificate and the engine's (PLUGIN_CLIENT_CERT), the only client accepted. */
-  readonly tls?: { readonly serverCert: ServerIdentity; readonly clientCert: X509Certificate };
+  /** The server's certificate and the engine's (PLUGIN_CLIENT_CERT, DER), the only client accepted. */
+  readonly tls?: { readonly serverCert: ServerIdentity; readonly clientCertDer: Buffer };
   readonly log: Logger;
   readonly onStream: (stream: ServerStream, headers: IncomingHeaders) => void;
   /**
@@ -68,13 +67,13 @@ export function createTransport(options: TransportOptions): Transport {
   setImmediate(prepare);
   if (!options.tls) return { accept: handOver };
 
-  const { serverCert, clientCert } = options.tls;
+  const { serverCert, clientCertDer } = options.tls;
   const { createServer } = require("node:tls") as typeof import("node:tls");
   const secure = createServer(serverTlsOptions(serverCert));
   secure.on("tlsClientError", (e: Error) => log("warn", "TLS handshake with a client failed", { error: e.message }));
   // The TLS handshake accepts any client certificate (see serverTlsOptions); this is the check,
   // before the connection reaches HTTP/2: a refused client never gets an HTTP/2 frame.
-  const isEngine = pinnedClientCertificate(clientCert);
+  const isEngine = pinnedClientCertificate(clientCertDer);
   secure.on("secureConnection", (socket: TLSSocket) => {
     if (!isEngine(socket.getPeerX509Certificate())) {
       log("warn", "refused a TLS client that did not present PLUGIN_CLIENT_CERT");

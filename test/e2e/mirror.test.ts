@@ -109,7 +109,18 @@ describe("the provider package", () => {
     const platforms = readdirSync(platformDir).sort();
     expect(platforms).toEqual(["darwin_amd64", "darwin_arm64", "linux_amd64", "linux_arm64"]);
     const files = readdirSync(join(platformDir, platforms[0]!)).sort();
-    expect(files).toEqual(["calls.js", "plugin.js", "provider.js", "schema-response.bin", "services.js", "terraform-provider-mgmt", "undici.js", "warm.js", "zod.js"]);
+    expect(files).toEqual([
+      "calls.js",
+      "plugin-main.js",
+      "plugin.js",
+      "provider.js",
+      "schema-response.bin",
+      "services.js",
+      "terraform-provider-mgmt",
+      "undici.js",
+      "warm.js",
+      "zod.js",
+    ]);
     const launcher = readFileSync(join(platformDir, platforms[0]!, "terraform-provider-mgmt"), "utf8");
     expect(launcher).toMatch(/^#!\/bin\/sh\n/);
     expect(launcher).toMatch(/\nexec node "\$dir\/plugin\.js" "\$@"\n$/);

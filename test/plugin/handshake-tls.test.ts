@@ -2,7 +2,7 @@
 import { X509Certificate } from "node:crypto";
 import { Server, createServer } from "node:net";
 import { existsSync } from "node:fs";
-import { MAGIC_COOKIE_VALUE, checkEnvironment, handshakeLine, listen } from "../../src/plugin/handshake";
+import { MAGIC_COOKIE_VALUE, checkEnvironment, handshakeLine, listen, pemCertificateDer } from "../../src/plugin/handshake";
 import { createSelfSignedCertificate, pinnedClientCertificate } from "../../src/plugin/tls";
 import { parseHandshake } from "./harness";
 
@@ -124,6 +124,12 @@ describe("the engine's certificate, pinned", () => {
     expect(isEngine(new X509Certificate(lookalike.certDer), now)).toBe(false);
   });
 
+  test("pins the same certificate given as DER, as the plugin does", () => {
+    const byDer = pinnedClientCertificate(engine.certDer);
+    expect(byDer(new X509Certificate(engine.certPem), now)).toBe(true);
+    expect(byDer(new X509Certificate(createSelfSignedCertificate({ now }).certDer), now)).toBe(false);
+  });
+
   test("refuses it outside its validity, as a trust store holding only it did", () => {
     const peer = new X509Certificate(engine.certDer);
     const at = (ms: number) => new Date(now.getTime() + ms);
@@ -131,5 +137,25 @@ describe("the engine's certificate, pinned", () => {
     expect(isEngine(peer, at(-31_000))).toBe(false);
     expect(isEngine(peer, at(3_570_000))).toBe(true); // notAfter
     expect(isEngine(peer, at(3_571_000))).toBe(false);
+  });
+});
+
+describe("PLUGIN_CLIENT_CERT read without node:crypto", () => {
+  const engine = createSelfSignedCertificate({ curve: "P-521", hash: "sha512", organization: "HashiCorp" });
+
+  test("gives the certificate's DER bytes, whatever the line breaks and surrounding space", () => {
+    expect(pemCertificateDer(engine.certPem).equals(engine.certDer)).toBe(true);
+    expect(pemCertificateDer(`\n  ${engine.certPem.replace(/\n/g, "\r\n")}  \n`).equals(engine.certDer)).toBe(true);
+  });
+
+  test("refuses what is not one whole DER element in a certificate block, naming what is wrong", () => {
+    const armour = (der: Buffer) => `-----BEGIN CERTIFICATE-----\n${der.toString("base64")}\n-----END CERTIFICATE-----\n`;
+    expect(() => pemCertificateDer("not a certificate")).toThrow("not a PEM certificate block");
+    expect(() => pemCertificateDer(engine.certPem.replace(/CERTIFICATE/g, "PUBLIC KEY"))).toThrow("not a PEM certificate block");
+    expect(() => pemCertificateDer(engine.certPem + engine.certPem)).toThrow("not a PEM certificate block");
+    expect(() => pemCertificateDer(armour(Buffer.from("not a certificate")))).toThrow("its content is not a DER certificate");
+    // Cut short, or with bytes after the element.
+    expect(() => pemCertificateDer(armour(engine.certDer.subarray(0, engine.certDer.length - 1)))).toThrow("its content is not a DER certificate");
+    expect(() => pemCertificateDer(armour(Buffer.concat([engine.certDer, Buffer.from([0])])))).toThrow("its content is not a DER certificate");
   });
 });

@@ -17,10 +17,12 @@ let dir: string;
 let h: PluginHarness;
 
 beforeAll(async () => {
-  // The plugin's bundles (dist/plugin.js, dist/services.js it requires after the handshake, dist/calls.js after the first answer)
+  // The plugin's bundles (dist/plugin.js and the plugin-main.js it runs, dist/services.js required after the handshake,
+  // dist/calls.js after the first answer)
   // and the precomputed answer, without the provider bundle beside them.
   dir = mkdtempSync(join(tmpdir(), "mgmt-plugin-alone-"));
-  for (const bundle of ["plugin.js", "services.js", "calls.js", "schema-response.bin"]) copyFileSync(repoPath("dist", bundle), join(dir, bundle));
+  for (const bundle of ["plugin.js", "plugin-main.js", "services.js", "calls.js", "schema-response.bin"])
+    copyFileSync(repoPath("dist", bundle), join(dir, bundle));
   const executable = join(dir, "terraform-provider-mgmt");
   writeFileSync(executable, `#!/usr/bin/env node\nrequire("./plugin.js");\n`);
   chmodSync(executable, 0o755);

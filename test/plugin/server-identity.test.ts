@@ -72,7 +72,7 @@ it("remakes an identity that is not yet valid, or within a week of its end", () 
   expect(keptServerIdentity(cacheDir, new Date(now.getTime() - DAY)).source).toBe("made");
 });
 
-it("remakes an identity from a damaged file, and drops one whose key is not the certificate's", () => {
+it("remakes an identity from a damaged file, and drops a read one when told its key is not the certificate's", () => {
   const now = Date.now();
   const valid = `valid ${now - DAY} ${now + 20 * DAY}\n`;
   const a = createSelfSignedCertificate();
@@ -89,17 +89,48 @@ it("remakes an identity from a damaged file, and drops one whose key is not the 
 
   writeFileSync(file(), valid + b.keyPem + a.certPem, { mode: 0o600 });
   const mismatched = keptServerIdentity(cacheDir);
-  // Read without node:crypto before the line; the key is checked once the line is out.
+  // Read without node:crypto before the line; node:tls checks the key as it makes its context.
   expect(mismatched.source).toBe("read");
   expect(mismatched.identity.certDer.equals(a.certDer)).toBe(true);
-  expect(mismatched.settle()).toBe(false);
+  mismatched.settle();
+  expect(existsSync(file())).toBe(true);
+  mismatched.discard();
   expect(existsSync(file())).toBe(false);
   const next = keptServerIdentity(cacheDir);
   expect(next.source).toBe("made");
-  expect(next.settle()).toBe(true);
+  // Discarding a made identity leaves nothing to remove and does not stop it being kept.
+  next.discard();
+  next.settle();
   const again = keptServerIdentity(cacheDir);
   expect(again.source).toBe("read");
-  expect(again.settle()).toBe(true);
+  expect(again.identity.certDer.equals(next.identity.certDer)).toBe(true);
+});
+
+it("the built plugin refuses to serve with a kept key that is not its certificate's, and the next start makes a new identity", async () => {
+  const now = Date.now();
+  const a = createSelfSignedCertificate();
+  const b = createSelfSignedCertificate();
+  writeFileSync(file(), `valid ${now - DAY} ${now + 20 * DAY}\n` + b.keyPem + a.certPem, { mode: 0o600 });
+  const executable = repoPath("bin", "terraform-provider-mgmt");
+  const env = { MGMT_PLUGIN_CACHE_DIR: cacheDir };
+  const refused = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    const child = spawn(executable, [], { env: engineEnv(createSelfSignedCertificate().certPem, env), stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("close", (code) => resolve({ code, stderr }));
+  });
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain("key values mismatch");
+  expect(existsSync(file())).toBe(false);
+
+  const next = await PluginHarness.start({ executable, env });
+  try {
+    expect(next.handshake.serverCertDer!.equals(a.certDer)).toBe(false);
+    await expect(connectAndRequest(next, next.clientCert)).resolves.toBe(200);
+  } finally {
+    await next.shutdown();
+  }
+  expect(keptServerIdentity(cacheDir).source).toBe("read");
 });
 
 it("the built plugin announces the kept certificate on its next start and still pins each start's client", async () => {
@@ -133,7 +164,7 @@ it("the built plugin announces the kept certificate on its next start and still 
   }
 });
 
-it("a PLUGIN_CLIENT_CERT that is not a certificate stops the start with a message naming it, before or just after the line", async () => {
+it("a PLUGIN_CLIENT_CERT that is not a certificate stops the start with a message naming it, before the line", async () => {
   const run = (pem: string) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(repoPath("bin", "terraform-provider-mgmt"), [], {
@@ -150,10 +181,10 @@ it("a PLUGIN_CLIENT_CERT that is not a certificate stops the start with a messag
   const garbage = await run("not a certificate");
   expect(garbage).toMatchObject({ code: 1, stdout: "" });
   expect(garbage.stderr).toContain("PLUGIN_CLIENT_CERT does not hold a PEM certificate");
-  // PEM armour around something else: parsed (with node:crypto) once the line is out, then refused.
+  // PEM armour around something that is not DER: refused before the line too, without node:crypto.
   const armoured = await run("-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----");
-  expect(armoured.code).toBe(1);
-  expect(armoured.stderr).toContain("PLUGIN_CLIENT_CERT does not hold a PEM certificate:");
+  expect(armoured).toMatchObject({ code: 1, stdout: "" });
+  expect(armoured.stderr).toContain("PLUGIN_CLIENT_CERT does not hold a PEM certificate: its content is not a DER certificate");
   // The socket folder the line named is gone with the process.
   const address = armoured.stdout.split("|")[3];
   expect(address && existsSync(address)).toBeFalsy();

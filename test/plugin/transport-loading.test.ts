@@ -4,7 +4,6 @@
  * to load is reported (the plugin then exits) rather than leaving the engine with a server that
  * never answers.
  */
-import { X509Certificate } from "node:crypto";
 import * as http2 from "node:http2";
 import * as net from "node:net";
 import * as tls from "node:tls";
@@ -46,7 +45,7 @@ async function serve(transport: ReturnType<typeof createTransport>): Promise<{ s
 test("what prepare loads is there before the first stream is handled, and prepare runs once", async () => {
   const prepared: string[] = [];
   const transport = createTransport({
-    tls: { serverCert, clientCert: new X509Certificate(clientCert.certPem) },
+    tls: { serverCert, clientCertDer: clientCert.certDer },
     log: silent,
     prepare: () => prepared.push("router"),
     onStream: (stream) => {
@@ -71,7 +70,7 @@ test("what prepare loads is there before the first stream is handled, and prepar
 test("a prepare that throws is reported once, without waiting for a connection, and no connection is served", async () => {
   const failures: unknown[] = [];
   const transport = createTransport({
-    tls: { serverCert, clientCert: new X509Certificate(clientCert.certPem) },
+    tls: { serverCert, clientCertDer: clientCert.certDer },
     log: silent,
     prepare: () => {
       throw new Error("services.js is missing");
