@@ -1,7 +1,7 @@
 /**
  * Group commit for the Postgres store: the transactions asked for while one is running share
  * one SERIALIZABLE transaction and one commit, on one connection, each in a savepoint of its
- * own. A transaction alone costs a begin and a commit besides its statements (in Postgres's
+ * own (up to `GROUPS` such groups at once, each on its own connection). A transaction alone costs a begin and a commit besides its statements (in Postgres's
  * CPU and ours: a commit record, the locks and predicate locks released, a round trip); a
  * group pays them once. The savepoint statements and each transaction's held-back writes
  * (`LATER`, ./prepared.ts) go ahead of the next statement in its round trip
@@ -10,8 +10,8 @@
  *
  * What each transaction keeps, as when it runs alone (`alone`):
  * - Isolation: the transactions of a group run one after another, each to its end before the
- *   next starts; the group as a whole is serializable against every other transaction (of
- *   this process or another server on the database).
+ *   next starts; the group as a whole is serializable against every other transaction (the
+ *   other group, another server's).
  * - Atomicity: a transaction that fails on its own (a rule of the domain, a unique violation)
  *   is rolled back to its savepoint and its caller gets the error; its neighbours go on.
  * - Durability: a caller hears of success only once the group's commit has returned.
@@ -34,8 +34,16 @@ interface Job<DB> {
   reject(err: unknown): void;
 }
 
-/** The most transactions in one group: a long group delays the answers of its first ones. */
-export const MAX_GROUP = 32;
+/**
+ * The most transactions in one group, and the groups open at once. A group runs its
+ * transactions one after another, a round trip each, and answers them all at its commit, so
+ * one long group kept the requests in step (all waiting on the commit, then all arriving
+ * together) and the server idle for a third of the time; two groups of up to 8 overlap, one
+ * running while the other's answers go out (POST on Postgres: 726 against 506 req/s for one
+ * group of 8, and 574 against 484 for one of 32).
+ */
+export const MAX_GROUP = 8;
+export const GROUPS = 2;
 
 const SAVEPOINT = CompiledQuery.raw(`savepoint job${LATER}`);
 const RELEASE = CompiledQuery.raw(`release savepoint job${LATER}`);
@@ -65,7 +73,8 @@ const refused = (err: unknown): boolean => {
 
 export class PostgresGroupCommit<DB = unknown> {
   private readonly queue: Array<Job<DB>> = [];
-  private running = false;
+  /** Groups open now. */
+  private running = 0;
 
   /**
    * `root`: the database the groups open their transactions on. `alone`: runs one transaction
@@ -80,12 +89,12 @@ export class PostgresGroupCommit<DB = unknown> {
   run<T>(work: Work<T, DB>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work: work as Work<unknown, DB>, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.running) void this.group();
+      if (this.running < GROUPS) void this.group();
     });
   }
 
   private async group(): Promise<void> {
-    this.running = true;
+    this.running++;
     const done: Array<{ job: Job<DB>; value: unknown }> = [];
     /** The transaction running when the group failed, if any: it is run again alone too. */
     let current: Job<DB> | undefined;
@@ -133,8 +142,8 @@ export class PostgresGroupCommit<DB = unknown> {
       // No transaction to run them in (no connection, say): those waiting go alone, each to its own outcome.
       if (!started) this.queue.splice(0).forEach((job) => done.push({ job, value: undefined }));
     } finally {
-      this.running = false;
-      if (this.queue.length > 0) void this.group();
+      this.running--;
+      if (this.queue.length > 0 && this.running < GROUPS) void this.group();
     }
     if (failure === undefined) {
       for (const { job, value } of done) job.resolve(value);
