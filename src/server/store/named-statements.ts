@@ -139,7 +139,13 @@ export class NamedStatements {
         return async () => {
           const client = await target.connect();
           let named = this.clients.get(client);
-          if (named === undefined) this.clients.set(client, (named = this.client(client)));
+          if (named === undefined) {
+            // A connection that breaks while lent out fails its query (the request gets the
+            // error) and then emits `error`, which the pool listens for only while it is idle:
+            // unheard, it would end the process. The pool drops the broken client on release.
+            client.on("error", () => {});
+            this.clients.set(client, (named = this.client(client)));
+          }
           return named;
         };
       },

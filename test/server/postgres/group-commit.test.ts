@@ -23,6 +23,8 @@ let db: Kysely<Tables>;
 let other: pg.Client;
 /** While set, a commit waits for it (see "nothing is answered before its commit"). */
 let commitGate: Promise<void> | undefined;
+/** While set, the connection breaks as its commit is sent (see "a commit whose answer is lost"). */
+let breakAtCommit = false;
 let commitAsked: () => void = () => {};
 let group: PostgresGroupCommit<Tables>;
 /** Transactions run alone (the store's path, with its retries), counted. */
@@ -36,6 +38,12 @@ beforeEach(async () => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
       const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
+      if (breakAtCommit && /^commit/i.test(text ?? "")) {
+        breakAtCommit = false;
+        const sent = query(...args);
+        (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+        return sent;
+      }
       if (commitGate !== undefined && /^commit/i.test(text ?? "")) {
         commitAsked();
         void commitGate.then(() => query(...args));
@@ -64,6 +72,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   commitGate = undefined;
+  breakAtCommit = false;
   await other.end();
   await db.destroy();
   await testDb.cleanup();
@@ -201,4 +210,17 @@ test("a neighbour's held-back write that fails fails the group; each runs again 
     expect(aloneRuns).toBe(order === "failing first" ? 2 : 3);
     expect(await committed()).toEqual(["item 2", "item 3", "existing"]);
   }
+});
+
+test("a commit whose answer is lost fails its transactions without running them again: it may have committed", async () => {
+  await group.run((trx) => add(trx, 100));
+  breakAtCommit = true;
+  const outcomes = await Promise.allSettled([1, 2, 3].map((id) => group.run((trx) => add(trx, id))));
+  expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected", "rejected"]);
+  expect(aloneRuns).toBe(0);
+  // Whether the commit arrived is not known here; either all three are there, or none, once each.
+  expect([["item 100"], ["item 1", "item 2", "item 3", "item 100"]]).toContainEqual(await committed());
+  // The pool replaces the broken connection: the next group commits.
+  await group.run((trx) => add(trx, 4));
+  expect(await committed()).toContain("item 4");
 });
