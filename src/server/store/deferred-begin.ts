@@ -55,6 +55,7 @@ interface QueryInternals {
   submit(connection: WireConnection): Error | null | undefined;
   handleDataRow(msg: unknown): void;
   handleCommandComplete(msg: unknown, connection: WireConnection): void;
+  handleError(err: unknown, connection: WireConnection): void;
 }
 const PgQuery = pg.Query as unknown as new (config: pg.QueryConfig & { callback: (err: Error | null, res: pg.QueryResult) => void }) => QueryInternals;
 
@@ -63,6 +64,14 @@ export function hasPrepared(client: pg.PoolClient, name: string): boolean {
   // Read from pg internals: should a later pg not keep them, nothing is held back (every query goes as before).
   return (client as unknown as { connection?: Partial<WireConnection> }).connection?.parsedStatements?.[name] !== undefined;
 }
+
+const HELD_BACK_FAILED = Symbol("held back failed");
+
+/**
+ * Whether `err` failed a query because of a statement sent ahead of it (a held-back begin or
+ * write, see `sendBehind`), not the query's own.
+ */
+export const heldBackFailed = (err: unknown): boolean => err !== null && typeof err === "object" && (err as Record<symbol, unknown>)[HELD_BACK_FAILED] === true;
 
 /** A statement bound and run in front of a query, in its exchange: prepared on the connection, values as text. */
 export interface Ahead {
@@ -101,6 +110,12 @@ class PipelinedQuery extends PgQuery {
     } finally {
       connection.stream.uncork?.();
     }
+  }
+
+  override handleError(err: unknown, connection: WireConnection): void {
+    // A statement sent ahead failed (or the connection did before they were all answered).
+    if (this.unanswered > 0 && err !== null && typeof err === "object") (err as Record<symbol, boolean>)[HELD_BACK_FAILED] = true;
+    super.handleError(err, connection);
   }
 
   override handleDataRow(msg: unknown): void {

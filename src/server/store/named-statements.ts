@@ -17,6 +17,12 @@ export const MAX_NAMED = 500;
 
 type Query = (...args: unknown[]) => unknown;
 
+/** What a held-back statement is answered with at once: its command, and one row for an insert. */
+const heldAnswer = (text: string) => {
+  const command = (/^\s*(\w+)/.exec(text)?.[1] ?? "").toUpperCase();
+  return answer(command, command === "INSERT" ? 1 : null);
+};
+
 export class NamedStatements {
   private readonly names = new Map<string, string>();
   private readonly clients = new WeakMap<pg.PoolClient, pg.PoolClient>();
@@ -57,7 +63,9 @@ export class NamedStatements {
       const query = client.query as Query;
       const plain = typeof text === "string" && rest.length === 0 && (values === undefined || Array.isArray(values));
       const params = (values as unknown[] | undefined) ?? [];
-      const name = this.naming && typeof text === "string" && Array.isArray(values) && values.length > 0 ? this.nameOf(text) : undefined;
+      const later = typeof text === "string" && text.endsWith(LATER);
+      // A held-back statement goes by name, so one without parameters (a savepoint) is named too.
+      const name = this.naming && typeof text === "string" && Array.isArray(values) && (values.length > 0 || later) ? this.nameOf(text) : undefined;
       if (this.naming && plain && !open && params.length === 0 && isBegin(text)) {
         const begin = this.nameOf(text);
         if (begin !== undefined) {
@@ -70,13 +78,13 @@ export class NamedStatements {
           return Promise.resolve(answer("BEGIN"));
         }
       }
-      if (open && plain && name !== undefined && (text as string).endsWith(LATER) && hasPrepared(client, name)) {
+      if (open && plain && name !== undefined && later && hasPrepared(client, name)) {
         const asValues = asText(params);
         if (asValues !== undefined) {
           ahead.push({ name, values: asValues });
           aheadTexts.push(text);
-          // A held-back write inserts one row (`preparedInsertLater`).
-          return Promise.resolve(answer("INSERT", 1));
+          // A held-back write inserts one row (`preparedInsertLater`); a savepoint's answer has no count.
+          return Promise.resolve(heldAnswer(text as string));
         }
       }
       const end = plain && params.length === 0 ? endAnswer(text) : undefined;
@@ -131,7 +139,13 @@ export class NamedStatements {
         return async () => {
           const client = await target.connect();
           let named = this.clients.get(client);
-          if (named === undefined) this.clients.set(client, (named = this.client(client)));
+          if (named === undefined) {
+            // A connection that breaks while lent out fails its query (the request gets the
+            // error) and then emits `error`, which the pool listens for only while it is idle:
+            // unheard, it would end the process. The pool drops the broken client on release.
+            client.on("error", () => {});
+            this.clients.set(client, (named = this.client(client)));
+          }
           return named;
         };
       },

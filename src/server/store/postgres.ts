@@ -8,8 +8,9 @@
  *   at once migrate one after the other; the second finds nothing left to do.
  * - Ids are identity columns (`withId`), assigned by the database: unique across processes.
  * - SQLite runs one transaction at a time; Postgres runs them side by side. So every
- *   `transaction()` here is SERIALIZABLE, each on a connection of its own from the pool, and
- *   is run again from the start when Postgres reports a serialization failure or a deadlock.
+ *   `transaction()` here is SERIALIZABLE, and is run again from the start when Postgres
+ *   reports a serialization failure or a deadlock. Those asked for while one runs share one
+ *   transaction and one commit, each in a savepoint (./pg-group-commit.ts).
  *   A read-modify-write in the domain (read a row, check a rule, write) therefore behaves as
  *   it does on SQLite: as if the transactions ran one after the other, never a lost update.
  *   A transaction body must not have side effects outside the store (none do: the SMS outbox
@@ -28,6 +29,7 @@ import pg from "pg";
 import { KyselyStore, inTransaction, withOpenTransaction, type AnyDb, type ReposOf } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
 import { NamedStatements } from "./named-statements";
+import { PostgresGroupCommit } from "./pg-group-commit";
 import { COUNTS_SQL, markOf, parseCounts } from "./table-marks";
 import type { MarksRunner, StoreOf } from "./store";
 
@@ -75,12 +77,14 @@ interface RequestMarks {
 class PostgresStore<R extends object> extends KyselyStore<R> {
   /** The marks the running request started with (see `requestMarks`). */
   private readonly marks = new AsyncLocalStorage<RequestMarks>();
+  private readonly commits: PostgresGroupCommit;
 
   constructor(
     private readonly pgDb: AnyDb,
     repos: ReposOf<R>,
   ) {
     super(pgDb, repos);
+    this.commits = new PostgresGroupCommit(pgDb, (work) => this.alone(work));
   }
 
   /** The read that requests asking now will share, until it is sent (see `requestMarks`). */
@@ -123,14 +127,18 @@ class PostgresStore<R extends object> extends KyselyStore<R> {
     return marks === undefined ? undefined : markOf(tables, marks.counts, marks.snapshot);
   }
 
+  /** Joins the next group (./pg-group-commit.ts); inside a transaction, runs in it. */
   override async transaction<T>(fn: (store: StoreOf<R>) => Promise<T>): Promise<T> {
     if (this.pgDb.isTransaction || inTransaction(this.pgDb)) return fn(this.asStore());
+    const work = (trx: AnyDb) => withOpenTransaction(this.pgDb, trx, () => fn(this.over(trx)));
+    return this.commits.run(work);
+  }
+
+  /** Runs `work` in a transaction of its own, again from the start after a serialization failure. */
+  private async alone<T>(work: (trx: AnyDb) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.pgDb
-          .transaction()
-          .setIsolationLevel("serializable")
-          .execute((trx) => withOpenTransaction(this.pgDb, trx, () => fn(this.over(trx))));
+        return await this.pgDb.transaction().setIsolationLevel("serializable").execute(work);
       } catch (err) {
         if (!isRetryable(err) || attempt >= TRANSACTION_ATTEMPTS) throw err;
         // A short, growing, random pause so that the transactions that collided spread out.

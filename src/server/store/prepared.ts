@@ -42,6 +42,12 @@ export function prepared<DB, A extends unknown[], R>(
   };
 }
 
+/** A prepared insert's row at compile time: each column with its value (a stand-in) in order. */
+const rowOf = (columns: readonly string[], values: readonly unknown[]): Record<string, unknown> => Object.fromEntries(columns.map((c, i) => [c, values[i]]));
+
+/** A row's values in the order of `columns`, as a prepared insert takes them. */
+const valuesOf = (columns: readonly string[], row: object): unknown[] => columns.map((c) => (row as Record<string, unknown>)[c]);
+
 /**
  * `insert into <table> (<columns>) values (...) returning id`, prepared: answers the new row's
  * id. The row names a value for every column, so the stored row is those values and the id
@@ -59,12 +65,12 @@ export const preparedInsert =
       (db: Kysely<DB>, ...values: unknown[]) =>
         db
           .insertInto(table as never)
-          .values(Object.fromEntries(columns.map((c, i) => [c, values[i]])) as never)
+          .values(rowOf(columns, values) as never)
           .returning("id" as never) as unknown as Compilable<{ id: number }>,
       columns.length,
     );
     return async (db, row) => {
-      const [inserted] = await insert(db, ...columns.map((c) => (row as Record<string, unknown>)[c]));
+      const [inserted] = await insert(db, ...valuesOf(columns, row));
       return inserted!.id;
     };
   };
@@ -89,7 +95,7 @@ export const preparedInsertLater =
     columns: readonly C[],
   ): ((db: Kysely<DB>, row: Pick<Insertable<DB[T]>, C>) => Promise<void>) => {
     const insert = prepared((db: Kysely<DB>, ...values: unknown[]): Compilable<unknown> => {
-      const query = db.insertInto(table as never).values(Object.fromEntries(columns.map((c, i) => [c, values[i]])) as never);
+      const query = db.insertInto(table as never).values(rowOf(columns, values) as never);
       return {
         compile: () => {
           const compiled = query.compile();
@@ -98,6 +104,6 @@ export const preparedInsertLater =
       };
     }, columns.length);
     return async (db, row) => {
-      await insert(db, ...columns.map((c) => (row as Record<string, unknown>)[c]));
+      await insert(db, ...valuesOf(columns, row));
     };
   };
