@@ -12,6 +12,9 @@
  * - Isolation: the transactions of a group run one after another, each to its end before the
  *   next starts; the group as a whole is serializable against every other transaction (the
  *   other group, another server's).
+ * - Recency: a group is made of the transactions asked for before it begins, never joined once
+ *   its snapshot is taken, so each sees every commit acknowledged before it was asked, by this
+ *   server or another (a read right after a create finds the object).
  * - Atomicity: a transaction that fails on its own (a rule of the domain, a unique violation)
  *   is rolled back to its savepoint and its caller gets the error; its neighbours go on.
  * - Durability: a caller hears of success only once the group's commit has returned.
@@ -95,52 +98,45 @@ export class PostgresGroupCommit<DB = unknown> {
 
   private async group(): Promise<void> {
     this.running++;
+    // The group is the transactions asked for before it begins: its snapshot is taken by its
+    // first statement, so each of them sees every commit acknowledged before it was asked, here
+    // or on another server. One asked later waits for the next group, which will.
+    await new Promise((resolve) => setImmediate(resolve));
+    const batch = this.queue.splice(0, MAX_GROUP);
     const done: Array<{ job: Job<DB>; value: unknown }> = [];
     /** The transaction running when the group failed, if any: it is run again alone too. */
     let current: Job<DB> | undefined;
-    let started = false;
     let committing = false;
     let failure: { err: unknown } | undefined;
     try {
-      await this.root
-        .transaction()
-        .setIsolationLevel("serializable")
-        .execute(async (trx) => {
-          started = true;
-          for (let waited = false; done.length < MAX_GROUP;) {
-            current = this.queue.shift();
-            if (current === undefined) {
-              // Those asked for in the rest of this turn join before the commit.
-              if (waited) break;
-              waited = true;
-              await new Promise((resolve) => setImmediate(resolve));
-              continue;
-            }
-            await trx.executeQuery(SAVEPOINT);
-            let value: unknown;
-            try {
-              value = await current.work(trx);
-            } catch (err) {
-              if (!isOwnFailure(err)) throw err;
-              // Undone before its caller hears of it: should that fail, the group fails, and the
-              // error it got is still its own (nothing of it is committed).
-              const job = current;
-              current = undefined;
-              job.reject(err);
-              await trx.executeQuery(ROLLBACK_TO);
+      if (batch.length > 0)
+        await this.root
+          .transaction()
+          .setIsolationLevel("serializable")
+          .execute(async (trx) => {
+            for (current = batch.shift(); current !== undefined; current = batch.shift()) {
+              await trx.executeQuery(SAVEPOINT);
+              let value: unknown;
+              try {
+                value = await current.work(trx);
+              } catch (err) {
+                if (!isOwnFailure(err)) throw err;
+                // Undone before its caller hears of it: should that fail, the group fails, and the
+                // error it got is still its own (nothing of it is committed).
+                const job = current;
+                current = undefined;
+                job.reject(err);
+                await trx.executeQuery(ROLLBACK_TO);
+                await trx.executeQuery(RELEASE);
+                continue;
+              }
               await trx.executeQuery(RELEASE);
-              continue;
+              done.push({ job: current, value });
             }
-            await trx.executeQuery(RELEASE);
-            done.push({ job: current, value });
-            current = undefined;
-          }
-          committing = true;
-        });
+            committing = true;
+          });
     } catch (err) {
       failure = { err };
-      // No transaction to run them in (no connection, say): those waiting go alone, each to its own outcome.
-      if (!started) this.queue.splice(0).forEach((job) => done.push({ job, value: undefined }));
     } finally {
       this.running--;
       if (this.queue.length > 0 && this.running < GROUPS) void this.group();
@@ -149,7 +145,8 @@ export class PostgresGroupCommit<DB = unknown> {
       for (const { job, value } of done) job.resolve(value);
       return;
     }
-    const again = [...done.map((d) => d.job), ...(current === undefined ? [] : [current])];
+    // Those not reached (the group failed first, or no transaction could begin) were never run.
+    const again = [...done.map((d) => d.job), ...(current === undefined ? [] : [current]), ...batch];
     if (committing && !refused(failure.err)) {
       // The commit was sent and its answer lost: it may have committed, so none is run again.
       for (const job of again) job.reject(failure.err);

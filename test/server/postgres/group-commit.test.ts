@@ -205,9 +205,9 @@ test("a neighbour's held-back write that fails fails the group; each runs again 
     const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === "rejected");
     expect(failed).toHaveLength(1);
     expect(failed[0]!.reason).toMatchObject({ code: "23505" });
-    // Those of the failed group ran again alone: the failing one and those before the failure surfaced
-    // (first: the one whose statement carried it, the third may start a group of its own; last: all three).
-    expect(aloneRuns).toBe(order === "failing first" ? 2 : 3);
+    // Every transaction of the failed group ran again alone: those before the failure surfaced and
+    // the one whose statement carried it, and those the group had not reached.
+    expect(aloneRuns).toBe(3);
     expect(await committed()).toEqual(["item 2", "item 3", "existing"]);
   }
 });
@@ -223,4 +223,26 @@ test("a commit whose answer is lost fails its transactions without running them 
   // The pool replaces the broken connection: the next group commits.
   await group.run((trx) => add(trx, 4));
   expect(await committed()).toContain("item 4");
+});
+
+it("a transaction asked once a group has begun waits for the next: it sees every commit acknowledged before it was asked", async () => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let began!: () => void;
+  const begun = new Promise<void>((resolve) => (began = resolve));
+  const first = group.run(async (trx) => {
+    // The group's first statement: its snapshot is taken here.
+    await trx.insertInto("items").values({ id: 1, label: "first" }).execute();
+    began();
+    await held;
+  });
+  await begun;
+  // A commit acknowledged elsewhere (another server) after the group began ...
+  await other.query("insert into items (id, label) values (2, 'elsewhere')");
+  // ... and then a read asked here: the running group must not take it.
+  const seen = group.run(async (trx) => (await trx.selectFrom("items").select("label").where("id", "=", 2).executeTakeFirst())?.label);
+  await new Promise((resolve) => setImmediate(resolve));
+  release();
+  await first;
+  expect(await seen).toBe("elsewhere");
 });
