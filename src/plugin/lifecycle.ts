@@ -13,7 +13,22 @@ export interface ProcessGuardOptions {
   readonly parentPollMs?: number;
 }
 
-export function installProcessGuards(options: ProcessGuardOptions): void {
+/**
+ * The process's way out, with the guards installed: `exit` runs what `setCleanup` registered
+ * last (the listening socket's folder) before it ends the process, as any other exit does.
+ */
+export function processLifetime(log: Logger): { exit: (code: number) => void; setCleanup: (cleanup: () => void) => void } {
+  let cleanup = () => {};
+  const exit = (code: number) => {
+    cleanup();
+    process.exit(code);
+  };
+  process.on("exit", () => cleanup());
+  installProcessGuards({ exit, log });
+  return { exit, setCleanup: (c) => (cleanup = c) };
+}
+
+function installProcessGuards(options: ProcessGuardOptions): void {
   const { exit, log } = options;
   process.on("SIGINT", () => log("debug", "ignoring SIGINT; the engine cancels work through StopProvider"));
   // The default SIGTERM action skips 'exit' handlers and would leave the socket directory behind.

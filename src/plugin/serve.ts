@@ -11,7 +11,7 @@ import { writeSync } from "node:fs";
 import { createServer } from "node:net";
 import type { ProviderServer } from "../provider/framework/server";
 import { checkEnvironment, handshakeLine, listen, pemCertificateDer } from "./handshake";
-import { installProcessGuards } from "./lifecycle";
+import { processLifetime } from "./lifecycle";
 import { mark, tracing } from "./trace";
 import { type Logger, describeError, errorFields, stderrLogger } from "./log";
 import type { Router, ServicesOptions } from "./services";
@@ -46,13 +46,7 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   const writeHandshake = takeStdout();
   const log = stderrLogger(env);
 
-  let cleanup = () => {};
-  const exit = (code: number) => {
-    cleanup();
-    process.exit(code);
-  };
-  process.on("exit", () => cleanup());
-  installProcessGuards({ exit, log });
+  const { exit, setCleanup } = processLifetime(log);
 
   // node:crypto is not loaded before the line (several ms; node:tls loads it right after): the
   // engine's certificate is pinned by its bytes, and a kept server identity is read without it
@@ -87,7 +81,7 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
   } catch (e) {
     return fatal(`cannot listen for the engine: ${describeError(e)}`);
   }
-  cleanup = listening.cleanup;
+  setCleanup(listening.cleanup);
   writeHandshake(handshakeLine(listening, tls?.serverCert.certDer));
   mark("line");
 

@@ -20,7 +20,7 @@ import { registerPluginServices, registerProviderService } from "./calls";
 import { GrpcServer } from "./grpc/server";
 import { serveHttp2 } from "./h2/connection";
 import { handshakeLine, listen } from "./handshake";
-import { installProcessGuards } from "./lifecycle";
+import { processLifetime } from "./lifecycle";
 import { type Logger, describeError, errorFields, stderrLogger } from "./log";
 
 export interface WarmOptions {
@@ -31,15 +31,9 @@ export interface WarmOptions {
 export async function serveWarm(factory: (log: Logger) => Promise<ProviderServer>, options: WarmOptions = {}): Promise<void> {
   const env = options.env ?? process.env;
   const log = stderrLogger(env);
-  let cleanup = () => {};
-  const exit = (code: number) => {
-    cleanup();
-    process.exit(code);
-  };
-  process.on("exit", () => cleanup());
   // SIGINT is ignored: Ctrl-C reaches the engine too, which cancels through StopProvider and
   // must be able to finish writing its state through us.
-  installProcessGuards({ exit, log });
+  const { exit, setCleanup } = processLifetime(log);
 
   const acceptor = createServer();
   let listening;
@@ -49,7 +43,7 @@ export async function serveWarm(factory: (log: Logger) => Promise<ProviderServer
     process.stderr.write(`cannot listen for the engines: ${describeError(e)}\n`);
     return exit(1);
   }
-  cleanup = listening.cleanup;
+  setCleanup(listening.cleanup);
 
   const onError = (path: string, e: unknown) => log("error", `${path} failed`, errorFields(e));
 

@@ -10,8 +10,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { MgmtClient } from "../../src/client";
 import { availableEngines, type Engine } from "../../src/harness/engine";
+import { liveProxyTokens, seedChildAccount, type SeededChild } from "../support/child-account";
 import { FaultProxy } from "../support/fault-proxy";
 import { EngineStack } from "./stack";
 
@@ -19,41 +19,19 @@ const ADMIN_TOKEN = "e2e-admin-child-accounts-4f1d";
 const ED25519_A = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAID3iYkxQ8X2JM3dpXbmZgqONUsxbADkm3/WOQ4dBKetQ ann@laptop";
 const ED25519_B = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJ9w0vL3ePqBvIoGgQ1d0Ck4i2H3mVdQv2zJk0eY4kOs";
 
-/** A child account of the bootstrap account, and a client acting as its proxy user that no provider run touches. */
-async function seedChild(stack: EngineStack): Promise<{ euuid: string; proxy: MgmtClient; observerId: number }> {
-  const admin = async (method: string, path: string, body: unknown) => {
-    const res = await fetch(stack.server.url.replace(/\/v4$/, "/__admin") + path, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as unknown;
-  };
-  const child = (await admin("POST", "/child-accounts", { company: "E2E Child" })) as { euuid: string; proxy_user: { id: number } };
-  const observer = (await admin("POST", `/users/${child.proxy_user.id}/tokens`, { label: "observer", scopes: "*" })) as { id: number; token: string };
-  return { euuid: child.euuid, proxy: new MgmtClient({ url: stack.server.url, token: observer.token }), observerId: observer.id };
-}
-
-async function liveProxyTokens(proxy: MgmtClient, observerId: number): Promise<number[]> {
-  const ids: number[] = [];
-  for await (const t of proxy.listTokens()) if (t.id !== observerId) ids.push(t.id);
-  return ids;
-}
-
 const count = (proxy: FaultProxy, request: string) => proxy.counters.seen.filter((s) => s === request).length;
 
 interface Setup {
   stack: EngineStack;
   proxy: FaultProxy;
-  child: Awaited<ReturnType<typeof seedChild>>;
+  child: SeededChild;
 }
 
 async function setUp(engine: Engine): Promise<Setup> {
   const stack = await EngineStack.start(engine, { ...process.env, MGMT_ADMIN_TOKEN: ADMIN_TOKEN });
   const proxy = await FaultProxy.start(stack.server.url);
   stack.pointAt(proxy.url);
-  return { stack, proxy, child: await seedChild(stack) };
+  return { stack, proxy, child: await seedChildAccount(stack.server.url, ADMIN_TOKEN, "E2E Child") };
 }
 
 async function tearDown(s: Setup | undefined): Promise<void> {
@@ -98,7 +76,7 @@ const terraform = availableEngines().find((e) => e.name === "terraform");
 
     // Plan and apply each opened a token and closed it; none is alive on the server.
     expect(count(proxy, `POST /account/child-accounts/${child.euuid}/token`)).toBe(2);
-    expect(await liveProxyTokens(child.proxy, child.observerId)).toEqual([]);
+    expect(await liveProxyTokens(child)).toEqual([]);
 
     const proxyTokens = [...proxy.counters.bearers].filter((t) => t !== stack.server.token);
     expect(proxyTokens).toHaveLength(2);
@@ -156,6 +134,6 @@ describe.each(availableEngines())("$name: provider child-account mode", (engine:
     const creates = seen.flatMap((r, i) => (r === "POST /profile/sshkeys" ? [i] : []));
     expect(creates).toHaveLength(3);
     expect(seen.slice(creates[1], creates[2])).toContain(`POST /account/child-accounts/${child.euuid}/token`);
-    expect(await liveProxyTokens(child.proxy, child.observerId)).toEqual([]);
+    expect(await liveProxyTokens(child)).toEqual([]);
   }, 240_000);
 });

@@ -19,6 +19,7 @@ import { startServe, type RunningServer } from "../../src/harness/serve";
 import { runMgmt } from "../report/run-mgmt";
 import { PROVIDER_SOURCE } from "../../src/provider/identity";
 import { FaultProxy } from "../support/fault-proxy";
+import { liveProxyTokens, seedChildAccount } from "../support/child-account";
 import { sshKeyText } from "../support/ssh-keys";
 
 jest.setTimeout(600_000);
@@ -223,20 +224,9 @@ describe("drift imports as cdktf code, with OpenTofu", () => {
   });
 
   it("lists and imports a child account's objects when the stack's provider acts in it, and leaves no proxy token behind", async () => {
-    const admin = async (path: string, body: unknown) => {
-      const res = await fetch(server.url.replace(/\/v4$/, "/__admin") + path, {
-        method: "POST",
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      expect(res.status).toBeLessThan(300);
-      return (await res.json()) as Record<string, unknown>;
-    };
-    const child = (await admin("/child-accounts", { company: "Drift Child" })) as { euuid: string; proxy_user: { id: number } };
-    const observer = (await admin(`/users/${child.proxy_user.id}/tokens`, { label: "observer", scopes: "*" })) as { id: number; token: string };
-    const inChild = new MgmtClient({ url: server.url, token: observer.token });
+    const child = await seedChildAccount(server.url, ADMIN_TOKEN, "Drift Child");
     try {
-      const childKey = await inChild.createSshKey({ label: "child-only", ssh_key: sshKeyText("ed25519", "child-only@example") });
+      const childKey = await child.proxy.createSshKey({ label: "child-only", ssh_key: sshKeyText("ed25519", "child-only@example") });
       const parentKey = await client.createSshKey({ label: "parent-only", ssh_key: sshKeyText("ed25519", "parent-only@example") });
       const dir = join(work, "child");
       mkdirSync(dir);
@@ -255,11 +245,9 @@ describe("drift imports as cdktf code, with OpenTofu", () => {
       expect(keys).not.toContain(String(parentKey.id));
       expect(readFileSync(out, "utf8")).toContain(`id = "${childKey.id}"`);
       // The proxy tokens drift and the engine's provider minted are revoked.
-      const live: number[] = [];
-      for await (const t of inChild.listTokens()) if (t.id !== observer.id) live.push(t.id);
-      expect(live).toEqual([]);
+      expect(await liveProxyTokens(child)).toEqual([]);
     } finally {
-      await inChild.close();
+      await child.proxy.close();
     }
   });
 });

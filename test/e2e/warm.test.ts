@@ -15,6 +15,7 @@ import { repoPath } from "../../src/harness/paths";
 import { runProcess } from "../../src/harness/process";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE } from "../../src/provider/identity";
+import { liveProxyTokens, seedChildAccount } from "../support/child-account";
 import { sshKeyText } from "../support/ssh-keys";
 
 jest.setTimeout(300_000);
@@ -110,18 +111,7 @@ describe.each(availableEngines())("$name through mgmt warm", (engine: Engine) =>
   });
 
   test("a child account's proxy token is revoked when its engine connection ends, command after command", async () => {
-    const admin = async (path: string, body: unknown) => {
-      const res = await fetch(a.url.replace(/\/v4$/, "/__admin") + path, {
-        method: "POST",
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      expect(res.ok).toBe(true);
-      return (await res.json()) as Record<string, unknown>;
-    };
-    const child = (await admin("/child-accounts", { company: "Warm Child" })) as { euuid: string; proxy_user: { id: number } };
-    const observer = (await admin(`/users/${child.proxy_user.id}/tokens`, { label: "observer", scopes: "*" })) as { id: number; token: string };
-    const proxyClient = new MgmtClient({ url: a.url, token: observer.token });
+    const child = await seedChildAccount(a.url, ADMIN_TOKEN, "Warm Child");
     try {
       write({
         provider: { mgmt: { child_account: { euuid: child.euuid } } },
@@ -130,11 +120,9 @@ describe.each(availableEngines())("$name through mgmt warm", (engine: Engine) =>
       const r = await warm(`"$E" apply -auto-approve -no-color && "$E" plan -detailed-exitcode -no-color && "$E" destroy -auto-approve -no-color`);
       expect([r.code, r.stderr]).toEqual([0, ""]);
       expect(r.stdout).toMatch(/Destroy complete! Resources: 1 destroyed/);
-      const live: number[] = [];
-      for await (const t of proxyClient.listTokens()) if (t.id !== observer.id) live.push(t.id);
-      expect(live).toEqual([]);
+      expect(await liveProxyTokens(child)).toEqual([]);
     } finally {
-      await proxyClient.close();
+      await child.proxy.close();
     }
   });
 });
