@@ -13,7 +13,7 @@ import { createServer } from "node:net";
 import type { ProviderServer } from "../provider/framework/server";
 import { checkEnvironment, handshakeLine, listen } from "./handshake";
 import { installProcessGuards } from "./lifecycle";
-import { mark, tracing } from "./trace";
+import { mark, peakRssKiB, tracing } from "./trace";
 import { type Logger, describeError, errorFields, stderrLogger } from "./log";
 import type { Router, ServicesOptions } from "./services";
 import { keptServerIdentity } from "./server-identity";
@@ -37,7 +37,7 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
     // Registered before the first mark, so it runs before the marks are written at exit.
     process.on("exit", () => {
       const usage = process.resourceUsage();
-      mark("exit", { maxRssKiB: usage.maxRSS, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 });
+      mark("exit", { maxRssKiB: peakRssKiB(usage.maxRSS), cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 });
     });
     mark("start", { at: performance.timeOrigin });
   }
