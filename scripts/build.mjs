@@ -157,6 +157,13 @@ mkdirSync(join(root, "bin"), { recursive: true });
  * engine's signals reach node itself. NODE_EXTRA_CA_CERTS is handed over under another name:
  * node would parse that file and its own roots before running anything, tens of milliseconds
  * of every start, while only the API client needs them (src/provider/extra-ca.ts).
+ *
+ * --liftoff-only: undici's HTTP parser is WebAssembly (llhttp), which V8 compiles first with its
+ * baseline compiler (Liftoff) and then, once hot, again with TurboFan. Baseline code parses the
+ * few thousand answers of a large plan as fast (no CPU difference measured, bench/rpc-rss.ts),
+ * and without TurboFan's compile and its second copy of the code the planning start of a no-op
+ * plan of 3,000 keys peaks ~9 MiB lower. (V8 checks its flags against a code cache, so caches
+ * made without the flag are rejected once and rewritten: src/plugin/compile-cache.ts.)
  */
 const pluginLauncher = (plugin) => `#!/bin/sh
 if [ -n "\${NODE_EXTRA_CA_CERTS-}" ]; then
@@ -167,7 +174,7 @@ fi
 self=$0
 [ -L "$self" ] && self=$(readlink -f "$self")
 case $self in */*) dir=\${self%/*} ;; *) dir=. ;; esac
-exec node "$dir/${plugin}" "$@"
+exec node --liftoff-only "$dir/${plugin}" "$@"
 `;
 
 const writeExecutable = (file, text) => {

@@ -12,7 +12,7 @@ import { createServer } from "node:net";
 import type { ProviderServer } from "../provider/framework/server";
 import { checkEnvironment, handshakeLine, listen, pemCertificateDer } from "./handshake";
 import { processLifetime } from "./lifecycle";
-import { mark, tracing } from "./trace";
+import { mark, peakRssKiB, tracing } from "./trace";
 import { type Logger, describeError, errorFields, stderrLogger } from "./log";
 import type { Router, ServicesOptions } from "./services";
 import { keptServerIdentity } from "./server-identity";
@@ -36,7 +36,7 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
     // Registered before the first mark, so it runs before the marks are written at exit.
     process.on("exit", () => {
       const usage = process.resourceUsage();
-      mark("exit", { maxRssKiB: usage.maxRSS, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 });
+      mark("exit", { maxRssKiB: peakRssKiB(usage.maxRSS), cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 });
     });
     mark("start", { at: performance.timeOrigin });
   }

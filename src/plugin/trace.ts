@@ -5,7 +5,7 @@
  * marks of every start of a command line up with the engine's run. Off, a mark is one check.
  * Each bundle that imports this keeps its own buffer and writes it at exit.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 
 const file = process.env.MGMT_PLUGIN_TRACE;
 const marks: string[] = [];
@@ -26,5 +26,21 @@ function flush(): void {
     appendFileSync(file!, marks.splice(0).join("\n") + "\n");
   } catch {
     // A bench's file; the plugin's work does not depend on it.
+  }
+}
+
+/**
+ * The process's own peak RSS in KiB. getrusage's maxRSS is not it: the kernel carries the
+ * spawning process's RSS across fork and exec into the child's maxRSS (an engine's Go runtime
+ * spawns with the engine's whole address space, so a plugin started by a 150 MiB engine "peaks"
+ * at 150 MiB before running any code). VmHWM in /proc/self/status is the high-water mark of this
+ * process's own memory since its exec; `fallback` (maxRSS) where there is no /proc.
+ */
+export function peakRssKiB(fallback: number): number {
+  try {
+    const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "latin1"));
+    return hwm ? Number(hwm[1]) : fallback;
+  } catch {
+    return fallback;
   }
 }

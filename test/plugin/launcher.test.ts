@@ -2,7 +2,8 @@
  * bin/terraform-provider-mgmt, the shell launcher the engines run (the provider package's is
  * the same script): it finds the bundle through a symlink, and it takes NODE_EXTRA_CA_CERTS
  * away from node (which would parse it at every start) and hands it to the provider, which
- * must then trust it for an HTTPS API exactly as node would have.
+ * must then trust it for an HTTPS API exactly as node would have. It starts node with Liftoff
+ * only for WebAssembly, which keeps a large plan's peak RSS down (scripts/build.mjs says why).
  */
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
@@ -76,6 +77,14 @@ describe("the plugin's launcher", () => {
     const link = join(dir, "terraform-provider-mgmt");
     symlinkSync(LAUNCHER, link);
     const plugin = await start({}, link);
+    expect((await plugin.getProviderSchema()).diagnostics).toEqual([]);
+  });
+
+  it("runs node with Liftoff only for WebAssembly (a lower peak RSS), and node accepts the flag", async () => {
+    const plugin = await start({});
+    // exec: the launcher's process is node's, so its command line is node's.
+    const argv = readFileSync(`/proc/${plugin.child.pid}/cmdline`, "utf8").split("\0");
+    expect(argv[1]).toBe("--liftoff-only");
     expect((await plugin.getProviderSchema()).diagnostics).toEqual([]);
   });
 
