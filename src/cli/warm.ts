@@ -81,7 +81,9 @@ async function startProvider(): Promise<{ provider: ChildProcess; reattach: stri
   if (!bundle) return { problem: `no provider package for ${process.platform}/${process.arch} beside ${__dirname}; run npm run build first` };
   // The launcher's NODE_EXTRA_CA_CERTS hand-over saves tens of milliseconds per start; one start
   // does not need it, so node itself reads the bundle, as for any program.
-  const provider = spawn(process.execPath, [bundle, "--warm"], { stdio: ["ignore", "pipe", "inherit"] });
+  // The launcher's node flag too: V8 rejects a code cache made under other flags, and the
+  // engines' starts share this cache folder (scripts/build.mjs, pluginLauncher).
+  const provider = spawn(process.execPath, ["--liftoff-only", bundle, "--warm"], { stdio: ["ignore", "pipe", "inherit"] });
   const line = await firstLine(provider);
   if (line === undefined) return { problem: `it exited (${describeExit(provider)}) before it was ready; its errors are above` };
   // Only provider code that prints (it should not) writes here after the line: keep it visible.
