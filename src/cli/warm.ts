@@ -61,7 +61,8 @@ export async function runWarm(args: string[]): Promise<number> {
     if (command) return await runWrapped("mgmt warm", command, { ...process.env, TF_REATTACH_PROVIDERS: reattach });
     // The signal handlers go in before the line is out: whoever reads it may stop us at once.
     const stopped = untilStopped(provider);
-    process.stdout.write(`export TF_REATTACH_PROVIDERS='${reattach}'\n`);
+    // Single-quoted for a POSIX shell: a quote inside (a folder's name) is closed, escaped and reopened.
+    process.stdout.write(`export TF_REATTACH_PROVIDERS='${reattach.replaceAll("'", "'\\''")}'\n`);
     process.stderr.write("mgmt warm: serving the provider to engines run with that variable; Ctrl-C stops it\n");
     return await stopped;
   } finally {

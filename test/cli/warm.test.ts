@@ -78,8 +78,8 @@ describe("mgmt warm", () => {
   });
 
   /** `mgmt warm` without CMD, up to its export line: the process, its reattach entry, and its stderr so far. */
-  async function serving() {
-    const child = spawn(process.execPath, [repoPath("dist/cli.js"), "warm"], { stdio: ["ignore", "pipe", "pipe"] });
+  async function serving(env: NodeJS.ProcessEnv = process.env) {
+    const child = spawn(process.execPath, [repoPath("dist/cli.js"), "warm"], { stdio: ["ignore", "pipe", "pipe"], env });
     const stderr: string[] = [];
     child.stderr.on("data", (d: Buffer) => stderr.push(d.toString()));
     const line = await new Promise<string>((resolve) => {
@@ -89,11 +89,12 @@ describe("mgmt warm", () => {
         if (out.includes("\n")) resolve(out);
       });
     });
-    const match = /^export TF_REATTACH_PROVIDERS='(.*)'\n$/.exec(line);
-    expect(match).not.toBeNull();
-    const entry = (JSON.parse(match![1]!) as Record<string, ReattachEntry>)[PROVIDER_SOURCE]!;
+    expect(line).toMatch(/^export TF_REATTACH_PROVIDERS='.*'\n$/);
+    // What a shell makes of the line.
+    const value = (await runProcess("sh", ["-c", `${line}printf %s "$TF_REATTACH_PROVIDERS"`])).stdout;
+    const entry = (JSON.parse(value) as Record<string, ReattachEntry>)[PROVIDER_SOURCE]!;
     const ended = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
-    return { child, entry, ended, stderr };
+    return { child, entry, ended, stderr, value };
   }
 
   it("without CMD prints the export line and serves until SIGTERM", async () => {
@@ -103,6 +104,16 @@ describe("mgmt warm", () => {
     expect(await ended).toBe(0);
     expect(existsSync(dirname(entry.Addr.String))).toBe(false);
     expect(stderr.join("")).toBe("mgmt warm: serving the provider to engines run with that variable; Ctrl-C stops it\n");
+  });
+
+  it("without CMD prints a line a shell reads back exactly, quotes in the providers already attached included", async () => {
+    const other = {
+      "example.com/acme/other": { Protocol: "grpc", ProtocolVersion: 5, Pid: 7, Addr: { Network: "unix", String: "/tmp/it's here/plugin.sock" } },
+    };
+    const { child, ended, value } = await serving({ ...process.env, TF_REATTACH_PROVIDERS: JSON.stringify(other) });
+    expect(JSON.parse(value)).toMatchObject(other);
+    child.kill("SIGTERM");
+    expect(await ended).toBe(0);
   });
 
   it("without CMD says so and exits 1 when the provider dies under it", async () => {
