@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { MgmtClient } from "../client";
 import { PROVIDER_SOURCE } from "../provider/identity";
-import { ProxySession, revokeWithItself } from "../provider/proxy-session";
+import { childAccountClient } from "../provider/proxy-session";
 import { AUTOMATION_ENV, availableEngines, runEngine, type Engine } from "../harness/engine";
 import { driftFound, driftLineCount, driftReportJson, renderDriftMarkdown, type DriftReport } from "../report/drift-report";
 import { parsePlanJson, priorStateResources, PlanFormatError } from "../report/plan-model";
@@ -133,7 +133,7 @@ async function readImported(objects: readonly UnmanagedObject[], env: NodeJS.Pro
  * the unmanaged objects are that account's, not the token's own.
  */
 export function stackChildAccount(showJson: string, env: NodeJS.ProcessEnv): string | undefined {
-  type Expressions = { child_account?: { euuid?: { constant_value?: unknown; references?: unknown } }[] };
+  type Expressions = { child_account?: { euuid?: { constant_value?: unknown } }[] };
   const config = (JSON.parse(showJson) as { configuration?: { provider_config?: Record<string, { expressions?: Expressions }> } }).configuration;
   const block = config?.provider_config?.mgmt?.expressions?.child_account?.[0];
   if (block === undefined) return env.MGMT_CHILD_ACCOUNT_EUUID || undefined;
@@ -152,27 +152,13 @@ async function actingClient(
 ): Promise<{ client: MgmtClient; actingToken: string; close(): Promise<void> }> {
   const parent = new MgmtClient({ url, token });
   if (euuid === undefined) return { client: parent, actingToken: token, close: () => parent.close() };
-  const session = new ProxySession({
-    parent,
-    euuid,
-    log: () => {},
-    revoke: (proxyToken, id) => revokeWithItself((t) => new MgmtClient({ url, token: t }), proxyToken, id),
-  });
+  let child;
   try {
-    await session.start();
+    child = await childAccountClient({ parent, euuid, clientWith: (credentials) => new MgmtClient({ url, token: credentials }), log: () => {} });
   } catch (err) {
-    await parent.close();
     throw new DriftError(`cannot act in child account ${euuid} to list its objects: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const client = new MgmtClient({ url, token: session });
-  return {
-    client,
-    actingToken: await session.current(),
-    close: async () => {
-      await session.close();
-      await Promise.all([client.close(), parent.close()]);
-    },
-  };
+  return { client: child.client, actingToken: await child.session.current(), close: child.close };
 }
 
 async function listUnmanaged(state: ReturnType<typeof priorStateResources>, euuid: string | undefined): Promise<UnmanagedResult> {

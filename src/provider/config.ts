@@ -15,7 +15,7 @@ import type { Log } from "./framework/log";
 import type { Attributes } from "./framework/resource";
 import { atLeast, between } from "./framework/validators";
 import { isUnknown, knownNumber, type ObjectValue } from "./framework/value";
-import { ProxySession, revokeWithItself } from "./proxy-session";
+import { childAccountClient } from "./proxy-session";
 
 export interface ProviderContext {
   /** Acts as the configured token, or as the child account's proxy user in child-account mode. */
@@ -174,24 +174,13 @@ export async function configureProvider(
     }
   }
   if (euuid === undefined) return context(parent, () => parent.close());
-  const session = new ProxySession({
-    parent,
-    euuid,
-    log,
-    now: () => now().getTime(),
-    revoke: (proxyToken, id) => revokeWithItself(clientWith, proxyToken, id),
-  });
+  let child;
   try {
-    await session.start(signal);
+    child = await childAccountClient({ parent, euuid, clientWith, log, now: () => now().getTime(), signal });
   } catch (err) {
-    await parent.close();
     return { diagnostics: childAccountFailure(euuid, err, childBlock ? euuidPath : undefined) };
   }
-  const client = clientWith(session);
-  return context(client, async () => {
-    await session.close();
-    await Promise.all([client.close(), parent.close()]);
-  });
+  return context(child.client, child.close);
 }
 
 function childAccountFailure(euuid: string, err: unknown, path: AttributePath | undefined): Diagnostic[] {

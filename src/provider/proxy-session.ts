@@ -124,3 +124,50 @@ export class ProxySession implements Credentials {
     void revocation.finally(() => this.#revocations.delete(revocation));
   }
 }
+
+/** A client acting in a child account, and how to end it. */
+export interface ChildAccountClient {
+  readonly client: MgmtClient;
+  readonly session: ProxySession;
+  /** Revokes the proxy token in use, then closes both clients. */
+  close(): Promise<void>;
+}
+
+/**
+ * A client acting in child account `euuid` through proxy tokens minted with `parent`, the first
+ * one already minted. When it cannot be (a parent token without the scope, no such child),
+ * `parent` is closed and the error is thrown. `clientWith` makes a client acting with given
+ * credentials (a token, or the session itself).
+ */
+export async function childAccountClient(opts: {
+  readonly parent: MgmtClient;
+  readonly euuid: string;
+  readonly clientWith: (credentials: string | Credentials) => MgmtClient;
+  readonly log: Log;
+  readonly now?: () => number;
+  readonly signal?: AbortSignal;
+}): Promise<ChildAccountClient> {
+  const { parent, clientWith } = opts;
+  const session = new ProxySession({
+    parent,
+    euuid: opts.euuid,
+    log: opts.log,
+    now: opts.now,
+    revoke: (proxyToken, id) => revokeWithItself(clientWith, proxyToken, id),
+  });
+  try {
+    await session.start(opts.signal);
+  } catch (err) {
+    await parent.close();
+    throw err;
+  }
+  const client = clientWith(session);
+  return {
+    client,
+    session,
+    close: async () => {
+      await session.close();
+      await Promise.all([client.close(), parent.close()]);
+    },
+  };
+}
