@@ -31,7 +31,9 @@ function stageProviderPackage(root, { source, version, external }) {
   mkdirSync(join(staging, "bin"));
 
   // Source maps stay behind: they are twice the bundle and only a debugger reads them.
-  copyFileSync(join(root, "dist", "cli.js"), join(staging, "dist", "cli.js"));
+  for (const bundle of readdirSync(join(root, "dist")).filter((name) => /^cli(-[a-z-]+)?\.js$/.test(name))) {
+    copyFileSync(join(root, "dist", bundle), join(staging, "dist", bundle));
+  }
   cpSync(join(root, "dist", "mirror"), join(staging, "dist", "mirror"), { recursive: true });
   for (const kind of DOC_EXAMPLES) {
     if (existsSync(join(root, "examples", kind))) cpSync(join(root, "examples", kind), join(staging, "examples", kind), { recursive: true });

@@ -1,6 +1,6 @@
 /**
- * The `mgmt` CLI bundled as the build bundles it (scripts/build.mjs, dist/cli.js), for tests that
- * start `mgmt serve` as its own process, the way users run it. Built from source so a test run
+ * The `mgmt` CLI bundled into one file (the build makes each subcommand a file of its own), for
+ * tests that start `mgmt serve` as its own process, the way users run it. Built from source so a test run
  * does not depend on a prior `npm run build`.
  */
 import { join } from "node:path";
