@@ -36,5 +36,8 @@ const createProvider: Parameters<typeof servePlugin>[0] = async (log) => (requir
 
 // `--warm`: one long-lived process the engines attach to (warm.ts, started by `mgmt warm`).
 if (process.argv[2] === "--warm")
-  void (require("./warm") as typeof import("./warm")).serveWarm(createProvider, { schemaResponse: precomputedSchemaResponse() });
+  void (require("./warm") as typeof import("./warm")).serveWarm(createProvider, {
+    schemaResponse: precomputedSchemaResponse(),
+    preload: () => (require(PROVIDER_BUNDLE) as typeof import("../provider")).preloadClient(),
+  });
 else void servePlugin(createProvider, { schemaResponse: precomputedSchemaResponse(), cacheDir });

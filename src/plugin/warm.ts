@@ -26,6 +26,8 @@ import { type Logger, describeError, errorFields, stderrLogger } from "./log";
 export interface WarmOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly schemaResponse?: Uint8Array;
+  /** Loads the provider and what its configure needs, once the line is out. */
+  readonly preload?: () => Promise<void>;
 }
 
 export async function serveWarm(factory: (log: Logger) => Promise<ProviderServer>, options: WarmOptions = {}): Promise<void> {
@@ -59,4 +61,6 @@ export async function serveWarm(factory: (log: Logger) => Promise<ProviderServer
   };
   acceptor.on("connection", serveConnection);
   process.stdout.write(handshakeLine(listening));
+  // While the first engine command starts, rather than in its first ConfigureProvider.
+  if (options.preload) setImmediate(() => void options.preload!().catch((e: unknown) => log("warn", "preloading the provider failed", errorFields(e))));
 }

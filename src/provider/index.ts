@@ -30,6 +30,14 @@ export function providerDefinition(env: NodeJS.ProcessEnv = process.env): Provid
   };
 }
 
+/**
+ * Loads what the first ConfigureProvider loads (the API client, undici, zod), for a process that
+ * serves many engine commands (`mgmt warm`) and has time before the first one arrives.
+ */
+export async function preloadClient(): Promise<void> {
+  await import("../client");
+}
+
 export interface ProviderOptions extends ProviderServerOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
