@@ -266,14 +266,14 @@ describe("the scaffold's text", () => {
   it("runs the engine the flag names, in the workflows and the tests", () => {
     const tofu = scaffoldFiles(context());
     expect(tofu.get(".github/workflows/plan.yml")!.text).toContain("npx tofu plan ");
-    expect(tofu.get("package.json")!.text).toContain("mgmt serve --ephemeral -- tofu test");
+    expect(tofu.get("package.json")!.text).toContain("mgmt serve --ephemeral -- mgmt warm -- tofu test");
     const terraform = scaffoldFiles(context({ engine: "terraform" }));
     const plan = terraform.get(".github/workflows/plan.yml")!.text;
     expect(plan).toContain("terraform plan ");
     expect(plan).toContain("hashicorp/setup-terraform@v3");
     expect(plan).not.toMatch(/\btofu\b/);
     expect(terraform.get(".github/workflows/drift.yml")!.text).toContain("--engine terraform");
-    expect(terraform.get("package.json")!.text).toContain("mgmt serve --ephemeral -- terraform test");
+    expect(terraform.get("package.json")!.text).toContain("mgmt serve --ephemeral -- mgmt warm -- terraform test");
     // Terraform refuses a test directory outside the configuration's folder, so the tests go beside the stack.
     for (const files of [tofu, terraform])
       expect(files.get("package.json")!.text).toContain("cp -R tests cdktf.out/stacks/account/ && cd cdktf.out/stacks/account");

@@ -100,12 +100,12 @@ ${jobEnv(c, "MGMT_TOKEN")}      PR: \${{ github.event.pull_request.number }}
     steps:
 ${setupSteps(c)}
       # -lock=false: a pull request's plan only reads the state; it must neither wait for nor hold up a deploy.
+      # mgmt warm: plan and show attach to one provider process rather than start their own, several times each.
       - name: Plan
         working-directory: cdktf.out/stacks/\${{ matrix.stack }}
         run: |
           ${engine} init -input=false -no-color
-          ${engine} plan -input=false -no-color -lock=false -out=plan.tfplan
-          ${engine} show -json plan.tfplan > "$RUNNER_TEMP/plan.json"
+          npx mgmt warm -- sh -c '${engine} plan -input=false -no-color -lock=false -out=plan.tfplan && ${engine} show -json plan.tfplan > "$RUNNER_TEMP/plan.json"'
 
       - name: Render the comment
         run: |

@@ -41,11 +41,11 @@ plan:
     - if: $CI_PIPELINE_SOURCE == "merge_request_event"
   script:
     # -lock=false: a merge request's plan only reads the state; it must neither wait for nor hold up a deploy.
+    # mgmt warm: plan and show attach to one provider process rather than start their own, several times each.
     - |
       cd "cdktf.out/stacks/$STACK"
       ${engine} init -input=false -no-color
-      ${engine} plan -input=false -no-color -lock=false -out=plan.tfplan
-      ${engine} show -json plan.tfplan > "$CI_PROJECT_DIR/plan.json"
+      npx mgmt warm -- sh -c '${engine} plan -input=false -no-color -lock=false -out=plan.tfplan && ${engine} show -json plan.tfplan > "$CI_PROJECT_DIR/plan.json"'
       rm plan.tfplan
       cd "$CI_PROJECT_DIR"
     - |

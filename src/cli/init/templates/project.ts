@@ -54,9 +54,11 @@ export function packageJson(c: ScaffoldContext): string {
       // The stack applied by the engine's own test command against a throwaway in-memory server. The
       // tests are copied beside the synthesized stack: Terraform takes no test directory outside it.
       // Its own data folder: the deploy's (.terraform, which records the stack's backend, Postgres
-      // for a pg stack) would make the test reach for that backend.
-      "test:engine": `${synthScript(c)} && cp -R tests ${stackDir}/ && cd ${stackDir} && export TF_DATA_DIR=.terraform-test && ${engine} init -backend=false -input=false -no-color > /dev/null && mgmt serve --ephemeral -- ${engine} test -no-color`,
-      "test:jest": "mgmt serve --ephemeral -- jest",
+      // for a pg stack) would make the test reach for that backend. mgmt warm inside mgmt serve:
+      // every engine command of the tests attaches to one provider, which reads the server's
+      // MGMT_URL and MGMT_TOKEN, rather than start its own several times per command.
+      "test:engine": `${synthScript(c)} && cp -R tests ${stackDir}/ && cd ${stackDir} && export TF_DATA_DIR=.terraform-test && ${engine} init -backend=false -input=false -no-color > /dev/null && mgmt serve --ephemeral -- mgmt warm -- ${engine} test -no-color`,
+      "test:jest": "mgmt serve --ephemeral -- mgmt warm -- jest",
     },
     dependencies,
     devDependencies,
