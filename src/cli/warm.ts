@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../provider/identity";
+import { PROVIDER_EXECUTABLE, PROVIDER_SOURCE, PROVIDER_VERSION } from "../provider/identity";
 import { parseFlags, settle } from "./args";
 import { WINDOWS_REFUSAL } from "./install-provider";
 import { reattachEntry, withReattach } from "./reattach";
@@ -70,21 +70,19 @@ export async function runWarm(args: string[]): Promise<number> {
   }
 }
 
-/** The plugin bundle of the provider package beside this bundle, for this machine. */
-function pluginBundle(): string | undefined {
+/** The provider package's launcher beside this bundle, for this machine. */
+function pluginLauncher(): string | undefined {
   const arch = process.arch === "x64" ? "amd64" : process.arch;
-  const file = join(__dirname, "mirror", PROVIDER_SOURCE, PROVIDER_VERSION, `${process.platform}_${arch}`, "plugin.js");
+  const file = join(__dirname, "mirror", PROVIDER_SOURCE, PROVIDER_VERSION, `${process.platform}_${arch}`, PROVIDER_EXECUTABLE);
   return existsSync(file) ? file : undefined;
 }
 
 async function startProvider(): Promise<{ provider: ChildProcess; reattach: string } | { problem: string }> {
-  const bundle = pluginBundle();
-  if (!bundle) return { problem: `no provider package for ${process.platform}/${process.arch} beside ${__dirname}; run npm run build first` };
-  // The launcher's NODE_EXTRA_CA_CERTS hand-over saves tens of milliseconds per start; one start
-  // does not need it, so node itself reads the bundle, as for any program.
-  // The launcher's node flag too: V8 rejects a code cache made under other flags, and the
-  // engines' starts share this cache folder (scripts/build.mjs, pluginLauncher).
-  const provider = spawn(process.execPath, ["--liftoff-only", bundle, "--warm"], { stdio: ["ignore", "pipe", "inherit"] });
+  const launcher = pluginLauncher();
+  if (!launcher) return { problem: `no provider package for ${process.platform}/${process.arch} beside ${__dirname}; run npm run build first` };
+  // The launcher the engines start, so that node runs with the same flags (V8 rejects a code cache
+  // made under other flags, and the engines' starts share its folder) and the same environment.
+  const provider = spawn(launcher, ["--warm"], { stdio: ["ignore", "pipe", "inherit"] });
   const line = await firstLine(provider);
   if (line === undefined) return { problem: `it exited (${describeExit(provider)}) before it was ready; its errors are above` };
   // Only provider code that prints (it should not) writes here after the line: keep it visible.
