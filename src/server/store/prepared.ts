@@ -114,7 +114,8 @@ export const preparedInsertLater =
  * (`Handle.reserveId`, Postgres) the row goes in with its id and marked `LATER`, so inside a
  * transaction the insert waits for no answer and goes out with the commit; elsewhere, as
  * `preparedInsert`. For tables whose ids need not follow creation order across servers (see
- * ./id-blocks.ts).
+ * ./id-blocks.ts), and inserts whose failure the transaction does not catch (held back, it
+ * fails the statement it goes with, or the commit).
  */
 export const preparedInsertReserved =
   <DB>() =>
