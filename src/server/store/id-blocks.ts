@@ -14,7 +14,7 @@
  *   forgets its blocks then (`forget`), and another server's stale id meets the row that took
  *   it as a primary-key violation (`collided`), upon which its blocks are forgotten and the
  *   transaction runs again with a fresh id.
- * - Order: within one process ids follow the order they were asked for, as before; between
+ * - Order: within one process ids ascend in the order they were asked for, as before; between
  *   servers an object created later may have the lower id (each server draws from its own
  *   block). Lists ordered by id then show it before older objects of the other server; a
  *   client paging through meanwhile may see one object twice, never miss one, which deletions
@@ -48,6 +48,8 @@ export class IdBlocks {
   private readonly free = new Map<string, number[]>();
   /** Tables this has handed out ids for. */
   private readonly tables = new Set<string>();
+  /** The last id handed out of each table: a block read meanwhile keeps only those above it. */
+  private readonly last = new Map<string, number>();
   /** Tables with a background refill on its way. */
   private readonly refilling = new Set<string>();
   /** Bumped by `forget`: a refill read before it is dropped. */
@@ -62,6 +64,7 @@ export class IdBlocks {
     const free = this.free.get(table);
     const id = free?.shift();
     if (id === undefined) return this.read(db, table).then(() => this.take(table, db));
+    this.last.set(table, id);
     if (free!.length < LOW) this.refill(table);
     return id;
   }
@@ -69,6 +72,7 @@ export class IdBlocks {
   /** Drops every block held (the admin reset restarted the sequences). */
   forget(): void {
     this.free.clear();
+    this.last.clear();
     this.epoch++;
   }
 
@@ -98,7 +102,10 @@ export class IdBlocks {
     const { rows } = await db.executeQuery<{ id: number }>(blockSql(table, BLOCK));
     if (epoch !== this.epoch) return;
     const free = this.free.get(table) ?? [];
-    for (const { id } of rows) free.push(id);
+    // Two blocks read at once may come back in either order: ids below one handed out are
+    // left unused, so this process hands out its ids in ascending order.
+    const last = this.last.get(table) ?? 0;
+    for (const { id } of rows) if (id > last) free.push(id);
     free.sort((a, b) => a - b);
     this.free.set(table, free);
   }
