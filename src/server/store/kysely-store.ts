@@ -6,6 +6,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
+import type { IdBlocks } from "./id-blocks";
 import { wipeDatabase } from "./wipe";
 import { changeMark, dumpDatabase, tablesOf, type Dump, type TableColumns } from "./dump";
 import type { Handle, StoreCore, StoreOf } from "./store";
@@ -48,16 +49,24 @@ export class KyselyStore<R extends object> implements StoreCore<R> {
    * The store with its repositories, as the domain sees it. `onClose` releases what the opener
    * acquired (the driver's connection or pool).
    */
-  static open<R extends object>(db: AnyDb, repos: ReposOf<R>, onClose?: () => Promise<void>): StoreOf<R> {
-    return new KyselyStore(db, repos, onClose).asStore();
+  static open<R extends object>(db: AnyDb, repos: ReposOf<R>, onClose?: () => Promise<void>, ids?: IdBlocks): StoreOf<R> {
+    return new KyselyStore(db, repos, onClose, ids).asStore();
   }
 
+  /** `ids`: where new rows' ids are reserved ahead (Postgres, ./id-blocks.ts); none, the database assigns them at insert. */
   protected constructor(
     private readonly db: AnyDb,
     protected readonly repos: ReposOf<R>,
     private readonly onClose: () => Promise<void> = () => db.destroy(),
+    protected readonly ids?: IdBlocks,
   ) {
-    const handle: Handle<unknown> = { db: db.isTransaction ? db : ambient(db), tablesMark: (tables) => this.tablesMark(tables) };
+    const handleDb = db.isTransaction ? db : ambient(db);
+    const handle: Handle<unknown> = {
+      db: handleDb,
+      tablesMark: (tables) => this.tablesMark(tables),
+      // On the handle's own connection: inside a transaction, the transaction's.
+      reserveId: (table) => ids?.take(table, handleDb),
+    };
     // The repositories and the store's own operations on one object: `tx.sshKeys`, `tx.transaction`.
     Object.assign(this, repos(handle));
   }
@@ -105,7 +114,7 @@ export class KyselyStore<R extends object> implements StoreCore<R> {
    */
   protected over(trx: AnyDb): StoreOf<R> {
     let store = this.overTransactions.get(trx);
-    if (store === undefined) this.overTransactions.set(trx, (store = KyselyStore.open(trx, this.repos, async () => {})));
+    if (store === undefined) this.overTransactions.set(trx, (store = KyselyStore.open(trx, this.repos, async () => {}, this.ids)));
     return store;
   }
 

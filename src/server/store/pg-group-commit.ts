@@ -81,11 +81,14 @@ export class PostgresGroupCommit<DB = unknown> {
 
   /**
    * `root`: the database the groups open their transactions on. `alone`: runs one transaction
-   * on its own (with the store's retries of serialization failures).
+   * on its own (with the store's retries of serialization failures). `mayPassAlone`: an error
+   * that looks like a transaction's own but may not recur alone (a stale reserved id,
+   * ./id-blocks.ts); it fails the group, so the transaction runs again alone.
    */
   constructor(
     private readonly root: Kysely<DB>,
     private readonly alone: <T>(work: Work<T, DB>) => Promise<T>,
+    private readonly mayPassAlone: (err: unknown) => boolean = () => false,
   ) {}
 
   /** Runs `work` in the next group; resolves with its result once that group has committed. */
@@ -120,7 +123,7 @@ export class PostgresGroupCommit<DB = unknown> {
               try {
                 value = await current.work(trx);
               } catch (err) {
-                if (!isOwnFailure(err)) throw err;
+                if (!isOwnFailure(err) || this.mayPassAlone(err)) throw err;
                 // Undone before its caller hears of it: should that fail, the group fails, and the
                 // error it got is still its own (nothing of it is committed).
                 const job = current;

@@ -6,7 +6,9 @@
  * database:
  * - Migrations run under a session advisory lock (`MIGRATION_LOCK`), so two servers starting
  *   at once migrate one after the other; the second finds nothing left to do.
- * - Ids are identity columns (`withId`), assigned by the database: unique across processes.
+ * - Ids are identity columns (`withId`), drawn from their sequence: unique across processes.
+ *   Some tables' ids are drawn ahead in blocks (./id-blocks.ts), so their inserts need no
+ *   answer before the commit.
  * - SQLite runs one transaction at a time; Postgres runs them side by side. So every
  *   `transaction()` here is SERIALIZABLE, and is run again from the start when Postgres
  *   reports a serialization failure or a deadlock. Those asked for while one runs share one
@@ -28,6 +30,7 @@ import { CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { KyselyStore, inTransaction, withOpenTransaction, type AnyDb, type ReposOf } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
+import { IdBlocks } from "./id-blocks";
 import { NamedStatements } from "./named-statements";
 import { PostgresGroupCommit } from "./pg-group-commit";
 import { COUNTS_SQL, markOf, parseCounts } from "./table-marks";
@@ -83,8 +86,22 @@ class PostgresStore<R extends object> extends KyselyStore<R> {
     private readonly pgDb: AnyDb,
     repos: ReposOf<R>,
   ) {
-    super(pgDb, repos);
-    this.commits = new PostgresGroupCommit(pgDb, (work) => this.alone(work));
+    super(pgDb, repos, () => pgDb.destroy(), new IdBlocks(pgDb));
+    this.commits = new PostgresGroupCommit(
+      pgDb,
+      (work) => this.alone(work),
+      (err) => this.ids!.collided(err),
+    );
+  }
+
+  /** The sequences restart: ids reserved before would be handed out again (./id-blocks.ts). */
+  override async wipe(): Promise<void> {
+    this.ids!.forget();
+    try {
+      await super.wipe();
+    } finally {
+      this.ids!.forget();
+    }
   }
 
   /** The read that requests asking now will share, until it is sent (see `requestMarks`). */
@@ -140,7 +157,8 @@ class PostgresStore<R extends object> extends KyselyStore<R> {
       try {
         return await this.pgDb.transaction().setIsolationLevel("serializable").execute(work);
       } catch (err) {
-        if (!isRetryable(err) || attempt >= TRANSACTION_ATTEMPTS) throw err;
+        // A reserved id that met its row after an admin reset (./id-blocks.ts) is taken afresh.
+        if (!(isRetryable(err) || this.ids!.collided(err)) || attempt >= TRANSACTION_ATTEMPTS) throw err;
         // A short, growing, random pause so that the transactions that collided spread out.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 * attempt, 20)));
       }

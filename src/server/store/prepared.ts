@@ -14,6 +14,7 @@
  * Inserts have `preparedInsert`, which takes the row as an object.
  */
 import type { Compilable, CompiledQuery, Insertable, Kysely } from "kysely";
+import type { Handle } from "./store";
 
 /** Stands for the builder's `index`-th value while the query is compiled. */
 class Slot {
@@ -105,5 +106,30 @@ export const preparedInsertLater =
     }, columns.length);
     return async (db, row) => {
       await insert(db, ...valuesOf(columns, row));
+    };
+  };
+
+/**
+ * `preparedInsert` for a table whose ids may be reserved ahead: on a store that reserves them
+ * (`Handle.reserveId`, Postgres) the row goes in with its id and marked `LATER`, so inside a
+ * transaction the insert waits for no answer and goes out with the commit; elsewhere, as
+ * `preparedInsert`. For tables whose ids need not follow creation order across servers (see
+ * ./id-blocks.ts), and inserts whose failure the transaction does not catch (held back, it
+ * fails the statement it goes with, or the commit).
+ */
+export const preparedInsertReserved =
+  <DB>() =>
+  <T extends keyof DB & string, C extends keyof Insertable<DB[T]> & string>(
+    table: T,
+    columns: readonly C[],
+  ): ((handle: Handle<DB>, row: Pick<Insertable<DB[T]>, C>) => Promise<number>) => {
+    const returning = preparedInsert<DB>()(table, columns);
+    const withId = preparedInsertLater<DB>()(table, ["id" as C, ...columns]);
+    return async (handle, row) => {
+      const reserved = handle.reserveId(table);
+      if (reserved === undefined) return returning(handle.db, row);
+      const id = typeof reserved === "number" ? reserved : await reserved;
+      await withId(handle.db, { ...row, id } as Pick<Insertable<DB[T]>, C>);
+      return id;
     };
   };

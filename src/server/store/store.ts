@@ -36,6 +36,12 @@ export interface Handle<DB> {
    * mark stays the same is still true.
    */
   tablesMark(tables: ReadonlyArray<keyof DB & string>): string | undefined;
+  /**
+   * An id for a new row of `table` (an identity column `id`) that no other insert, here or on
+   * another server, will take; undefined when the store assigns ids at insert (SQLite). See
+   * `./id-blocks.ts` and `preparedInsertReserved`.
+   */
+  reserveId(table: keyof DB & string): number | Promise<number> | undefined;
 }
 
 /** A store as the domain sees it: repositories `R` and the store's own operations. */

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { bundleCli } from "../cli-bundle";
 import { call, startTestServer } from "../helpers";
+import { ed25519Key } from "../sshkey-gen";
 import { freshPostgresDb, type TestDb } from "../test-store";
 import { spawnServe, writeUntilKilled } from "../kill-mid-load";
 
@@ -53,6 +54,19 @@ test("a server killed with SIGKILL keeps every SSH key (and its event) it acknow
       const page = (await call(other, "GET", "/profile/sshkeys?page_size=500", { token })).body as { results: number; data: Array<{ id: number }> };
       expect(page.results).toBe(keys.size);
       expect(page.data.map((k) => k.id)).toEqual(expect.arrayContaining([...acknowledged.keys()]));
+
+      // Ids are reserved in blocks (src/server/store/id-blocks.ts): none the killed server held,
+      // used or not, is handed out again.
+      const after = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => call(other, "POST", "/profile/sshkeys", { token, json: { label: `after ${i}`, ssh_key: ed25519Key() } })),
+      );
+      expect(after.map((r) => r.status)).toEqual(after.map(() => 200));
+      const newIds = after.map((r) => (r.body as { id: number }).id);
+      expect(new Set(newIds).size).toBe(newIds.length);
+      // Drawn after the kill, so past every block the killed server drew.
+      expect(Math.min(...newIds)).toBeGreaterThan(Math.max(...keys.keys()));
+      const total = await client.query<{ n: string }>("select count(*) as n from ssh_keys");
+      expect(Number(total.rows[0]!.n)).toBe(keys.size + newIds.length);
     } finally {
       await client.end();
     }

@@ -1,6 +1,6 @@
 /** SSH keys of a user's profile: the table, its record and queries. */
 import type { Generated, Kysely, Selectable } from "kysely";
-import { prepared, preparedInsert } from "../../store/prepared";
+import { prepared, preparedInsertReserved } from "../../store/prepared";
 import { Repository, countN, counted, type Counted, type Handle, type Slice } from "../../store/store";
 
 export interface SshKeysTable {
@@ -18,8 +18,9 @@ export interface SshKeyTables {
 export type SshKeyRecord = Selectable<SshKeysTable>;
 export type NewSshKey = Omit<SshKeyRecord, "id">;
 
-// The list and the create are hot paths (see `../../store/prepared.ts`).
-const insertSshKey = preparedInsert<SshKeyTables>()("ssh_keys", ["user_id", "label", "ssh_key", "created"]);
+// The list and the create are hot paths (see `../../store/prepared.ts`). A key's id may be
+// reserved ahead: nothing orders keys by creation beyond their list (see `../../store/id-blocks.ts`).
+const insertSshKey = preparedInsertReserved<SshKeyTables>()("ssh_keys", ["user_id", "label", "ssh_key", "created"]);
 const countSshKeys = prepared((db: Kysely<SshKeyTables>, userId: number) => db.selectFrom("ssh_keys").select(countN).where("user_id", "=", userId));
 /**
  * A slice, each row with the size of the whole list: one statement, so one snapshot. The count
@@ -38,7 +39,7 @@ const sshKeySlice = prepared((db: Kysely<SshKeyTables>, userId: number, limit: n
 
 export class SshKeys extends Repository<SshKeyTables> {
   async insert(key: NewSshKey): Promise<SshKeyRecord> {
-    const id = await insertSshKey(this.db, key);
+    const id = await insertSshKey(this.handle, key);
     return { id, user_id: key.user_id, label: key.label, ssh_key: key.ssh_key, created: key.created };
   }
 
