@@ -27,7 +27,7 @@ import { tfplugin6 } from "../src/plugin/proto/gen/messages";
 import { createProvider } from "../src/provider";
 import { blockType } from "../src/provider/framework/schema";
 import { connectH2, goPluginClientCertificate, launchPlugin } from "../test/plugin/harness";
-import { floorFirstAnswer } from "./floor-program";
+import { cpuSoFar, floorFirstAnswer } from "./floor-program";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
 /**
@@ -134,17 +134,6 @@ interface PluginRun {
   readonly cpuMs: number;
 }
 
-/**
- * A process's CPU time so far, from /proc/<pid>/schedstat (nanoseconds on a CPU, the first field):
- * unlike the wall-clock figures it does not count the time the process waited for a core.
- */
-function cpuSoFar(pid: number | undefined): number {
-  try {
-    return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
-  } catch {
-    return NaN;
-  }
-}
 const traceDir = mkdtempSync(join(tmpdir(), "bench-start-"));
 let runs = 0;
 
@@ -155,6 +144,7 @@ interface Pass {
   readonly env: NodeJS.ProcessEnv;
   readonly bare: number[];
   readonly floors: number[];
+  readonly floorCpu: number[];
   readonly results: Record<string, PluginRun[]>;
   bytes: number;
 }
@@ -172,7 +162,7 @@ async function warm(pass: Pass): Promise<void> {
 
 async function round(pass: Pass): Promise<void> {
   pass.bare.push(await bareNode(pass.env));
-  pass.floors.push(await floorFirstAnswer(pass.env, pass.bytes, clientCert));
+  pass.floors.push(await floorFirstAnswer(pass.env, pass.bytes, clientCert, (ms) => pass.floorCpu.push(ms)));
   for (const name of contenders) pass.results[name]!.push(await pluginFirstAnswer(pass.env, executables[name]));
 }
 
@@ -183,6 +173,7 @@ function report(pass: Pass): void {
   process.stdout.write(`${pass.label}\n`);
   process.stdout.write(row("bare node -e 0, spawn to exit", b, false));
   process.stdout.write(row(`floor: line, mutual TLS, ${pass.bytes} bytes`, median(pass.floors)));
+  process.stdout.write(row("floor, CPU to the last byte", median(pass.floorCpu), false));
   for (const name of contenders) {
     const of = (pick: (r: PluginRun) => number) => median(pass.results[name]!.map(pick));
     const who = name === "plugin" ? "plugin" : "base (BENCH_BASE)";
@@ -243,6 +234,7 @@ async function main() {
     env,
     bare: [],
     floors: [],
+    floorCpu: [],
     results: Object.fromEntries(contenders.map((name) => [name, []])),
     bytes: 0,
   });

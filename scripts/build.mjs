@@ -176,12 +176,10 @@ mkdirSync(join(root, "bin"), { recursive: true });
  * node would parse that file and its own roots before running anything, tens of milliseconds
  * of every start, while only the API client needs them (src/provider/extra-ca.ts).
  *
- * --liftoff-only: undici's HTTP parser is WebAssembly (llhttp), which V8 compiles first with its
- * baseline compiler (Liftoff) and then, once hot, again with TurboFan. Baseline code parses the
- * few thousand answers of a large plan as fast (no CPU difference measured, bench/rpc-rss.ts),
- * and without TurboFan's compile and its second copy of the code the planning start of a no-op
- * plan of 3,000 keys peaks ~9 MiB lower. (V8 checks its flags against a code cache, so caches
- * made without the flag are rejected once and rewritten: src/plugin/compile-cache.ts.)
+ * No V8 flags: node's built-in modules come compiled in its binary, and V8 rejects that code
+ * under any flag, so every start would compile the ~80 the first answer loads (net, tls, crypto,
+ * the streams), 20 to 30 ms of CPU. The one flag the plugin wants, --liftoff-only for undici's
+ * WebAssembly, is set when undici is loaded (src/plugin/compile-cache.ts, BUNDLE_V8_FLAGS).
  */
 const pluginLauncher = (plugin) => `#!/bin/sh
 if [ -n "\${NODE_EXTRA_CA_CERTS-}" ]; then
@@ -192,7 +190,7 @@ fi
 self=$0
 [ -L "$self" ] && self=$(readlink -f "$self")
 case $self in */*) dir=\${self%/*} ;; *) dir=. ;; esac
-exec node --liftoff-only "$dir/${plugin}" "$@"
+exec node "$dir/${plugin}" "$@"
 `;
 
 const writeExecutable = (file, text) => {

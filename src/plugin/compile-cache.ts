@@ -11,6 +11,12 @@
  * folder that someone else could write to is not used: cached code runs as our own. Nothing is
  * written beside the bundles, whose folder an engine may hash against its lock file. A missing,
  * unreadable or rejected cache only means compiling as without it.
+ *
+ * V8 also checks a cache against the V8 flags in force, node's own too: node's built-in modules
+ * (net, tls, crypto, the streams: some 80 by the first answer) come compiled in node's binary, and
+ * one V8 flag on node's command line makes V8 reject every one of them, so the plugin runs with
+ * none. A flag a bundle needs (BUNDLE_V8_FLAGS) is set just before that bundle is compiled, and
+ * the caches of what was compiled before it are written first, under the flags they were read with.
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -94,18 +100,77 @@ function safeHomedir(): string | undefined {
   }
 }
 
-/** Compiles every module under `bundleDir` through the cache in `cacheDir`. */
-export function installCompileCache(bundleDir: string, cacheDir: string): CompileCache {
+/**
+ * V8 flags a bundle needs, set when it is first compiled. undici's HTTP parser is WebAssembly
+ * (llhttp), which V8 compiles first with its baseline compiler (Liftoff) and then, once hot, again
+ * with TurboFan: baseline code parses the few thousand answers of a large plan as fast (no CPU
+ * difference measured, bench/rpc-rss.ts), and without TurboFan's compile and its second copy of
+ * the code the planning start of a no-op plan of 3,000 keys peaks ~9 MiB lower. Only a start that
+ * makes API requests loads dist/undici.js, so only those compile the built-in modules they load
+ * after it without node's cache.
+ */
+export const BUNDLE_V8_FLAGS: Readonly<Record<string, string>> = { "undici.js": "--liftoff-only" };
+
+/**
+ * What the copies of this module in the plugin's bundles share (dist/plugin.js and
+ * dist/plugin-main.js each hold one): the caches not yet written and the flags already set.
+ */
+interface Shared {
+  readonly unwritten: Set<() => void>;
+  readonly flagsSet: Set<string>;
+}
+const SHARED = Symbol.for("terraform-provider-mgmt.compile-cache");
+function shared(): Shared {
+  const g = globalThis as unknown as Record<symbol, Shared | undefined>;
+  return (g[SHARED] ??= { unwritten: new Set(), flagsSet: new Set() });
+}
+
+/**
+ * Sets V8 `flags` for the rest of the process, once. V8 stamps a cache with the flags in force
+ * when it is made and rejects it under others, so every cache still unwritten is written first:
+ * the next start reads it before these flags are set.
+ */
+export function setV8Flags(flags: string): void {
+  const { unwritten, flagsSet } = shared();
+  if (flagsSet.has(flags)) return;
+  flagsSet.add(flags);
+  for (const write of [...unwritten]) write();
+  (require("node:v8") as typeof import("node:v8")).setFlagsFromString(flags);
+}
+
+/**
+ * Compiles every module under `bundleDir` through the cache in `cacheDir`, after setting the V8
+ * flags it needs (BUNDLE_V8_FLAGS). Without a cache folder, only the flags.
+ */
+export function installCompileCache(bundleDir: string, cacheDir: string | undefined): CompileCache {
   const Module = moduleClass();
   const proto = Module.prototype;
   const original = proto._compile;
   const used: string[] = [];
   const toWrite: { script: import("node:vm").Script; file: string; name: string }[] = [];
   const prefix = bundleDir.endsWith("/") ? bundleDir : bundleDir + "/";
+  const flush = () => {
+    shared().unwritten.delete(flush);
+    for (const { script, file, name } of toWrite.splice(0)) {
+      try {
+        const temporary = `${file}.${process.pid}.tmp`;
+        writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
+        renameSync(temporary, file);
+        // Caches of earlier builds of this bundle are never read again.
+        for (const old of readdirSync(cacheDir!))
+          if (old.startsWith(`${name}-`) && old.endsWith(".v8") && old !== basename(file)) unlinkSync(join(cacheDir!, old));
+      } catch {
+        // Another start may be writing the same file; it is a cache.
+      }
+    }
+  };
 
   proto._compile = function (this: CompilingModule, content: string, filename: string): unknown {
     if (!filename.startsWith(prefix)) return original.call(this, content, filename);
     const name = basename(filename);
+    const flags = BUNDLE_V8_FLAGS[name];
+    if (flags) setV8Flags(flags);
+    if (!cacheDir) return original.call(this, content, filename);
     const key = sha256().update(process.version).update(process.arch).update(content).digest("hex").slice(0, 24);
     const file = join(cacheDir, `${name}-${key}.v8`);
     let cachedData: Buffer | undefined;
@@ -116,29 +181,20 @@ export function installCompileCache(bundleDir: string, cacheDir: string): Compil
     }
     const script = new (vm().Script)(Module.wrap(content), { filename, ...(cachedData ? { cachedData } : {}) });
     if (cachedData && !script.cachedDataRejected) used.push(name);
-    else toWrite.push({ script, file, name });
+    else {
+      toWrite.push({ script, file, name });
+      shared().unwritten.add(flush);
+    }
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return wrapper.call(this.exports, this.exports, requireFor(Module, this), this, filename, dirname(filename));
   };
 
   return {
     used,
-    flush() {
-      for (const { script, file, name } of toWrite.splice(0)) {
-        try {
-          const temporary = `${file}.${process.pid}.tmp`;
-          writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
-          renameSync(temporary, file);
-          // Caches of earlier builds of this bundle are never read again.
-          for (const old of readdirSync(cacheDir))
-            if (old.startsWith(`${name}-`) && old.endsWith(".v8") && old !== basename(file)) unlinkSync(join(cacheDir, old));
-        } catch {
-          // Another start may be writing the same file; it is a cache.
-        }
-      }
-    },
+    flush,
     uninstall() {
       proto._compile = original;
+      shared().unwritten.delete(flush);
     },
   };
 }
@@ -173,6 +229,13 @@ export function runWithCodeCache(file: string, cacheDir: string | undefined, par
   }
   const script = new (vm().Script)(Module.wrap(source.toString("utf8")), { filename: file, ...(cachedData ? { cachedData } : {}) });
   const used = cachedData !== undefined && !script.cachedDataRejected;
+  let written = used;
+  const flush = () => {
+    shared().unwritten.delete(flush);
+    if (!written) writeCodeCache(cacheFile, [stamp, length32(source.length), source, script.createCachedData()]);
+    written = true;
+  };
+  if (!written) shared().unwritten.add(flush);
 
   const m = new Module(file, parent);
   m.filename = file;
@@ -180,14 +243,7 @@ export function runWithCodeCache(file: string, cacheDir: string | undefined, par
   const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
   wrapper.call(m.exports, m.exports, requireFor(Module, m), m, file, dirname(file));
   m.loaded = true;
-  let written = used;
-  return {
-    used,
-    flush() {
-      if (!written) writeCodeCache(cacheFile, [stamp, length32(source.length), source, script.createCachedData()]);
-      written = true;
-    },
-  };
+  return { used, flush };
 }
 
 /** The cached code of an entry (stamp, source length, source, code) when its stamp and source are these. */

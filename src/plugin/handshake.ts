@@ -5,7 +5,6 @@
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import type { Server } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
@@ -96,16 +95,44 @@ export interface Listening extends Endpoint {
  */
 export async function listen(server: Server, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<Listening> {
   if (platform === "win32") return listenTcp(server, env);
-  const dir = mkdtempSync(join(env.PLUGIN_UNIX_SOCKET_DIR || tmpdir(), "tfplugin-"));
+  const dir = mkdtempSync(join(env.PLUGIN_UNIX_SOCKET_DIR || temporaryFolder(env), "tfplugin-"));
   const address = join(dir, "plugin.sock");
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(address, () => {
+    listenOnPath(server, address, () => {
       server.off("error", reject);
       resolve();
     });
   });
   return { network: "unix", address, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** os.tmpdir() on POSIX, without loading node:os before the line. */
+function temporaryFolder(env: NodeJS.ProcessEnv): string {
+  const dir = env.TMPDIR || env.TMP || env.TEMP || "/tmp";
+  return dir.length > 1 && dir.endsWith("/") ? dir.slice(0, -1) : dir;
+}
+
+/** net.Server's own set-up of a listening handle, what listen() calls in a process that is not a cluster worker. */
+type SettingUp = Server & { _listen2?: (address: string, port: number, addressType: number, backlog?: number) => void; _pipeName?: string };
+
+/**
+ * server.listen(path), without loading node:cluster: listen() asks cluster whether this process
+ * is a worker, and loading it loads child_process, dgram and cluster's own modules, 4 to 6 ms of
+ * CPU on every start (bench/plugin-startup.ts). node makes a process a worker only when
+ * NODE_UNIQUE_ID is in its environment at start; otherwise listen() hands the path to the
+ * server's _listen2, and so does this. Where that method is missing, node's listen().
+ */
+export function listenOnPath(server: Server, path: string, onListening: () => void): void {
+  const settingUp = server as SettingUp;
+  if (typeof settingUp._listen2 !== "function" || "NODE_UNIQUE_ID" in process.env) {
+    server.listen(path, onListening);
+    return;
+  }
+  // What listen() sets for a path before it asks cluster (server.address() reads it).
+  settingUp._pipeName = path;
+  server.once("listening", onListening);
+  settingUp._listen2(path, -1, -1);
 }
 
 async function listenTcp(server: Server, env: NodeJS.ProcessEnv): Promise<Listening> {

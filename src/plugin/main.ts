@@ -24,13 +24,12 @@ function precomputedSchemaResponse(): Buffer | undefined {
 }
 
 const cacheDir = cacheFolder(process.env);
-if (cacheDir) {
-  const cache = installCompileCache(__dirname, cacheDir);
-  process.on("exit", () => {
-    mark("compile cache", { used: cache.used });
-    cache.flush();
-  });
-}
+// Without a cache folder too: it also sets the V8 flags a bundle needs (compile-cache.ts BUNDLE_V8_FLAGS).
+const cache = installCompileCache(__dirname, cacheDir);
+process.on("exit", () => {
+  mark("compile cache", { used: cache.used });
+  cache.flush();
+});
 
 const createProvider: Parameters<typeof servePlugin>[0] = async (log) => (require(PROVIDER_BUNDLE) as typeof import("../provider")).createProvider({ log });
 

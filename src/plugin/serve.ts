@@ -12,7 +12,7 @@ import { createServer } from "node:net";
 import type { ProviderServer } from "../provider/framework/server";
 import { checkEnvironment, handshakeLine, listen, pemCertificateDer } from "./handshake";
 import { processLifetime } from "./lifecycle";
-import { mark, peakRssKiB, tracing } from "./trace";
+import { mark, peakRssKiB, timeOrigin, tracing } from "./trace";
 import { type Logger, describeError, errorFields, stderrLogger } from "./log";
 import type { Router, ServicesOptions } from "./services";
 import { keptServerIdentity } from "./server-identity";
@@ -38,7 +38,7 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
       const usage = process.resourceUsage();
       mark("exit", { maxRssKiB: peakRssKiB(usage.maxRSS), cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 });
     });
-    mark("start", { at: performance.timeOrigin });
+    mark("start", { at: timeOrigin() });
   }
   const check = checkEnvironment(env);
   if (!check.ok) return fatal(check.message);

@@ -123,7 +123,7 @@ describe("the provider package", () => {
     ]);
     const launcher = readFileSync(join(platformDir, platforms[0]!, "terraform-provider-mgmt"), "utf8");
     expect(launcher).toMatch(/^#!\/bin\/sh\n/);
-    expect(launcher).toMatch(/\nexec node --liftoff-only "\$dir\/plugin\.js" "\$@"\n$/);
+    expect(launcher).toMatch(/\nexec node "\$dir\/plugin\.js" "\$@"\n$/);
     expect(launcher).not.toContain(repoRoot());
     for (const platform of platforms.slice(1)) {
       expect(readdirSync(join(platformDir, platform)).sort()).toEqual(files);

@@ -1,8 +1,10 @@
 /** The handshake line, the environment checks and the hand-built certificates, in process. */
 import { X509Certificate } from "node:crypto";
-import { Server, createServer } from "node:net";
-import { existsSync } from "node:fs";
-import { MAGIC_COOKIE_VALUE, checkEnvironment, handshakeLine, listen, pemCertificateDer } from "../../src/plugin/handshake";
+import { Server, connect, createServer } from "node:net";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MAGIC_COOKIE_VALUE, checkEnvironment, handshakeLine, listen, listenOnPath, pemCertificateDer } from "../../src/plugin/handshake";
 import { createSelfSignedCertificate, pinnedClientCertificate } from "../../src/plugin/tls";
 import { parseHandshake } from "./harness";
 
@@ -56,6 +58,33 @@ describe("listening", () => {
     await close(s);
     l.cleanup();
     expect(existsSync(l.address)).toBe(false);
+  });
+
+  test("on a path without node's listen(): connections arrive, address() names the path, a taken path is an error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mgmt-listen-"));
+    const path = join(dir, "plugin.sock");
+    const s = createServer((socket) => socket.end("hello"));
+    try {
+      await new Promise<void>((resolve) => listenOnPath(s, path, resolve));
+      expect(s.address()).toBe(path);
+      const answer = await new Promise<string>((resolve, reject) => {
+        let got = "";
+        connect(path)
+          .on("data", (d) => (got += d.toString()))
+          .on("end", () => resolve(got))
+          .on("error", reject);
+      });
+      expect(answer).toBe("hello");
+      const second = createServer();
+      const failed = await new Promise<NodeJS.ErrnoException>((resolve) => {
+        second.once("error", resolve);
+        listenOnPath(second, path, () => resolve(new Error("listening")));
+      });
+      expect(failed.code).toBe("EADDRINUSE");
+    } finally {
+      await close(s);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("tcp on 127.0.0.1 within PLUGIN_MIN_PORT..PLUGIN_MAX_PORT where unix sockets are not used", async () => {

@@ -2,10 +2,12 @@
  * bin/terraform-provider-mgmt, the shell launcher the engines run (the provider package's is
  * the same script): it finds the bundle through a symlink, and it takes NODE_EXTRA_CA_CERTS
  * away from node (which would parse it at every start) and hands it to the provider, which
- * must then trust it for an HTTPS API exactly as node would have. It starts node with Liftoff
- * only for WebAssembly, which keeps a large plan's peak RSS down (scripts/build.mjs says why).
+ * must then trust it for an HTTPS API exactly as node would have. It starts node without V8
+ * flags, which would make V8 reject node's own compiled modules; Liftoff only for WebAssembly,
+ * which keeps a large plan's peak RSS down, is set when undici loads (src/plugin/compile-cache.ts).
  */
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { type Server, createServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -14,10 +16,22 @@ import { join } from "node:path";
 import { repoPath } from "../../src/harness/paths";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { createSelfSignedCertificate } from "../../src/plugin/tls";
+import { createProvider } from "../../src/provider";
 import { HANDED_OVER_ENV } from "../../src/provider/extra-ca";
 import { PluginHarness } from "./harness";
 
 const LAUNCHER = repoPath("bin/terraform-provider-mgmt");
+
+/** The provider block as the engines send it when it sets nothing. */
+const EMPTY_PROVIDER_CONFIG = (() => {
+  const { block } = createProvider().schemas().provider;
+  return {
+    ...Object.fromEntries(Object.keys(block.attributes ?? {}).map((name) => [name, null])),
+    ...Object.fromEntries(
+      Object.entries(block.block_types ?? {}).map(([name, bt]) => [name, bt.nesting_mode === "list" || bt.nesting_mode === "set" ? [] : null]),
+    ),
+  };
+})();
 
 /** The environment node was exec'd with, as Linux shows it. */
 function environOf(pid: number): Map<string, string> {
@@ -80,12 +94,54 @@ describe("the plugin's launcher", () => {
     expect((await plugin.getProviderSchema()).diagnostics).toEqual([]);
   });
 
-  it("runs node with Liftoff only for WebAssembly (a lower peak RSS), and node accepts the flag", async () => {
-    const plugin = await start({});
-    // exec: the launcher's process is node's, so its command line is node's.
-    const argv = readFileSync(`/proc/${plugin.child.pid}/cmdline`, "utf8").split("\0");
-    expect(argv[1]).toBe("--liftoff-only");
-    expect((await plugin.getProviderSchema()).diagnostics).toEqual([]);
+  it("runs node without V8 flags, and sets Liftoff only as undici loads, with every start's code caches still in use", async () => {
+    const cacheDir = join(dir, "cache");
+    mkdirSync(cacheDir, { mode: 0o700 });
+    const trace = join(dir, "trace.jsonl");
+    /** One start, configuring or not; which bundles it compiled from their caches, and its command line. */
+    const oneStart = async (configuring: boolean) => {
+      rmSync(trace, { force: true });
+      const plugin = await start({ MGMT_PLUGIN_CACHE_DIR: cacheDir, MGMT_PLUGIN_TRACE: trace });
+      // exec: the launcher's process is node's, so its command line is node's.
+      const argv = readFileSync(`/proc/${plugin.child.pid}/cmdline`, "utf8").split("\0");
+      expect((await plugin.getProviderSchema()).diagnostics).toEqual([]);
+      expect((await plugin.validateProviderConfig(EMPTY_PROVIDER_CONFIG)).diagnostics).toEqual([]);
+      if (configuring) expect((await plugin.configureProvider({ url: api.url, token: api.token })).diagnostics).toEqual([]);
+      await plugin.shutdown();
+      const marks = readFileSync(trace, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { event: string; used?: string[] | boolean });
+      const used = marks.find((m) => m.event === "compile cache")!.used as string[];
+      return {
+        argv: argv.slice(1, -1).map((a) => (a.endsWith("/dist/plugin.js") ? "dist/plugin.js" : a)),
+        entry: marks.find((m) => m.event === "entry code cache")!.used,
+        used: [...used].sort(),
+      };
+    };
+    // The first start writes its caches, the flag set on the way: a start that only validates must still take them.
+    expect(await oneStart(true)).toEqual({ argv: ["dist/plugin.js"], entry: false, used: [] });
+    expect(await oneStart(false)).toMatchObject({ entry: true, used: ["calls.js", "provider.js", "services.js"] });
+    expect(await oneStart(true)).toMatchObject({ entry: true, used: ["calls.js", "provider.js", "services.js", "undici.js", "zod.js"] });
+
+    // undici's cache was made under --liftoff-only: V8 takes it under that flag and no other.
+    const undiciCache = readdirSync(cacheDir).find((f) => f.startsWith("undici.js-"))!;
+    const accepts = (flags: string[]) =>
+      execFileSync(
+        process.execPath,
+        [
+          ...flags,
+          "-e",
+          `const fs = require("fs");
+           const source = require("module").wrap(fs.readFileSync(process.argv[1], "utf8"));
+           const script = new (require("vm").Script)(source, { filename: process.argv[1], cachedData: fs.readFileSync(process.argv[2]) });
+           process.stdout.write(String(!script.cachedDataRejected));`,
+          repoPath("dist/undici.js"),
+          join(cacheDir, undiciCache),
+        ],
+        { encoding: "utf8" },
+      );
+    expect([accepts(["--liftoff-only"]), accepts([])]).toEqual(["true", "false"]);
   });
 
   it("starts node without NODE_EXTRA_CA_CERTS and hands the file to the provider", async () => {
