@@ -13,27 +13,39 @@ export interface ProcessGuardOptions {
   readonly parentPollMs?: number;
 }
 
+/** The longest a SIGTERM waits for `drain`: a stop must not hang on an API that no longer answers. */
+export const DRAIN_LIMIT_MS = 10_000;
+
 /**
  * The process's way out, with the guards installed: `exit` runs what `setCleanup` registered
  * last (the listening socket's folder) before it ends the process, as any other exit does.
+ * With `drain`, SIGTERM and SIGHUP first wait for it (at most DRAIN_LIMIT_MS).
  */
-export function processLifetime(log: Logger): { exit: (code: number) => void; setCleanup: (cleanup: () => void) => void } {
+export function processLifetime(log: Logger, drain?: () => Promise<void>): { exit: (code: number) => void; setCleanup: (cleanup: () => void) => void } {
   let cleanup = () => {};
   const exit = (code: number) => {
     cleanup();
     process.exit(code);
   };
   process.on("exit", () => cleanup());
-  installProcessGuards({ exit, log });
+  let draining = false;
+  const terminate = () => {
+    if (!drain) return exit(0);
+    if (draining) return;
+    draining = true;
+    const limit = new Promise<void>((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref());
+    void Promise.race([drain().catch((e: unknown) => log("warn", "stopping cleanly failed", { error: String(e) })), limit]).finally(() => exit(0));
+  };
+  installProcessGuards({ exit, terminate, log });
   return { exit, setCleanup: (c) => (cleanup = c) };
 }
 
-function installProcessGuards(options: ProcessGuardOptions): void {
-  const { exit, log } = options;
+function installProcessGuards(options: ProcessGuardOptions & { readonly terminate: () => void }): void {
+  const { exit, terminate, log } = options;
   process.on("SIGINT", () => log("debug", "ignoring SIGINT; the engine cancels work through StopProvider"));
   // The default SIGTERM action skips 'exit' handlers and would leave the socket directory behind.
-  process.on("SIGTERM", () => exit(0));
-  process.on("SIGHUP", () => exit(0));
+  process.on("SIGTERM", terminate);
+  process.on("SIGHUP", terminate);
   // A stray rejection in provider code must not take down the process mid-apply; the
   // engine would only see "plugin crashed". Log it and carry on.
   process.on("unhandledRejection", (reason) => {
