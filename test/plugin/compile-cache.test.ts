@@ -10,21 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoPath } from "../../src/harness/paths";
 import { cacheFolder, installCompileCache, runWithCodeCache } from "../../src/plugin/compile-cache";
-import { createProvider } from "../../src/provider";
+import { emptyProviderConfig } from "../support/provider-config";
 import { PluginHarness } from "./harness";
 
 jest.setTimeout(60_000);
 
-/** The provider block as the engines send it when it sets nothing. */
-const EMPTY_PROVIDER_CONFIG = (() => {
-  const { block } = createProvider().schemas().provider;
-  return {
-    ...Object.fromEntries(Object.keys(block.attributes ?? {}).map((name) => [name, null])),
-    ...Object.fromEntries(
-      Object.entries(block.block_types ?? {}).map(([name, bt]) => [name, bt.nesting_mode === "list" || bt.nesting_mode === "set" ? [] : null]),
-    ),
-  };
-})();
+const EMPTY_PROVIDER_CONFIG = emptyProviderConfig();
 
 let root: string;
 let bundles: string;

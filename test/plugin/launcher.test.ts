@@ -16,22 +16,13 @@ import { join } from "node:path";
 import { repoPath } from "../../src/harness/paths";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { createSelfSignedCertificate } from "../../src/plugin/tls";
-import { createProvider } from "../../src/provider";
 import { HANDED_OVER_ENV } from "../../src/provider/extra-ca";
+import { emptyProviderConfig } from "../support/provider-config";
 import { PluginHarness } from "./harness";
 
 const LAUNCHER = repoPath("bin/terraform-provider-mgmt");
 
-/** The provider block as the engines send it when it sets nothing. */
-const EMPTY_PROVIDER_CONFIG = (() => {
-  const { block } = createProvider().schemas().provider;
-  return {
-    ...Object.fromEntries(Object.keys(block.attributes ?? {}).map((name) => [name, null])),
-    ...Object.fromEntries(
-      Object.entries(block.block_types ?? {}).map(([name, bt]) => [name, bt.nesting_mode === "list" || bt.nesting_mode === "set" ? [] : null]),
-    ),
-  };
-})();
+const EMPTY_PROVIDER_CONFIG = emptyProviderConfig();
 
 /** The environment node was exec'd with, as Linux shows it. */
 function environOf(pid: number): Map<string, string> {
