@@ -115,15 +115,17 @@ describe("CI workflow examples", () => {
 
   const commands = FILES.flatMap((f) => scripts(f, loaded[f]!).flatMap((s) => mgmtCommands(s).map((c) => [f, c] as const)));
 
-  it("install the provider and contain plan-report and drift command lines in each CI", () => {
+  it("install the provider and contain plan-report, drift and warm command lines in each CI", () => {
     const seen = (file: string) => [...new Set(commands.filter(([f]) => f === file).map(([, c]) => words(c)[0]))].sort();
-    expect(seen("examples/ci/github/plan.yml")).toEqual(["install-provider", "plan-report"]);
+    expect(seen("examples/ci/github/plan.yml")).toEqual(["install-provider", "plan-report", "warm"]);
     expect(seen("examples/ci/github/drift.yml")).toEqual(["drift", "install-provider"]);
-    expect(seen("examples/ci/gitlab-ci.yml")).toEqual(["drift", "install-provider", "plan-report"]);
+    expect(seen("examples/ci/gitlab-ci.yml")).toEqual(["drift", "install-provider", "plan-report", "warm"]);
   });
 
   it.each(commands)("%s: `mgmt %s` is accepted by the CLI", async (_file, command) => {
-    const [sub, ...args] = words(command);
+    const [sub, ...rest] = words(command);
+    // What follows `--` is the command `mgmt warm` runs, not arguments of its own.
+    const args = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
     const r = await runMgmt([sub!, ...args, "--help"]);
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
     expect(r.stdout).toMatch(new RegExp(`^usage: mgmt ${sub} `));
