@@ -33,22 +33,21 @@ export interface WarmOptions {
 export async function serveWarm(factory: (log: Logger) => Promise<ProviderServer>, options: WarmOptions = {}): Promise<void> {
   const env = options.env ?? process.env;
   const log = stderrLogger(env);
-  // SIGINT is ignored: Ctrl-C reaches the engine too, which cancels through StopProvider and
-  // must be able to finish writing its state through us.
   const acceptor = createServer();
-  // Each open connection's release, and the releases under way.
-  const open = new Map<Socket, () => Promise<void>>();
-  const releasing = new Set<Promise<void>>();
-  // SIGTERM comes when CMD has ended, possibly before the close of its last engine connection
-  // has been seen here: every connection is released (a child account's proxy token revoked)
-  // before the process goes.
+  // Each connection's release (run once, on close or Shutdown), kept until it has run.
+  const connections = new Map<Socket, () => Promise<void>>();
+  // SIGINT is ignored: Ctrl-C reaches the engine too, which cancels through StopProvider and
+  // must be able to finish writing its state through us. SIGTERM comes when CMD has ended,
+  // possibly before the close of its last engine connection has been seen here: every
+  // connection is released (a child account's proxy token revoked) before the process goes.
   const { exit, setCleanup } = processLifetime(log, async () => {
     acceptor.close();
-    const releases = [...open].map(([socket, release]) => {
-      socket.destroy();
-      return release();
-    });
-    await Promise.all([...releases, ...releasing]);
+    await Promise.all(
+      [...connections].map(([socket, release]) => {
+        socket.destroy();
+        return release();
+      }),
+    );
   });
 
   let listening;
@@ -66,20 +65,15 @@ export async function serveWarm(factory: (log: Logger) => Promise<ProviderServer
     const server = new GrpcServer({ onError });
     const provider = registerProviderService(server, () => factory(log), { log, schemaResponse: options.schemaResponse });
     let released: Promise<void> | undefined;
-    const release = () => {
-      if (released) return released;
-      const done = provider.release().catch((e: unknown) => log("warn", "releasing a provider instance failed", errorFields(e)));
-      releasing.add(done);
-      void done.finally(() => releasing.delete(done));
-      return (released = done);
-    };
-    open.set(socket, release);
+    const release = () =>
+      (released ??= provider
+        .release()
+        .catch((e: unknown) => log("warn", "releasing a provider instance failed", errorFields(e)))
+        .finally(() => connections.delete(socket)));
+    connections.set(socket, release);
     // A Shutdown ends this instance only: other connections are other engines' providers.
     registerPluginServices(server, { exit: () => socket.destroy(), release });
-    socket.on("close", () => {
-      open.delete(socket);
-      void release();
-    });
+    socket.on("close", () => void release());
     serveHttp2(socket, { onStream: (stream, headers) => server.handleStream(stream, headers), log: (message, fields) => log("debug", message, fields) });
   };
   acceptor.on("connection", serveConnection);
