@@ -227,7 +227,7 @@ describe("the scaffold's text", () => {
     expect(Object.keys(manifest.devDependencies!).filter((n) => /cdk/.test(n))).toEqual([]);
     expect(manifest.scripts!.synth).toBe("ts-node main.ts");
     expect(manifest.scripts!.deploy).toBe(
-      "npm run synth && cd cdktf.out/stacks/account && tofu init -input=false -no-color > /dev/null && TF_CLI_ARGS_plan=-lock-timeout=10m TF_CLI_ARGS_apply=-lock-timeout=10m mgmt warm -- tofu apply -input=false -auto-approve",
+      "npm run synth && cd cdktf.out/stacks/account && tofu init -input=false -no-color > /dev/null && TF_CLI_ARGS_plan=-lock-timeout=10m TF_CLI_ARGS_apply=-lock-timeout=10m tofu apply -input=false -auto-approve",
     );
     expect(manifest.scripts!["test:engine"]).toMatch(/^ts-node main\.ts && cp -R tests cdktf\.out\/stacks\/account\//);
     const main = files.get("main.ts")!.text;

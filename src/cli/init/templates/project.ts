@@ -11,19 +11,16 @@ const cdktfEngine = (c: ScaffoldContext): string => (c.engine === "tofu" ? "TERR
 /**
  * `npm run plan` and `npm run deploy`: cdktf's diff and deploy; for cdktn (whose CLI needs Node 22)
  * what they run, spelled out: the synth, then the engine's init and plan or apply in the stack's folder.
- * Through `mgmt warm`: the engine commands attach to one provider process rather than start their
- * own, several times each (an engine records no attached provider in .terraform.lock.hcl, so the
- * cdktn init runs outside it, and cdktf's skips the provider lock).
  */
 function planAndDeploy(c: ScaffoldContext): { plan: string; deploy: string } {
   // Shared state is locked by whoever plans or applies; a second person or job waits its turn rather
   // than fail at once (the engines' default lock timeout is 0s).
   const waitForLock = c.backend === "pg" ? `TF_CLI_ARGS_plan=${LOCK_TIMEOUT} TF_CLI_ARGS_apply=${LOCK_TIMEOUT} ` : "";
   if (cdkOf(c) === "cdktf") {
-    const cdktf = `${waitForLock}${cdktfEngine(c)}mgmt warm -- cdktf`;
+    const cdktf = `${waitForLock}${cdktfEngine(c)}cdktf`;
     return { plan: `${cdktf} diff --skip-provider-lock`, deploy: `${cdktf} deploy --skip-provider-lock --auto-approve` };
   }
-  const inStack = `npm run synth && cd cdktf.out/stacks/${c.stack} && ${c.engine} init -input=false -no-color > /dev/null && ${waitForLock}mgmt warm -- ${c.engine}`;
+  const inStack = `npm run synth && cd cdktf.out/stacks/${c.stack} && ${c.engine} init -input=false -no-color > /dev/null && ${waitForLock}${c.engine}`;
   return { plan: `${inStack} plan -input=false`, deploy: `${inStack} apply -input=false -auto-approve` };
 }
 
