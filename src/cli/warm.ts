@@ -32,7 +32,8 @@ The provider reads its settings from the environment mgmt warm was started in (M
 MGMT_TOKEN, TF_LOG and the rest, unless the provider block sets them), not from each command's,
 and writes its log lines to this stderr rather than into the engine's log. The
 engines do not check .terraform.lock.hcl for a provider they attach to: this is the
-provider of this mgmt package, whatever version the lock file records.
+provider of this mgmt package, whatever version the lock file records. An init run
+through mgmt warm records none, so run init again before engine commands without it.
 
 exit status: CMD's own; 128 + N when signal N ended it; ${EXIT.serverFailed} when the provider could not start
 (CMD did not run); ${EXIT.notExecutable} when CMD cannot be run, ${EXIT.notFound} when it is not found; 2 for bad arguments.
