@@ -4,7 +4,7 @@
  * go-plugin servers do. Kept free of protobuf so it can be installed before the handshake.
  */
 import { readFileSync } from "node:fs";
-import type { Logger } from "./log";
+import { type Logger, errorFields } from "./log";
 
 export interface ProcessGuardOptions {
   readonly exit: (code: number) => void;
@@ -14,7 +14,7 @@ export interface ProcessGuardOptions {
 }
 
 /** The longest a SIGTERM waits for `drain`: a stop must not hang on an API that no longer answers. */
-export const DRAIN_LIMIT_MS = 10_000;
+const DRAIN_LIMIT_MS = 10_000;
 
 /**
  * The process's way out, with the guards installed: `exit` runs what `setCleanup` registered
@@ -34,7 +34,7 @@ export function processLifetime(log: Logger, drain?: () => Promise<void>): { exi
     if (draining) return;
     draining = true;
     const limit = new Promise<void>((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref());
-    void Promise.race([drain().catch((e: unknown) => log("warn", "stopping cleanly failed", { error: String(e) })), limit]).finally(() => exit(0));
+    void Promise.race([drain().catch((e: unknown) => log("warn", "stopping cleanly failed", errorFields(e))), limit]).finally(() => exit(0));
   };
   installProcessGuards({ exit, terminate, log });
   return { exit, setCleanup: (c) => (cleanup = c) };

@@ -38,7 +38,7 @@ export async function servePlugin(factory: (log: Logger) => Promise<ProviderServ
       const usage = process.resourceUsage();
       mark("exit", { maxRssKiB: peakRssKiB(usage.maxRSS), cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 });
     });
-    mark("start", { at: timeOrigin() });
+    mark("start", { at: timeOrigin });
   }
   const check = checkEnvironment(env);
   if (!check.ok) return fatal(check.message);

@@ -15,13 +15,10 @@ const marks: string[] = [];
  * `performance`: its first use loads perf_hooks and node's eight performance modules, several ms
  * of CPU that a traced start (bench/plugin-startup.ts) would spend and an engine's start does not.
  */
-const origin = Date.now() - process.uptime() * 1000;
-
-/** The process's start, in epoch milliseconds (the clock of every mark). */
-export const timeOrigin = (): number => origin;
+export const timeOrigin = Date.now() - process.uptime() * 1000;
 
 /** Epoch milliseconds, sub-millisecond. */
-export const now = (): number => origin + process.uptime() * 1000;
+export const now = (): number => timeOrigin + process.uptime() * 1000;
 
 export const tracing = (): boolean => file !== undefined && file !== "";
 

@@ -79,5 +79,6 @@ export async function serveWarm(factory: (log: Logger) => Promise<ProviderServer
   acceptor.on("connection", serveConnection);
   process.stdout.write(handshakeLine(listening));
   // While the first engine command starts, rather than in its first ConfigureProvider.
-  if (options.preload) setImmediate(() => void options.preload!().catch((e: unknown) => log("warn", "preloading the provider failed", errorFields(e))));
+  const { preload } = options;
+  if (preload) setImmediate(() => void preload().catch((e: unknown) => log("warn", "preloading the provider failed", errorFields(e))));
 }
