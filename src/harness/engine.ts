@@ -3,7 +3,7 @@
  * points the engine at bin/ through dev_overrides (the provider is in no registry), and a
  * runner that captures output.
  */
-import { accessSync, constants, mkdtempSync, writeFileSync } from "node:fs";
+import { accessSync, constants, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { PROVIDER_SOURCE } from "../provider/identity";
@@ -40,13 +40,15 @@ export function availableEngines(): Engine[] {
  * A CLI config file that makes the engine run our plugin: `dev` through dev_overrides (no init,
  * no lock entry; what plain engine runs use), `mirror` through the local mirror the build writes
  * under dist/mirror (needed where a version constraint must be satisfied, as cdktf writes one).
+ * `bin`: the folder dev_overrides points at (another build's, such as a release's, for upgrade tests).
  */
-export function writeCliConfig(dir: string = mkdtempSync(join(tmpdir(), "mgmt-cli-")), mode: "dev" | "mirror" = "dev"): string {
+export function writeCliConfig(dir: string = mkdtempSync(join(tmpdir(), "mgmt-cli-")), mode: "dev" | "mirror" = "dev", bin: string = repoPath("bin")): string {
+  mkdirSync(dir, { recursive: true });
   const file = join(dir, "mgmt.tfrc");
   const [host] = PROVIDER_SOURCE.split("/");
   const installation =
     mode === "dev"
-      ? `  dev_overrides {\n    "${PROVIDER_SOURCE}" = "${repoPath("bin")}"\n  }\n  direct {}\n`
+      ? `  dev_overrides {\n    "${PROVIDER_SOURCE}" = "${bin}"\n  }\n  direct {}\n`
       : `  filesystem_mirror {\n    path    = "${repoPath("dist", "mirror")}"\n    include = ["${host}/*/*"]\n  }\n  direct {\n    exclude = ["${host}/*/*"]\n  }\n`;
   writeFileSync(file, `provider_installation {\n${installation}}\n`);
   return file;

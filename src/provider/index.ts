@@ -12,11 +12,14 @@ import { sshKeyResource } from "./resources/ssh-key";
 import { tagResource } from "./resources/tag";
 import { tokenResource } from "./resources/token";
 
+import { PROVIDER_VERSION } from "./identity";
+
 export { PROVIDER_SOURCE, PROVIDER_VERSION } from "./identity";
 
 export function providerDefinition(env: NodeJS.ProcessEnv = process.env): ProviderDefinition<ProviderContext> {
   return {
     description: providerDescription,
+    version: PROVIDER_VERSION,
     attributes: providerAttributes,
     validate: validateProviderConfig,
     configure: (config, runtime) => configureProvider(config, env, runtime),

@@ -35,6 +35,7 @@ async function provider() {
   const ctx: Ctx = { log: [] };
   const server = createProviderServer<Ctx>({
     description: "Test.",
+    version: "0.0.0-test",
     attributes: {},
     configure: async () => ({ ctx }),
     resources: [widget],

@@ -19,11 +19,14 @@ import {
 } from "./resource";
 import { PrivateState } from "./private-state";
 import { functionSignature, schemaOf } from "./schema";
+import { schemaVersion, upgradeStoredState } from "./state-upgrade";
 import type { Diagnosed, ProviderSchemas, ProviderServer } from "./server";
-import { isWhollyKnown, type ObjectValue, type TfValue } from "./value";
+import { isWhollyKnown, type ObjectValue } from "./value";
 
 export interface ProviderDefinition<Ctx> {
   readonly description: string;
+  /** The release, for messages that tell one release from another. */
+  readonly version: string;
   readonly attributes: Attributes;
   validate?(config: ObjectValue): readonly Diagnostic[];
   /** Returns the context resources act with, or diagnostics saying why it cannot. */
@@ -131,7 +134,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
 
   const schemas: ProviderSchemas = {
     provider: schemaOf(def.description, def.attributes),
-    resources: Object.fromEntries(def.resources.map((r) => [r.typeName, schemaOf(r.description, r.attributes, r.version ?? 0)])),
+    resources: Object.fromEntries(def.resources.map((r) => [r.typeName, schemaOf(r.description, r.attributes, schemaVersion(r.upgraders))])),
     dataSources: Object.fromEntries(def.dataSources.map((d) => [d.typeName, schemaOf(d.description, d.attributes)])),
     ephemeralResources: Object.fromEntries([...ephemeralResources.values()].map((e) => [e.typeName, schemaOf(e.description, e.attributes)])),
     functions: Object.fromEntries([...functions.values()].map((f) => [f.name, functionSignature(f)])),
@@ -170,15 +173,22 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
     },
 
     async upgradeResourceState(typeName, version, rawState) {
-      return guarded(`upgrade ${typeName} state`, { upgradedState: null }, async () => {
+      return guarded(`upgrade ${typeName} state`, { upgradedState: null }, async (diagnostics) => {
         const r = resource(typeName);
-        if (version > (r.version ?? 0)) throw new Error(`${typeName} state was written by a newer provider (schema version ${version}); upgrade the provider`);
-        // Every schema is still at version 0: the stored JSON is already the current shape, save
-        // that attributes the schema no longer has are dropped and new ones are null.
-        const raw = (rawState ?? {}) as Record<string, unknown>;
-        const upgraded: Record<string, TfValue> = {};
-        for (const name of Object.keys(r.attributes)) upgraded[name] = (raw[name] ?? null) as TfValue;
-        return { upgradedState: upgraded };
+        const upgraded = upgradeStoredState({
+          typeName,
+          attributes: Object.keys(r.attributes),
+          upgraders: r.upgraders,
+          version,
+          stored: rawState,
+          providerVersion: def.version,
+        });
+        if ("problem" in upgraded) {
+          diagnostics.push(upgraded.problem);
+          return { upgradedState: null };
+        }
+        // The plugin encodes it against the schema's types, which refuses a value of the wrong type.
+        return { upgradedState: upgraded.state as ObjectValue };
       });
     },
 

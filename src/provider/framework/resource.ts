@@ -7,6 +7,7 @@
  */
 import type { AttributePath, Diagnostic } from "./diagnostics";
 import type { PrivateState } from "./private-state";
+import type { StateUpgrader } from "./state-upgrade";
 import type { ObjectValue, TfType, TfValue } from "./value";
 import type { AppliedConfigOf, Attributes, ConfigOf, DraftOf, PlannedOf, StateOf } from "./value-types";
 
@@ -53,8 +54,12 @@ export interface ImportIdDoc {
 export interface ResourceDefinition<Ctx, A extends Attributes = Attributes> {
   readonly typeName: string;
   readonly description: string;
-  /** Bumped with a state upgrade; every resource is at 0. */
-  readonly version?: number;
+  /**
+   * One upgrader per earlier schema version, oldest first: the schema version is how many there
+   * are (`state-upgrade.ts`). A change to the stored shape (an attribute removed, renamed or
+   * retyped) appends one; adding an attribute needs none.
+   */
+  readonly upgraders?: readonly StateUpgrader[];
   readonly attributes: A;
   readonly importId: ImportIdDoc;
   /** Rules across attributes (conflicts beyond `conflictsWith`, combinations); values may be unknown. */
