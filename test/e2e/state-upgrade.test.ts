@@ -29,10 +29,13 @@ describe.each(availableEngines())("$name upgrades a resource's stored state acro
     FIXTURE_NOTE_VERSION: release,
   });
   const run = (release: "0" | "1", ...args: string[]) => runEngine(engine, [...args.slice(0, 1), "-no-color", ...args.slice(1)], dir, env(release));
-  const write = (tags: unknown) =>
+  const write = (tags: unknown, color = "green") =>
     writeFileSync(
       join(dir, "main.tf.json"),
-      JSON.stringify({ terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } }, resource: { mgmt_note: { a: { title: "first", tags } } } }),
+      JSON.stringify({
+        terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } },
+        resource: { mgmt_note: { a: { title: "first", tags, color } } },
+      }),
     );
   const stored = () => {
     const s = JSON.parse(readFileSync(join(dir, "terraform.tfstate"), "utf8")) as {
@@ -55,7 +58,15 @@ describe.each(availableEngines())("$name upgrades a resource's stored state acro
     const plan = await run("1", "plan", "-detailed-exitcode");
     expect({ code: plan.code, output: plan.code === 0 ? "" : plan.stdout + plan.stderr }).toEqual({ code: 0, output: "" });
     expect((await run("1", "apply", "-refresh-only", "-auto-approve")).code).toBe(0);
-    expect(stored()).toMatchObject({ schema_version: 1, attributes: { id: "1", title: "first", tags: ["red", "blue"] } });
+    expect(stored()).toMatchObject({ schema_version: 1, attributes: { id: "1", title: "first", tags: ["red", "blue"], color: "green" } });
+  });
+
+  it("warns at plan where a deprecated attribute is set, naming the release that removes it", async () => {
+    const plan = await run("1", "plan");
+    expect(plan.code).toBe(0);
+    const output = (plan.stdout + plan.stderr).replace(/\s+/g, " ");
+    expect(output).toContain("Warning: Deprecated attribute color");
+    expect(output).toContain("Deprecated: Use tags instead. It is removed in release 2.0.0.");
   });
 
   // Both engines compare the stored schema version with the provider's before asking it (the

@@ -247,3 +247,32 @@ describe("mgmt_ssh_key validation", () => {
     expect(d!.detail).toMatch(/does not match/);
   });
 });
+
+describe("deprecated attributes", () => {
+  const attributes = {
+    old: string("optional", "The old way.", { deprecated: { message: "Use new instead.", removedIn: "1.0.0" } }),
+    new: string("optional", "The new way."),
+  };
+
+  it("are flagged in the schema, with the note first in the description the docs and bindings show", () => {
+    expect(schemaOf("x", attributes).block.attributes!.old).toMatchObject({
+      deprecated: true,
+      description: "Deprecated: Use new instead. It is removed in release 1.0.0. The old way.",
+    });
+    expect(schemaOf("x", attributes).block.attributes!.new).not.toHaveProperty("deprecated");
+  });
+
+  it("warn where set, unknown values included, and only there", () => {
+    expect(validateAttributes(attributes, { old: null, new: "x" })).toEqual([]);
+    for (const old of ["x", Unknown] as const) {
+      expect(validateAttributes(attributes, { old, new: null })).toEqual([
+        {
+          severity: "warning",
+          summary: "Deprecated attribute old",
+          detail: "Deprecated: Use new instead. It is removed in release 1.0.0.",
+          attribute: [{ attribute: "old" }],
+        },
+      ]);
+    }
+  });
+});

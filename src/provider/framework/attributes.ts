@@ -43,6 +43,16 @@ export interface AttributeSpec<T extends TfValue = TfValue> {
   readonly nested?: { readonly [name: string]: AttributeSpec };
   /** Declared as a nested block (`filter { ... }`) rather than an attribute; its value is a list of objects, empty when none. */
   readonly block?: { readonly minItems?: number; readonly maxItems?: number };
+  /** Announced for removal: setting it warns at plan, and the schema, docs and bindings say so. */
+  readonly deprecated?: Deprecation;
+}
+
+/** A deprecation is announced at least one release before the removal it names (docs/guides/upgrading.md). */
+export interface Deprecation {
+  /** What to use instead, as a sentence. */
+  readonly message: string;
+  /** The release that removes the attribute. */
+  readonly removedIn: string;
 }
 
 interface Options<T extends TfValue> {
@@ -53,6 +63,7 @@ interface Options<T extends TfValue> {
   readonly semanticEquals?: (a: T, b: T) => boolean;
   readonly validate?: Validator<T> | readonly Validator<T>[];
   readonly conflictsWith?: readonly string[];
+  readonly deprecated?: Deprecation;
 }
 
 /**
@@ -84,6 +95,7 @@ function build<T extends TfValue, M extends Mode>(
     validators: asArray(o.validate),
     conflictsWith: o.conflictsWith ?? [],
     ...(nested ? { nested } : {}),
+    ...(o.deprecated ? { deprecated: o.deprecated } : {}),
   } as AttributeSpec<T> as unknown as Declared<T, M>;
 }
 

@@ -1,7 +1,8 @@
 /**
  * The rules Terraform enforces on plans and applies, applied once for every resource from its
  * attribute declarations:
- * - validation: each validator on known configuration values, `conflictsWith`;
+ * - validation: each validator on known configuration values, `conflictsWith`, a warning for a
+ *   deprecated attribute that is set;
  * - plan: defaults; computed values unknown on create; on update, prior values kept where the
  *   declaration says so, and semantically equal values kept in their prior form; replacement
  *   requested only for attributes that really changed (sets compared as sets);
@@ -10,6 +11,7 @@
  */
 import type { AttributeSpec } from "./attributes";
 import { typedEqual } from "./equality";
+import { deprecationNote } from "./schema";
 import { attr, error, warning, type AttributePath, type Diagnostic } from "./diagnostics";
 import type { Attributes, PlanDraft, ResourceDefinition } from "./resource";
 import { Unknown, isUnknown, isWhollyKnown, type ObjectValue, type TfValue } from "./value";
@@ -21,6 +23,7 @@ export function validateAttributes(attributes: Attributes, config: ObjectValue):
   for (const [name, spec] of Object.entries(attributes)) {
     const value = config[name] ?? null;
     if (value === null) continue;
+    if (spec.deprecated) diagnostics.push(warning(`Deprecated attribute ${name}`, deprecationNote(spec.deprecated), attr(name)));
     for (const other of spec.conflictsWith) {
       const pair = [name, other].sort().join(" and ");
       if ((config[other] ?? null) !== null && !conflicts.has(pair)) {

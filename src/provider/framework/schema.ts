@@ -3,7 +3,7 @@
  * @cdktf/provider-generator reads. The plugin converts these to tfplugin6 Schema messages;
  * `mgmt schema` prints them as they are.
  */
-import type { AttributeSpec } from "./attributes";
+import type { AttributeSpec, Deprecation } from "./attributes";
 import type { FunctionDefinition } from "./resource";
 import type { TfType } from "./value";
 
@@ -116,11 +116,15 @@ export function attributeSchema(spec: AttributeSpec): Attribute {
     ...(spec.mode === "optional" || spec.mode === "optional_computed" ? { optional: true } : {}),
     ...(spec.mode === "computed" || spec.mode === "optional_computed" ? { computed: true } : {}),
     ...(spec.sensitive ? { sensitive: true } : {}),
+    ...(spec.deprecated ? { deprecated: true } : {}),
   };
 }
 
+/** The one sentence docs, bindings and the plan's warning give a deprecated attribute. */
+export const deprecationNote = (d: Deprecation): string => `Deprecated: ${d.message} It is removed in release ${d.removedIn}.`;
+
 function fullDescription(spec: AttributeSpec): string {
-  const notes = [spec.description];
+  const notes = spec.deprecated ? [deprecationNote(spec.deprecated), spec.description] : [spec.description];
   if (spec.default !== undefined) notes.push(`Defaults to \`${JSON.stringify(spec.default)}\`.`);
   if (spec.requiresReplace === true && spec.mode !== "computed") notes.push("Changing it replaces the object.");
   if (spec.conflictsWith.length > 0) notes.push(`Conflicts with ${spec.conflictsWith.map((n) => `\`${n}\``).join(", ")}.`);
