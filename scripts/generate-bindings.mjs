@@ -20,6 +20,9 @@ const schema = JSON.parse(execFileSync(process.execPath, [join(root, "dist/cli.j
 const [source] = Object.keys(schema.provider_schemas);
 const version = JSON.parse(execFileSync(process.execPath, [join(root, "dist/cli.js"), "version"], { encoding: "utf8" })).version;
 const [major, minor] = version.split(".");
+// The provider release the bindings were generated from, and the ones whose schema they still fit:
+// before 1.0 a minor release may break (docs/guides/upgrading.md), so only its patches; from 1.0 on, its minors too.
+const constraint = major === "0" ? `~> ${major}.${minor}.0` : `~> ${major}.${minor}`;
 
 const targets = [
   { project: root, generator: "@cdktf/provider-generator/lib/get/generator/provider-generator", commons: "@cdktf/commons", outdir: join(root, "generated") },
@@ -39,7 +42,7 @@ for (const { project, generator: generatorPath, commons, outdir } of targets) {
 
   const code = new CodeMaker();
   const generator = new TerraformProviderGenerator(code, schema);
-  generator.generate(new ConstructsMakerProviderTarget(new TerraformProviderConstraint(`${source}@~> ${major}.${minor}`), Language.TYPESCRIPT));
+  generator.generate(new ConstructsMakerProviderTarget(new TerraformProviderConstraint(`${source}@${constraint}`), Language.TYPESCRIPT));
   rmSync(outdir, { recursive: true, force: true });
   await code.save(outdir);
 }

@@ -14,7 +14,8 @@ import { parseCommand } from "./args";
 
 const USAGE = `usage: mgmt install-provider [--dir DIR | --print-mirror]
 
-Installs terraform-provider-mgmt ${PROVIDER_VERSION} as a local provider mirror.
+Installs terraform-provider-mgmt ${PROVIDER_VERSION} as a local provider mirror, beside any other
+version already there (a version constraint in the configuration picks among them).
   --dir DIR       where (default ~/.terraform.d/plugins, which Terraform and OpenTofu search by themselves)
   --print-mirror  install nothing; print the path of the mirror this command carries, for a
                   CLI configuration's filesystem_mirror or 'providers lock -fs-mirror=PATH'

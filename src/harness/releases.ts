@@ -16,7 +16,7 @@ export interface Release {
   readonly date: string;
 }
 
-/** Every release, oldest first. CHANGELOG.md names the same versions and commits (test/docs/changelog.test.ts). */
+/** Every release, oldest first. CHANGELOG.md names the same versions, dates and commits (test/docs/changelog.test.ts). */
 export const RELEASES: readonly Release[] = [{ version: "0.1.0", commit: "871308bea8e6d3cdb1729e7a933c635a838213f6", date: "2026-11-27" }];
 
 export interface BuiltRelease extends Release {
@@ -30,9 +30,19 @@ function git(args: string[]): Buffer {
   return execFileSync("git", ["-C", repoRoot(), ...args], { maxBuffer: 1 << 30 });
 }
 
+interface Lock {
+  readonly packages: { readonly [path: string]: { readonly version?: string } };
+}
+
+/** Whether this checkout's node_modules holds every package the release locked, at its version (more does no harm). */
+function installedHas(releaseLock: Lock): boolean {
+  const ours = (JSON.parse(readFileSync(repoPath("package-lock.json"), "utf8")) as Lock).packages;
+  return Object.entries(releaseLock.packages).every(([path, p]) => path === "" || ours[path]?.version === p.version);
+}
+
 /**
  * The release's sources as its commit has them, with node_modules: linked to this checkout's when
- * the release locked the same dependencies (a build of seconds), installed from npm's cache otherwise.
+ * that holds what the release locked (a build of seconds), installed from npm's cache otherwise.
  */
 function checkOut(release: Release, into: string): void {
   try {
@@ -44,8 +54,7 @@ function checkOut(release: Release, into: string): void {
   }
   mkdirSync(into, { recursive: true });
   execFileSync("tar", ["-x", "-C", into], { input: git(["archive", "--format=tar", release.commit]), maxBuffer: 1 << 30 });
-  const sameLock = git(["show", `${release.commit}:package-lock.json`]).equals(readFileSync(repoPath("package-lock.json")));
-  if (sameLock) {
+  if (installedHas(JSON.parse(git(["show", `${release.commit}:package-lock.json`]).toString("utf8")) as Lock)) {
     symlinkSync(repoPath("node_modules"), join(into, "node_modules"));
     const workspace = join("examples", "cdktn", "node_modules");
     if (existsSync(repoPath(workspace)) && existsSync(join(into, "examples", "cdktn"))) symlinkSync(repoPath(workspace), join(into, workspace));
