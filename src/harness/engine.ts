@@ -40,16 +40,21 @@ export function availableEngines(): Engine[] {
  * A CLI config file that makes the engine run our plugin: `dev` through dev_overrides (no init,
  * no lock entry; what plain engine runs use), `mirror` through the local mirror the build writes
  * under dist/mirror (needed where a version constraint must be satisfied, as cdktf writes one).
- * `bin`: the folder dev_overrides points at (another build's, such as a release's, for upgrade tests).
+ * `from`: the plugin's folder (dev) or the mirror (mirror), this build's unless another's is given (a
+ * release's, for the upgrade tests).
  */
-export function writeCliConfig(dir: string = mkdtempSync(join(tmpdir(), "mgmt-cli-")), mode: "dev" | "mirror" = "dev", bin: string = repoPath("bin")): string {
+export function writeCliConfig(
+  dir: string = mkdtempSync(join(tmpdir(), "mgmt-cli-")),
+  mode: "dev" | "mirror" = "dev",
+  from: string = mode === "dev" ? repoPath("bin") : repoPath("dist", "mirror"),
+): string {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, "mgmt.tfrc");
   const [host] = PROVIDER_SOURCE.split("/");
   const installation =
     mode === "dev"
-      ? `  dev_overrides {\n    "${PROVIDER_SOURCE}" = "${bin}"\n  }\n  direct {}\n`
-      : `  filesystem_mirror {\n    path    = "${repoPath("dist", "mirror")}"\n    include = ["${host}/*/*"]\n  }\n  direct {\n    exclude = ["${host}/*/*"]\n  }\n`;
+      ? `  dev_overrides {\n    "${PROVIDER_SOURCE}" = "${from}"\n  }\n  direct {}\n`
+      : `  filesystem_mirror {\n    path    = "${from}"\n    include = ["${host}/*/*"]\n  }\n  direct {\n    exclude = ["${host}/*/*"]\n  }\n`;
   writeFileSync(file, `provider_installation {\n${installation}}\n`);
   return file;
 }

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AUTOMATION_ENV, availableEngines, runEngine, type Engine } from "../../src/harness/engine";
+import { AUTOMATION_ENV, availableEngines, runEngine, writeCliConfig, type Engine } from "../../src/harness/engine";
 import { repoPath } from "../../src/harness/paths";
 import { runProcess } from "../../src/harness/process";
 import { buildRelease, latestRelease, type BuiltRelease } from "../../src/harness/releases";
@@ -44,16 +44,11 @@ describe.each(availableEngines())("$name", (engine: Engine) => {
   let dir: string;
   let env: NodeJS.ProcessEnv;
   const key = sshKeyText("ed25519", engine.name);
-  const [host] = PROVIDER_SOURCE.split("/");
 
   beforeAll(() => {
     dir = join(work, engine.name);
     mkdirSync(dir);
-    const cliConfig = join(dir, "mirror.tfrc");
-    writeFileSync(
-      cliConfig,
-      `provider_installation {\n  filesystem_mirror {\n    path    = "${mirror}"\n    include = ["${host}/*/*"]\n  }\n  direct {\n    exclude = ["${host}/*/*"]\n  }\n}\n`,
-    );
+    const cliConfig = writeCliConfig(dir, "mirror", mirror);
     env = { ...process.env, ...AUTOMATION_ENV, TF_CLI_CONFIG_FILE: cliConfig, MGMT_URL: server.url, MGMT_TOKEN: server.token };
   });
 
