@@ -11,6 +11,8 @@ module.exports = {
   // End-to-end suites start servers and engines; two workers match the two cores.
   maxWorkers: 2,
   testTimeout: 30000,
+  // Each file's duration, for the slowest-ten list .ci/run prints (scripts/jest-timings.cjs).
+  reporters: ["default", "<rootDir>/scripts/jest-timings.cjs"],
   projects: [
     // Every test; the server tests on SQLite. Tests that need Postgres itself live in test/server/postgres/.
     {

@@ -1,13 +1,4 @@
-/**
- * The provider's published releases, and each one built from its own commit, for the upgrade
- * tests: a stack applied by a release must plan with no changes under the current code. A release
- * is built once per checkout (kept under node_modules/.cache, so a fresh clone builds it once per
- * run) and shared by every test that asks for it.
- */
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { repoPath, repoRoot } from "./paths";
+/** The provider's published releases: what CHANGELOG.md lists, and what the upgrade tests build (./release-build.ts). */
 
 export interface Release {
   readonly version: string;
@@ -18,79 +9,6 @@ export interface Release {
 
 /** Every release, oldest first. CHANGELOG.md names the same versions, dates and commits (test/docs/changelog.test.ts). */
 export const RELEASES: readonly Release[] = [{ version: "0.1.0", commit: "871308bea8e6d3cdb1729e7a933c635a838213f6", date: "2026-11-27" }];
-
-export interface BuiltRelease extends Release {
-  /** The release's checkout, built: `bin/` for dev_overrides, `dist/mirror` for a filesystem mirror, `dist/packages` for its tarballs. */
-  readonly root: string;
-}
-
-const DONE = ".built";
-
-function git(args: string[]): Buffer {
-  return execFileSync("git", ["-C", repoRoot(), ...args], { maxBuffer: 1 << 30 });
-}
-
-interface Lock {
-  readonly packages: { readonly [path: string]: { readonly version?: string } };
-}
-
-/** Whether this checkout's node_modules holds every package the release locked, at its version (more does no harm). */
-function installedHas(releaseLock: Lock): boolean {
-  const ours = (JSON.parse(readFileSync(repoPath("package-lock.json"), "utf8")) as Lock).packages;
-  return Object.entries(releaseLock.packages).every(([path, p]) => path === "" || ours[path]?.version === p.version);
-}
-
-/**
- * The release's sources as its commit has them, with node_modules: linked to this checkout's when
- * that holds what the release locked (a build of seconds), installed from npm's cache otherwise.
- */
-function checkOut(release: Release, into: string): void {
-  try {
-    git(["cat-file", "-e", `${release.commit}^{commit}`]);
-  } catch {
-    throw new Error(
-      `release ${release.version} was cut from commit ${release.commit}, which this clone does not have (a shallow clone?): run git fetch --unshallow`,
-    );
-  }
-  mkdirSync(into, { recursive: true });
-  execFileSync("tar", ["-x", "-C", into], { input: git(["archive", "--format=tar", release.commit]), maxBuffer: 1 << 30 });
-  if (installedHas(JSON.parse(git(["show", `${release.commit}:package-lock.json`]).toString("utf8")) as Lock)) {
-    symlinkSync(repoPath("node_modules"), join(into, "node_modules"));
-    const workspace = join("examples", "cdktn", "node_modules");
-    if (existsSync(repoPath(workspace)) && existsSync(join(into, "examples", "cdktn"))) symlinkSync(repoPath(workspace), join(into, workspace));
-    return;
-  }
-  const npm = spawnSync("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], {
-    cwd: into,
-    encoding: "utf8",
-    env: { ...process.env, npm_config_nodedir: process.env.npm_config_nodedir ?? "/usr", CHECKPOINT_DISABLE: "1" },
-  });
-  if (npm.status !== 0) throw new Error(`npm ci for release ${release.version} failed:\n${npm.stdout.slice(-2000)}\n${npm.stderr.slice(-2000)}`);
-}
-
-/** Builds the release (or finds it built), as `npm run build` did when it was cut. */
-export function buildRelease(release: Release): BuiltRelease {
-  const root = repoPath("node_modules", ".cache", "mgmt-releases", `${release.version}-${release.commit.slice(0, 12)}`);
-  if (existsSync(join(root, DONE))) return { ...release, root };
-  // Built aside and renamed into place, so a build cut short is never taken for a finished one.
-  const partial = `${root}.partial-${process.pid}`;
-  rmSync(partial, { recursive: true, force: true });
-  try {
-    checkOut(release, partial);
-    const build = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: partial, encoding: "utf8", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });
-    if (build.status !== 0) throw new Error(`building release ${release.version} failed:\n${build.stderr.slice(-3000)}`);
-    writeFileSync(join(partial, DONE), `${release.commit}\n`);
-    try {
-      renameSync(partial, root);
-    } catch (err) {
-      // Another test built it first: theirs is as good.
-      if (!existsSync(join(root, DONE))) throw err;
-    }
-  } finally {
-    rmSync(partial, { recursive: true, force: true });
-  }
-  return { ...release, root };
-}
 
 /** The newest release: the one upgrades are tested from live. */
 export const latestRelease = (): Release => RELEASES[RELEASES.length - 1]!;

@@ -11,7 +11,8 @@ import { build, type Plugin } from "esbuild";
 import { availableEngines, engineEnvironment, runEngine, writeCliConfig, type Engine } from "../../src/harness/engine";
 import { repoPath } from "../../src/harness/paths";
 import { runProcess } from "../../src/harness/process";
-import { buildRelease, latestRelease, type BuiltRelease } from "../../src/harness/releases";
+import { buildRelease, type BuiltRelease } from "../../src/harness/release-build";
+import { latestRelease } from "../../src/harness/releases";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 
 jest.setTimeout(600_000);

@@ -1,0 +1,35 @@
+// A jest reporter that keeps each test file's duration from the last run in .tmp/test-timings.json (slowest
+// first), so a run's cost can be read file by file: `node scripts/jest-timings.cjs` prints the slowest ten,
+// which .ci/run does at the end of every run, and docs/benchmarks.md records.
+const { mkdirSync, readFileSync, writeFileSync } = require("node:fs");
+const { join, relative } = require("node:path");
+
+const ROOT = join(__dirname, "..");
+const FILE = join(ROOT, ".tmp", "test-timings.json");
+
+class TimingsReporter {
+  onRunComplete(_contexts, results) {
+    const files = results.testResults
+      .map((r) => ({
+        file: relative(ROOT, r.testFilePath),
+        project: r.displayName?.name ?? "",
+        seconds: Math.round((r.perfStats.end - r.perfStats.start) / 100) / 10,
+        tests: r.numPassingTests + r.numFailingTests,
+      }))
+      .sort((a, b) => b.seconds - a.seconds);
+    const wallSeconds = Math.round((Date.now() - results.startTime) / 1000);
+    mkdirSync(join(ROOT, ".tmp"), { recursive: true });
+    writeFileSync(FILE, JSON.stringify({ wallSeconds, files }, null, 1) + "\n");
+  }
+}
+
+/** The slowest `n` files of the last run, one line each. */
+function slowest(n) {
+  const { wallSeconds, files } = JSON.parse(readFileSync(FILE, "utf8"));
+  const lines = files.slice(0, n).map((f) => `${String(f.seconds).padStart(7)} s  ${f.file}${f.project ? ` (${f.project})` : ""}`);
+  return [`slowest ${Math.min(n, files.length)} of ${files.length} test files (jest ran ${wallSeconds} s on 2 workers):`, ...lines].join("\n");
+}
+
+module.exports = TimingsReporter;
+
+if (require.main === module) process.stdout.write(`${slowest(Number(process.argv[2] ?? 10))}\n`);
