@@ -251,9 +251,12 @@ export function registerProviderService(
     return toProtoDiagnostic(error("Unexpected provider error", `${method}: ${describeError(e)}`));
   }
 
-  // The calls in progress, each until its answer is on the socket: what a SIGTERM lets finish.
+  // The calls in progress, each until its answer is on the socket: what a SIGTERM lets finish,
+  // stopped as by StopProvider. Only when there are some: a stopped provider also cancels the
+  // requests its release would make (revoking a proxy token), which a SIGTERM must leave to it.
   const inProgress = new Set<Promise<void>>();
   const forget = settleBeforeExit(async () => {
+    if (inProgress.size === 0) return;
     if (provider) await provider.stop();
     await Promise.all(inProgress);
   });
