@@ -6,6 +6,10 @@
  * client has claimed: found, it is adopted (or, where the lost answer carried a value the API
  * never shows again, discarded); not found, the create is tried again, after a back-off, within
  * the client's retry budget. A refusal (4xx) is final, as before.
+ *
+ * A stop (the client's signal) never interrupts this once the create was sent: the search and a
+ * discard run to their end, so no object is left that nobody knows of. It cancels only the
+ * back-off before a create sent again, which nothing exists of yet.
  */
 import type { z } from "zod";
 import { formatTimestamp, parseTimestamp } from "../contract/timestamps";
@@ -16,6 +20,7 @@ import type { SshKey, SshKeyCreate } from "../contract/sshkeys";
 import type { Tag, TagCreate, TaggedObject } from "../contract/tags";
 import type { PersonalAccessToken, TokenCreate } from "../contract/tokens";
 import { ApiError, NetworkError, isNotFound } from "./errors";
+import type { CallOptions } from "./http";
 import type { MgmtClient } from "./index";
 
 /** Whether a failed create may nonetheless have happened on the server. */
@@ -30,15 +35,18 @@ export function outcomeUnknown(err: unknown): boolean {
  */
 export const CREATED_SLACK_MS = 5_000;
 
+/** The calls that finish a create already sent: not cancelled by a stop. */
+const FINISHING: CallOptions = { signal: null };
+
 export interface CreateOnce<T> {
   create(): Promise<T>;
-  /** Objects matching the request created at or after `since` (any order). */
-  candidates(since: Date): Promise<T[]>;
+  /** Objects matching the request created at or after `since` (any order), asked with `o`. */
+  candidates(since: Date, o: CallOptions): Promise<T[]>;
   /** The identity claims are kept by (an id, a label). */
   key(item: T): string;
   /** `adopt` (default): the found object is the result. `discard`: delete it and create again (its answer held a value that is lost). */
   readonly found?: "adopt" | "discard";
-  discard?(item: T): Promise<void>;
+  discard?(item: T, o: CallOptions): Promise<void>;
 }
 
 export interface Created<T> {
@@ -72,14 +80,15 @@ export async function createOnce<T>(client: MgmtClient, collection: string, o: C
       return { value, adopted: false };
     } catch (err) {
       if (!outcomeUnknown(err)) throw err;
-      const found = (await o.candidates(since)).filter((c) => !mine.has(o.key(c)));
+      const found = (await o.candidates(since, FINISHING)).filter((c) => !mine.has(o.key(c)));
       if (found.length > 0 && (o.found ?? "adopt") === "adopt") {
         const value = found[0]!;
         mine.add(o.key(value));
         return { value, adopted: true };
       }
-      for (const orphan of found) await o.discard?.(orphan);
-      // The budget counts what was waited too, so it ends even where the waits are simulated.
+      for (const orphan of found) await o.discard?.(orphan, FINISHING);
+      // The budget counts what was waited too, so it ends even where the waits are simulated. A stop
+      // ends it too: nothing of this create exists, and it is not sent again.
       const delayMs = await client.http.backoff(attempt, undefined, Math.max(performance.now() - began, waited));
       if (delayMs === undefined) throw err;
       waited += delayMs;
@@ -100,8 +109,8 @@ async function collect<T>(items: AsyncIterable<T>, keep: (item: T) => boolean): 
 export function createSshKeyOnce(client: MgmtClient, body: SshKeyCreate): Promise<Created<SshKey>> {
   return createOnce(client, "sshkeys", {
     create: () => client.createSshKey(body),
-    candidates: (since) =>
-      collect(client.listSshKeys(), (k) => k.label === (body.label ?? "") && sameSshKey(k.ssh_key, body.ssh_key) && createdSince(k.created, since)),
+    candidates: (since, call) =>
+      collect(client.listSshKeys(call), (k) => k.label === (body.label ?? "") && sameSshKey(k.ssh_key, body.ssh_key) && createdSince(k.created, since)),
     key: (k) => String(k.id),
   });
 }
@@ -110,11 +119,11 @@ export function createSshKeyOnce(client: MgmtClient, body: SshKeyCreate): Promis
 export async function createTokenOnce(client: MgmtClient, body: TokenCreate): Promise<PersonalAccessToken> {
   const made = await createOnce(client, "tokens", {
     create: () => client.createToken(body),
-    candidates: (since) => collect(client.listTokens(), (t) => t.label === body.label && createdSince(t.created, since)),
+    candidates: (since, call) => collect(client.listTokens(call), (t) => t.label === body.label && createdSince(t.created, since)),
     key: (t) => String(t.id),
     found: "discard",
-    discard: async (t) => {
-      await client.revokeToken(t.id).catch((err: unknown) => {
+    discard: async (t, call) => {
+      await client.revokeToken(t.id, call).catch((err: unknown) => {
         if (!isNotFound(err)) throw err;
       });
     },
@@ -140,12 +149,13 @@ export function sameOAuthClientRequest(c: OAuthClient, body: z.input<typeof OAut
 export function createOAuthClientOnce(client: MgmtClient, body: z.input<typeof OAuthClientCreate>): Promise<Created<OAuthClient>> {
   return createOnce(client, "oauth-clients", {
     create: () => client.createOAuthClient(body),
-    candidates: async (since) => {
-      const events = await collect(client.listEvents({ filter: { action: "oauth_client_create", created: { "+gte": formatTimestamp(since) } } }), () => true);
+    candidates: async (since, call) => {
+      const filter = { action: "oauth_client_create", created: { "+gte": formatTimestamp(since) } };
+      const events = await collect(client.listEvents({ ...call, filter }), () => true);
       const found: OAuthClient[] = [];
       for (const e of events) {
         if (e.entity === null) continue;
-        const c = await client.getOAuthClient(String(e.entity.id)).catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
+        const c = await client.getOAuthClient(String(e.entity.id), call).catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
         if (c && sameOAuthClientRequest(c, body)) found.push(c);
       }
       return found;
@@ -178,7 +188,7 @@ export async function createTagOnce(client: MgmtClient, body: TagCreate): Promis
   try {
     return await createOnce(client, "tags", {
       create: () => client.createTag(body),
-      candidates: async () => collect(client.listTags(), (t) => t.label === body.label),
+      candidates: async (_since, call) => collect(client.listTags(call), (t) => t.label === body.label),
       key: (t) => t.label,
     });
   } catch (err) {

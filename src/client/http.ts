@@ -10,7 +10,17 @@ import type { z } from "zod";
 import { version } from "../../package.json";
 import { ErrorBody } from "../contract/common";
 import { ApiError, ApiRootError, NetworkError, ResponseShapeError, type ApiErrorItem, type ShapeIssue } from "./errors";
-import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, backoffDelay, classifyError, decideRetry, withinBudget, type FailureKind, type RetryPolicy } from "./retry";
+import {
+  DEFAULT_RETRY_POLICY,
+  DEFAULT_TIMEOUT_MS,
+  backoffDelay,
+  classifyError,
+  decideRetry,
+  withinBudget,
+  type FailureKind,
+  type Outcome,
+  type RetryPolicy,
+} from "./retry";
 
 export const DEFAULT_USER_AGENT = `terraform-provider-mgmt/${version}`;
 export const DEFAULT_CONNECTIONS = 16;
@@ -83,7 +93,7 @@ export interface HttpOptions {
   readonly secureContext?: SecureContext;
   readonly onRetry?: (event: RetryEvent) => void;
   readonly onAttempt?: (event: AttemptEvent) => void;
-  /** Cancels every call that does not bring its own signal (the provider's "stop"). */
+  /** Cancels every call that does not bring its own signal (the provider's "stop"), as CallOptions.signal says. */
   readonly signal?: AbortSignal;
   /**
    * A request any valid token may make, whose answer proves the URL leads to the API. Before a
@@ -95,8 +105,15 @@ export interface HttpOptions {
 }
 
 export interface CallOptions {
-  /** Cancels the call, including any wait between attempts. */
-  readonly signal?: AbortSignal;
+  /**
+   * Cancels the call (default: the client's signal): its waits, its requests not yet sent, and a
+   * read in flight. A write once sent is never abandoned, since the API may act on it whatever
+   * happens to the connection: it runs to its answer or its timeout, and a write that may have
+   * taken effect is repeated, where that is safe, once more at once to learn its outcome.
+   * `null`: nothing cancels the call, not even the client's signal (the search that finishes a
+   * create already sent).
+   */
+  readonly signal?: AbortSignal | null;
 }
 
 export interface RequestSpec<S extends z.ZodType> extends CallOptions {
@@ -171,6 +188,9 @@ export interface BinaryResponse {
   readonly contentType: string;
   readonly data: Buffer;
 }
+
+/** A signal that never aborts: the stop of a write being finished that had none. */
+const NEVER = new AbortController().signal;
 
 class AttemptFailure {
   constructor(
@@ -279,7 +299,7 @@ export class HttpClient {
    * throws ApiRootError when the URL does not answer as the API, or the probe's own error (a
    * 401 for a wrong token, a NetworkError...).
    */
-  confirmRoot(signal?: AbortSignal): Promise<unknown> {
+  confirmRoot(signal?: AbortSignal | null): Promise<unknown> {
     const probe = this.#rootProbe;
     if (probe === undefined) return Promise.resolve(undefined);
     this.#root ??= this.#probe(probe, signal).catch((err: unknown) => {
@@ -289,7 +309,7 @@ export class HttpClient {
     return this.#root;
   }
 
-  async #probe(probe: NonNullable<HttpOptions["rootProbe"]>, signal: AbortSignal | undefined): Promise<unknown> {
+  async #probe(probe: NonNullable<HttpOptions["rootProbe"]>, signal: AbortSignal | null | undefined): Promise<unknown> {
     try {
       const { res, path } = await this.#exchange({ operation: "checkApiRoot", method: "GET", path: probe.path, signal }, true);
       return this.#decode({ operation: "checkApiRoot", method: "GET", path: probe.path, schema: probe.schema }, path, res);
@@ -337,52 +357,84 @@ export class HttpClient {
     if (spec.rawBody !== undefined) headers["content-type"] = spec.rawBody.contentType;
     else if (body !== undefined) headers["content-type"] = "application/json";
     const { method, operation } = spec;
-    const signal = spec.signal ?? this.#signal;
+    const reads = method === "GET" || method === "HEAD";
+    // What may still cancel this call (see CallOptions.signal).
+    let stop = spec.signal === undefined ? this.#signal : (spec.signal ?? undefined);
     const failure = (kind: FailureKind, attempts: number, cause?: unknown, detail?: string) =>
       new NetworkError({ kind, method, path, origin: this.origin, code: errorCode(cause), attempts, cause, detail });
 
     let refreshed = false;
+    // A write that may have taken effect is finished rather than cancelled: `stop` no longer applies
+    // to it, and the stop it had (kept here) only ends its waits, after which it is repeated once at once.
+    let finishing: AbortSignal | undefined;
+    let lastAttempt = false;
     // Time spent, or waited for when the waits are simulated, since the first attempt: the retry budget.
     const began = performance.now();
     let waited = 0;
     const elapsed = () => Math.max(performance.now() - began, waited);
+    const mayHaveActed = (outcome: Outcome) => {
+      if (reads || finishing !== undefined) return;
+      if ("status" in outcome ? outcome.status >= 500 : outcome.failure === "network" || outcome.failure === "timeout") {
+        finishing = stop ?? NEVER;
+        stop = undefined;
+      }
+    };
+    /**
+     * Waits before the next attempt. A stop ends the wait: the call is cancelled, unless it is a
+     * write being finished, which is then repeated once at once (only writes safe to repeat are
+     * retried) to learn what the API made of it; `unanswered` is what it fails with after that.
+     */
+    const beforeRetry = async (event: RetryEvent, unanswered: () => Error): Promise<void> => {
+      if (lastAttempt) throw unanswered();
+      const signal = stop ?? finishing;
+      if (await this.#pause(event, signal)) {
+        waited += event.delayMs;
+        return;
+      }
+      if (finishing === undefined) throw failure("aborted", event.attempt, signal?.reason);
+      lastAttempt = true;
+    };
     for (let attempts = 1; ; attempts++) {
-      if (signal?.aborted) throw failure("aborted", attempts - 1, signal.reason);
-      const token = typeof this.#token === "string" ? this.#token : checkToken(await this.#token.current(signal));
+      if (stop?.aborted) throw failure("aborted", attempts - 1, stop.reason);
+      const token = typeof this.#token === "string" ? this.#token : checkToken(await this.#token.current(stop));
       if (token !== "") headers.authorization = `Bearer ${token}`;
+      // The last moment a write may still be cancelled: nothing of it has been sent.
+      if (stop?.aborted) throw failure("aborted", attempts - 1, stop.reason);
       let res: RawResponse;
       const started = performance.now();
       const report = (outcome: { status: number } | { failure: string }) =>
         this.#onAttempt?.({ operation, method, path, attempt: attempts, ...outcome, durationMs: Math.round(performance.now() - started) });
       try {
-        res = await this.#attempt(method, this.basePath + path, headers, body, signal);
+        // A read in flight may be abandoned; a write's bytes cannot be taken back.
+        res = await this.#attempt(method, this.basePath + path, headers, body, reads ? stop : undefined);
       } catch (err) {
         if (!(err instanceof AttemptFailure)) throw err;
         report({ failure: errorCode(err.error) ?? err.kind });
+        mayHaveActed({ failure: err.kind });
         const decision = decideRetry(
           { method, outcome: { failure: err.kind }, attempts, idempotent: spec.idempotent, elapsedMs: elapsed() },
           this.policy,
           this.#now(),
           this.#random,
         );
-        if (!decision.retry) {
+        const unanswered = () => {
           const detail = err.kind === "timeout" ? `no complete answer within ${this.timeoutMs} ms` : this.#unreachable(err.kind, errorCode(err.error));
-          throw failure(err.kind, attempts, err.error, detail);
-        }
-        waited += decision.delayMs;
-        await this.#pause({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason: errorCode(err.error) ?? err.kind }, signal, () =>
-          failure("aborted", attempts, signal?.reason),
-        );
+          return failure(err.kind, attempts, err.error, detail);
+        };
+        if (!decision.retry) throw unanswered();
+        const reason = errorCode(err.error) ?? err.kind;
+        await beforeRetry({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason }, unanswered);
         continue;
       }
       report({ status: res.status });
 
       if (res.status >= 200 && res.status < 300) return { res, path };
-      if (res.status === 401 && typeof this.#token !== "string" && !refreshed && (await this.#token.refresh(token, signal))) {
+      if (res.status === 401 && typeof this.#token !== "string" && !refreshed && (await this.#token.refresh(token, stop))) {
         refreshed = true;
         continue;
       }
 
+      mayHaveActed({ status: res.status });
       const retryAfter = res.headers["retry-after"];
       const decision = decideRetry(
         { method, outcome: { status: res.status }, attempts, retryAfter, idempotent: spec.idempotent, elapsedMs: elapsed() },
@@ -390,10 +442,22 @@ export class HttpClient {
         this.#now(),
         this.#random,
       );
+      const refusal = (note?: string, retryAfterMs?: number) => {
+        const acceptedScopes = header(res.headers, "x-accepted-oauth-scopes");
+        return new ApiError({
+          status: res.status,
+          method,
+          path,
+          errors: errorItems(res),
+          attempts,
+          retryAfterMs,
+          note,
+          ...(acceptedScopes ? { acceptedScopes } : {}),
+        });
+      };
       if (decision.retry) {
-        waited += decision.delayMs;
-        await this.#pause({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason: String(res.status) }, signal, () =>
-          failure("aborted", attempts, signal?.reason),
+        await beforeRetry({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason: String(res.status) }, () =>
+          refusal(`stopped after ${attempts} attempts`),
         );
         continue;
       }
@@ -410,21 +474,12 @@ export class HttpClient {
       } else if (res.status === 404 && !/\/v4(beta)?$/.test(this.basePath)) {
         note = `the API root usually ends in /v4, as \`mgmt serve\` prints it; this client's is "${this.basePath || "/"}"`;
       }
-      const acceptedScopes = header(res.headers, "x-accepted-oauth-scopes");
-      const apiError = new ApiError({
-        status: res.status,
-        method,
-        path,
-        errors: errorItems(res),
-        attempts,
-        retryAfterMs,
-        note,
-        ...(acceptedScopes ? { acceptedScopes } : {}),
-      });
+      const apiError = refusal(note, retryAfterMs);
       // A 404 means "no such object" only from the API itself: prove the root first (once).
       if (res.status === 404 && !probing && this.#rootProbe !== undefined) {
         if (spec.path === this.#rootProbe.path) throw this.#notTheApi(apiError)!;
-        await this.confirmRoot(signal);
+        // A delete being finished learns from this 404 that it went through: the probe is not cancelled either.
+        await this.confirmRoot(stop ?? null);
       }
       throw apiError;
     }
@@ -443,14 +498,22 @@ export class HttpClient {
 
   /**
    * Waits the back-off before the n-th retry (1-based) of something the caller repeats itself,
-   * `elapsedMs` into it, and resolves with the delay; undefined, without waiting, when the
-   * retry would start past the policy's budget (count or time).
+   * `elapsedMs` into it, and resolves with the delay; undefined, without waiting (further), when
+   * the retry would start past the policy's budget (count or time) or the signal (default: the
+   * client's) ends the wait: no retry either way.
    */
   async backoff(retry: number, signal?: AbortSignal, elapsedMs = 0): Promise<number | undefined> {
     const delayMs = backoffDelay(retry, this.policy, this.#random);
     if (retry > this.policy.maxRetries || !withinBudget(elapsedMs, delayMs, this.policy)) return undefined;
-    await this.#sleep(delayMs, signal ?? this.#signal);
-    return delayMs;
+    const stop = signal ?? this.#signal;
+    if (stop?.aborted) return undefined;
+    try {
+      await this.#sleep(delayMs, stop);
+    } catch (err) {
+      if (stop?.aborted) return undefined;
+      throw err;
+    }
+    return stop?.aborted ? undefined : delayMs;
   }
 
   /** Closes the own Pool (a dispatcher passed in is left to its owner). */
@@ -498,15 +561,17 @@ export class HttpClient {
     }
   }
 
-  async #pause(event: RetryEvent, signal: AbortSignal | undefined, aborted: () => Error): Promise<void> {
+  /** Reports and waits out a retry's delay; false when the signal ended (or had ended) the wait. */
+  async #pause(event: RetryEvent, signal: AbortSignal | undefined): Promise<boolean> {
+    if (signal?.aborted) return false;
     this.#onRetry?.(event);
     try {
       await this.#sleep(event.delayMs, signal);
     } catch (err) {
-      if (signal?.aborted) throw aborted();
+      if (signal?.aborted) return false;
       throw err;
     }
-    if (signal?.aborted) throw aborted();
+    return !signal?.aborted;
   }
 
   #decode<S extends z.ZodType>(spec: RequestSpec<S>, path: string, res: RawResponse): z.output<S> {

@@ -1,7 +1,10 @@
 /**
  * The plugin process's signals and parent watch. Ctrl-C reaches the whole process group,
  * but the engine handles it by calling StopProvider, so SIGINT itself is ignored, as
- * go-plugin servers do. Kept free of protobuf so it can be installed before the handshake.
+ * go-plugin servers do. SIGTERM, which the engines also take as an interrupt and which may
+ * reach the whole group too, ends the process, but only once the calls in progress have been
+ * answered: a plugin that died at once would abandon writes the API may already have made.
+ * Kept free of protobuf so it can be installed before the handshake.
  */
 import { readFileSync } from "node:fs";
 import { type Logger, errorFields } from "./log";
@@ -15,11 +18,37 @@ export interface ProcessGuardOptions {
 
 /** The longest a SIGTERM waits for `drain`: a stop must not hang on an API that no longer answers. */
 const DRAIN_LIMIT_MS = 10_000;
+/**
+ * The longest a SIGTERM waits for the calls in progress to be answered. A write already sent is
+ * finished, not abandoned: it ends by its answer or its request timeout (60 s by default), and a
+ * create whose outcome that left unknown then searches for its object.
+ */
+const SETTLE_LIMIT_MS = 120_000;
+
+const SETTLERS = Symbol.for("terraform-provider-mgmt.settle-before-exit");
+
+/**
+ * What a SIGTERM lets finish before the process ends: each provider's calls in progress. One set
+ * per process, kept on the global object, because this module is bundled twice: into the bundle
+ * that installs the guards and into dist/calls.js, whose provider service registers here.
+ */
+const settlers: Set<() => Promise<void>> = ((globalThis as { [SETTLERS]?: Set<() => Promise<void>> })[SETTLERS] ??= new Set());
+
+/**
+ * Registers `settle`, which a SIGTERM or SIGHUP runs and awaits before the process ends (stop the
+ * provider, resolve once every call in progress has been answered); returns its removal.
+ */
+export function settleBeforeExit(settle: () => Promise<void>): () => void {
+  settlers.add(settle);
+  return () => settlers.delete(settle);
+}
 
 /**
  * The process's way out, with the guards installed: `exit` runs what `setCleanup` registered
  * last (the listening socket's folder) before it ends the process, as any other exit does.
- * With `drain`, SIGTERM and SIGHUP first wait for it (at most DRAIN_LIMIT_MS).
+ * SIGTERM and SIGHUP (a cancelled CI job may send either to the whole process group, plugins
+ * included) first let the calls in progress finish (settleBeforeExit), as StopProvider does,
+ * then wait for `drain` if given (at most DRAIN_LIMIT_MS).
  */
 export function processLifetime(log: Logger, drain?: () => Promise<void>): { exit: (code: number) => void; setCleanup: (cleanup: () => void) => void } {
   let cleanup = () => {};
@@ -28,13 +57,18 @@ export function processLifetime(log: Logger, drain?: () => Promise<void>): { exi
     process.exit(code);
   };
   process.on("exit", () => cleanup());
-  let draining = false;
+  const within = (limitMs: number, work: () => Promise<void>, failed: string): Promise<void> => {
+    const limit = new Promise<void>((resolve) => setTimeout(resolve, limitMs).unref());
+    return Promise.race([work().catch((e: unknown) => log("warn", failed, errorFields(e))), limit]);
+  };
+  let terminating = false;
   const terminate = () => {
-    if (!drain) return exit(0);
-    if (draining) return;
-    draining = true;
-    const limit = new Promise<void>((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref());
-    void Promise.race([drain().catch((e: unknown) => log("warn", "stopping cleanly failed", errorFields(e))), limit]).finally(() => exit(0));
+    if (terminating) return;
+    terminating = true;
+    const settle = async () => void (await Promise.all([...settlers].map((s) => s())));
+    void within(SETTLE_LIMIT_MS, settle, "finishing the calls in progress failed")
+      .then(() => drain && within(DRAIN_LIMIT_MS, drain, "stopping cleanly failed"))
+      .finally(() => exit(0));
   };
   installProcessGuards({ exit, terminate, log });
   return { exit, setCleanup: (c) => (cleanup = c) };

@@ -15,6 +15,7 @@ import { type ObjectValue, type TfType, type TfValue, isDynamic } from "../provi
 import { CodecError, decodeJsonValue, decodeValue, encodeValue } from "./codec";
 import { int64ToNumber, toProtoDiagnostic, toProtoDiagnostics, toProtoFunction, toProtoPath, toProtoSchema, toProtoTimestamp } from "./convert";
 import type { GrpcServer } from "./grpc/server";
+import { settleBeforeExit } from "./lifecycle";
 import { type Logger, describeError, errorFields } from "./log";
 import { mark, now } from "./trace";
 import { tfplugin6 } from "./proto/gen/messages";
@@ -250,13 +251,26 @@ export function registerProviderService(
     return toProtoDiagnostic(error("Unexpected provider error", `${method}: ${describeError(e)}`));
   }
 
+  // The calls in progress, each until its answer is on the socket: what a SIGTERM lets finish,
+  // stopped as by StopProvider. Only when there are some: a stopped provider also cancels the
+  // requests its release would make (revoking a proxy token), which a SIGTERM must leave to it.
+  const inProgress = new Set<Promise<void>>();
+  const forget = settleBeforeExit(async () => {
+    if (inProgress.size === 0) return;
+    if (provider) await provider.stop();
+    await Promise.all(inProgress);
+  });
+
   function rpc<Req, Res extends { diagnostics?: tfplugin6.IDiagnostic[] | null }>(
     method: string,
     reqType: Codec<Req>,
     resType: Encoder<Res>,
     handle: (req: Req, l: Loaded) => Promise<Res>,
   ): void {
-    server.unary(SERVICE + method, async (bytes) => {
+    server.unary(SERVICE + method, async (bytes, call) => {
+      const answered = new Promise<void>((resolve) => call.afterResponse(resolve));
+      inProgress.add(answered);
+      void answered.then(() => inProgress.delete(answered));
       const req = reqType.decode(bytes);
       let res: Res;
       try {
@@ -476,6 +490,7 @@ export function registerProviderService(
   return {
     // Only a provider that was loaded can hold anything.
     release: async () => {
+      forget();
       if (provider) await provider.close();
     },
   };

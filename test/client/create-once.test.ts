@@ -106,6 +106,64 @@ describe("creates whose outcome is unknown", () => {
   });
 });
 
+describe("creates when the engine asks the provider to stop (Ctrl-C)", () => {
+  let stop: AbortController;
+  let stoppable: MgmtClient;
+  beforeEach(() => {
+    stop = new AbortController();
+    stoppable = new MgmtClient({ url: proxy.url, token: server.token!, retry: { baseDelayMs: 1, maxDelayMs: 2 }, signal: stop.signal });
+  });
+  afterEach(() => stoppable.close());
+
+  /** The first create of `path` meets `fault` (or none), the stop coming as the request reaches the proxy. */
+  function stopDuringCreate(path: string, fault?: Fault): void {
+    let left = 1;
+    proxy.rule = (m, p) => {
+      if (m !== "POST" || p !== path || left-- <= 0) return undefined;
+      stop.abort(new Error("the engine asked the provider to stop"));
+      return fault;
+    };
+  }
+
+  it("finishes a create in flight: its answer is the result, nothing is left behind", async () => {
+    stopDuringCreate("/profile/sshkeys");
+    const made = await createSshKeyOnce(stoppable, { label: "in-flight", ssh_key: sshKeyText("ed25519", "in@flight") });
+    expect(made.adopted).toBe(false);
+    expect((await all(client.listSshKeys())).filter((k) => k.label === "in-flight").map((k) => k.id)).toEqual([made.value.id]);
+  });
+
+  it("still searches when the answer is lost after the stop, and adopts what the create made", async () => {
+    stopDuringCreate("/profile/sshkeys", { kind: "drop-after" });
+    const made = await createSshKeyOnce(stoppable, { label: "stopped-lost", ssh_key: sshKeyText("ed25519", "stopped@lost") });
+    expect(made.adopted).toBe(true);
+    expect((await all(client.listSshKeys())).filter((k) => k.label === "stopped-lost").map((k) => k.id)).toEqual([made.value.id]);
+    expect(proxy.counters.byMethod.POST).toBe(1);
+  });
+
+  it("revokes a token whose value was lost after the stop, and does not create it again", async () => {
+    stopDuringCreate("/profile/tokens", { kind: "drop-after" });
+    await expect(createTokenOnce(stoppable, { label: "stopped-token" })).rejects.toBeInstanceOf(NetworkError);
+    expect((await all(client.listTokens())).filter((t) => t.label === "stopped-token")).toEqual([]);
+    expect(proxy.counters.byMethod.POST).toBe(1);
+  });
+
+  it("does not send again a create that made nothing (503, nothing found)", async () => {
+    stopDuringCreate("/profile/sshkeys", { kind: "status", status: 503 });
+    const err = await createSshKeyOnce(stoppable, { label: "stopped-busy", ssh_key: sshKeyText("ed25519", "stopped@busy") }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(503);
+    expect((await all(client.listSshKeys())).filter((k) => k.label === "stopped-busy")).toEqual([]);
+    expect(proxy.counters.byMethod.POST).toBe(1);
+  });
+
+  it("adopts an OAuth client a lost answer made after the stop, found through the events feed", async () => {
+    stopDuringCreate("/account/oauth-clients", { kind: "drop-after" });
+    const made = await createOAuthClientOnce(stoppable, { label: "stopped-app", redirect_uri: "https://example.com/cb" });
+    expect(made.adopted).toBe(true);
+    expect((await all(client.listOAuthClients())).filter((c) => c.label === "stopped-app").map((c) => c.id)).toEqual([made.value.id]);
+  });
+});
+
 describe("sameTaggedObjects", () => {
   const compute = (id: number) => ({ type: "compute", data: { id } }) as never;
   const volume = (id: number) => ({ type: "volume", data: { id } }) as never;

@@ -68,7 +68,9 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
   const dataSources = new Map(def.dataSources.map((d) => [d.typeName, d]));
   const ephemeralResources = new Map((def.ephemeralResources ?? []).map((e) => [e.typeName, e]));
   const functions = new Map((def.functions ?? []).map((f) => [f.name, f]));
-  // One per process: StopProvider means the engine is about to end it, so nothing restarts.
+  // One per process: StopProvider means the engine is about to end it, so nothing restarts. The
+  // engine still records what the calls in progress answer, so the client this signal reaches
+  // cancels waits, reads and writes not yet sent, never a write already sent (CallOptions.signal).
   const stopping = new AbortController();
   // Every request in flight listens to it, and an engine runs 10 operations at once, some paging.
   setMaxListeners(0, stopping.signal);

@@ -16,7 +16,10 @@ export type { Attributes } from "./value-types";
 /** What every CRUD call gets besides its values. */
 export interface Operation<Ctx> {
   readonly ctx: Ctx;
-  /** Aborted when the engine asks the provider to stop (Ctrl-C): pass it to anything that waits. */
+  /**
+   * Aborted when the engine asks the provider to stop (Ctrl-C): pass it to anything that waits.
+   * Never abandon on it a write already sent: the engine records what the call answers.
+   */
   readonly signal: AbortSignal;
   readonly now: () => Date;
   /** A warning shown to the user next to the resource. */
