@@ -7,7 +7,11 @@
  *   `Content-Length: 0`, or a DELETE with a content type and no body at all). An empty JSON
  *   body (chunked, zero bytes) is no body either, whatever its content type. An operation that
  *   takes a body then answers "Request body is required"; one that takes none simply runs.
- * - A body that is there must be JSON: any other content type with bytes is refused (400).
+ * - An operation that takes no body ignores whatever body and content type it is sent (the
+ *   upstream JS SDK sends a child account's euuid form-encoded on the bodiless token mint):
+ *   the bytes are read, within the size limit, and dropped (`ignoreBody`).
+ * - A body that is there, on an operation that reads one, must be JSON: any other content
+ *   type with bytes is refused (400).
  * - JSON deeper than `MAX_JSON_DEPTH` is refused before it is parsed (a 400 naming the body):
  *   the schema checks and stores walk bodies recursively.
  * - A NUL character in any string or key of a body is refused with a 400 naming the field:
@@ -16,7 +20,7 @@
  *   no character): each store would turn it into different replacement characters. So are
  *   bytes that are not UTF-8: decoding would store U+FFFD in place of what the client sent.
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { isUtf8 } from "node:buffer";
 import { invalid } from "../domain/errors";
 import { HttpError } from "./errors";
@@ -110,6 +114,21 @@ export function badTextRefusal({ field, problem }: BadText) {
   return field === "" ? invalid(null, `Request body ${what}`) : invalid(field, `${field} ${what}`);
 }
 
+/** The content type `ignoreBody` gives a body no operation reads: its parser drops the bytes. */
+const IGNORED_BODY = "application/x-mgmt-ignored-body";
+
+/**
+ * For an operation that takes no body: whatever body the request carries, under whatever
+ * content type (even one that does not parse), is read and dropped. A route's `onRequest`
+ * hook, so it runs before Fastify looks at the content type.
+ */
+export function ignoreBody(req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const headers = req.raw.headers;
+  // A request with neither a length nor a transfer coding has no body (see installBodyConventions).
+  if (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined) headers["content-type"] = IGNORED_BODY;
+  done();
+}
+
 /** Registers the body conventions above on `app` (before any route). */
 export function installBodyConventions(app: FastifyInstance): void {
   // Fastify reads no body when a request has neither a content type nor a length; one with a
@@ -153,6 +172,8 @@ export function installBodyConventions(app: FastifyInstance): void {
       else done(null, parsed);
     });
   });
+
+  app.addContentTypeParser(IGNORED_BODY, { parseAs: "buffer" }, (_req, _raw, done) => done(null, undefined));
 
   // Every other content type (a form, text/plain, one that does not parse): a body the client
   // framed as chunked or with a length, but which turns out empty, is no body.

@@ -15,6 +15,7 @@ import type { FilterFields } from "../domain/filter";
 import type { Answer, RouteContext } from "./answer";
 import { listAnswer, type ListFetch, type ListSpec } from "./list";
 import { RememberedAnswers } from "./remembered";
+import { ignoreBody } from "./body";
 
 export const API_PREFIX = "/v4";
 
@@ -35,7 +36,7 @@ export interface RouteDoc<B extends z.ZodType = z.ZodType> {
   /**
    * The request body's contract schema: the handler's `body()` parses with it, and the document
    * shows its "input" form. An operation without one (and without `rawBody`) takes no body, and
-   * runs whatever content type says so.
+   * runs whatever body and content type the client sends (`ignoreBody`).
    */
   body?: B;
   /** The body may be left out (the operation then runs as with an empty object). */
@@ -103,7 +104,10 @@ export class Router {
     this.app.route({
       method,
       url,
-      onRequest: access === "public" ? [] : [(req, reply) => this.authorize(req, reply, access)],
+      onRequest: [
+        ...(doc.body === undefined && doc.rawBody === undefined ? [ignoreBody] : []),
+        ...(access === "public" ? [] : [(req: FastifyRequest, reply: FastifyReply) => this.authorize(req, reply, access)]),
+      ],
       handler: async (req, reply) => {
         const actors = this.actors;
         let parsed: { value: z.output<B> } | undefined;
