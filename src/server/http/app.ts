@@ -14,6 +14,7 @@ import { openApiRoutes } from "./openapi";
 import { installBodyConventions } from "./body";
 import { installConnectionHandlers, lingeringClose, onClientError } from "./connection";
 import { HttpError } from "./errors";
+import { hostProblem } from "./host";
 
 export interface AppOptions {
   /** The caller a bearer token stands for (see `Router`). */
@@ -103,10 +104,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // Hooks of every request take Fastify's callback form: an async hook costs a promise and a
   // microtask turn per request, for work that never waits.
   app.addHook("onRequest", (req, reply, done) => {
-    // HTTP/1.1 requires Host (RFC 9112 3.2); node's own refusal would be an empty 400.
-    if (req.raw.headers.host === undefined && req.raw.httpVersionMinor === 1 && req.raw.httpVersionMajor === 1) {
+    // RFC 9112 3.2: exactly one Host, well-formed (HTTP/1.1 must send one); node's own refusal
+    // of a missing one would be an empty 400.
+    const badHost = hostProblem(req.raw);
+    if (badHost !== null) {
       reply.header("connection", "close");
-      done(new HttpError(400, [{ reason: "Host header is required" }]));
+      done(new HttpError(400, [{ reason: badHost }]));
       return;
     }
     // Nothing can be named with a NUL (bodies refuse one), and Postgres cannot even compare one.
