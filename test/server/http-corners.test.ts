@@ -217,6 +217,25 @@ describe("bytes that are not UTF-8 are refused, never stored as U+FFFD", () => {
     }
   });
 
+  /** The body as sent, for a strict JSON parser: no surrogate, escaped or raw. */
+  const strictBody = (res: RawResponse | undefined) => {
+    expect(res!.body).not.toMatch(/\\u[dD][89abAB]|\\u[dD][c-fC-F]|[\ud800-\udfff]/);
+    return json(res);
+  };
+
+  test("a key that is not UTF-8 is named with U+FFFD for each bad sequence, never with lone surrogates", async () => {
+    const body = Buffer.concat([Buffer.from('{"label":"x","k'), Buffer.from([0xff, 0xff]), Buffer.from(`":1,"ssh_key":${JSON.stringify(key)}}`)]);
+    const { responses } = await post(body);
+    expect(responses.map((r) => r.status)).toEqual([400]);
+    expect(strictBody(responses[0])).toEqual(errorBody("k\ufffd\ufffd must be valid UTF-8 text", "k\ufffd\ufffd"));
+  });
+
+  test("a key holding an escaped lone surrogate is named with U+FFFD in its place", async () => {
+    const { responses } = await post(Buffer.from(`{"label":"x","a\\ud800b":1,"ssh_key":${JSON.stringify(key)}}`));
+    expect(responses.map((r) => r.status)).toEqual([400]);
+    expect(strictBody(responses[0])).toEqual(errorBody("a\ufffdb must be valid Unicode text (it has a lone surrogate)", "a\ufffdb"));
+  });
+
   test("a real U+FFFD, sent as UTF-8 or escaped, is text like any other", async () => {
     const { responses } = await post(Buffer.from(JSON.stringify({ label: "real \ufffd \\ufffd", ssh_key: key }).replace("\\\\ufffd", "\\ufffd")));
     expect(responses.map((r) => r.status)).toEqual([200]);

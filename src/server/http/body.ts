@@ -91,7 +91,8 @@ const REPLACEMENT_BYTES = Buffer.from("\ufffd");
 /**
  * The refusal of a JSON body that is not UTF-8, naming the field that holds the bad bytes when
  * that can be told: each replacement character the decoder put in is swapped for a lone
- * surrogate (which no UTF-8 text decodes to) and the result parsed. When the body also holds
+ * surrogate (which no UTF-8 text decodes to) and the result parsed; the field found is named
+ * with U+FFFD again in its place. When the body also holds
  * a real U+FFFD, or does not parse, the refusal names the body.
  */
 export function notUtf8Refusal(bytes: Buffer, decoded: string) {
@@ -103,7 +104,11 @@ export function notUtf8Refusal(bytes: Buffer, decoded: string) {
       // Not JSON once decoded: only the body can be named.
     }
   }
-  return field === null || field === "" ? invalid(null, "Request body must be valid UTF-8") : invalid(field, `${field} must be valid UTF-8 text`);
+  if (field === null || field === "") return invalid(null, "Request body must be valid UTF-8");
+  // The field is named as decoded, U+FFFD for each bad sequence: the stand-in surrogates would
+  // make the error body itself invalid Unicode.
+  const named = field.replace(/\udfff/g, "\ufffd");
+  return invalid(named, `${named} must be valid UTF-8 text`);
 }
 
 /** A body of a content type no route reads: nothing at all is no body; anything else is refused. */
