@@ -45,7 +45,9 @@ export function issuesToItems(issues: readonly z.core.$ZodIssue[], what = "Reque
     if (field === "") {
       return { reason: missing ? `${what} is required` : issue.code === "invalid_type" ? `${what} must be a JSON object` : issue.message };
     }
-    return { field, reason: missing ? `${field} is required` : issue.message };
+    // A query parameter given twice arrives as an array; zod's own words would be about types.
+    const repeated = what === "Query" && issue.code === "invalid_type" && Array.isArray(issue.input);
+    return { field, reason: missing ? `${field} is required` : repeated ? `${field} must be given only once` : issue.message };
   });
 }
 
