@@ -15,6 +15,7 @@ import { installBodyConventions } from "./body";
 import { installConnectionHandlers, lingeringClose, onClientError } from "./connection";
 import { HttpError } from "./errors";
 import { hostProblem } from "./host";
+import { installCors, type CorsOrigins } from "./cors";
 
 export interface AppOptions {
   /** The caller a bearer token stands for (see `Router`). */
@@ -32,6 +33,8 @@ export interface AppOptions {
   install?: (app: FastifyInstance) => void;
   /** How long a client may take to send its request (see `Timeouts`). */
   timeouts?: Partial<Timeouts>;
+  /** Origins whose browsers may read answers (default `*`, as upstream). */
+  cors?: CorsOrigins;
   /**
    * Read at the start of each request, before it authenticates: a runner that runs the rest
    * of the request with the store's marks of that moment (the Postgres store's
@@ -112,6 +115,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
       done(new HttpError(400, [{ reason: badHost }]));
       return;
     }
+    done();
+  });
+  // Before the 404s, admin, faults and rate limits: their answers carry CORS headers too, and a
+  // preflight is answered here, whatever path it names.
+  installCors(app, options.cors ?? "*");
+  app.addHook("onRequest", (req, _reply, done) => {
     // Nothing can be named with a NUL (bodies refuse one), and Postgres cannot even compare one.
     const nul = (v: unknown) => typeof v === "string" && v.includes("\u0000");
     done(req.is404 || Object.values(req.params as Record<string, unknown>).some(nul) ? notFound() : undefined);

@@ -149,10 +149,13 @@ export class Router {
     });
   }
 
-  /** Answers 405 for every method a known path does not serve. Call once, after all routes. */
+  /**
+   * Answers 405 for every method a known path does not serve. Call once, after all routes.
+   * OPTIONS is answered on every path, as a CORS preflight (`./cors.ts`), so `Allow` names it.
+   */
   closeMethods(): void {
     for (const [url, served] of this.methods) {
-      const allowed = [...served, ...(served.has("GET") ? ["HEAD"] : [])];
+      const allowed = [...served, ...(served.has("GET") ? ["HEAD"] : []), "OPTIONS"];
       const others = HANDLED.filter((m) => !allowed.includes(m));
       this.app.route({
         method: [...others],
