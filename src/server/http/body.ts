@@ -125,13 +125,19 @@ const IGNORED_BODY = "application/x-mgmt-ignored-body";
 /**
  * For an operation that takes no body: whatever body the request carries, under whatever
  * content type (even one that does not parse), is read and dropped. A route's `onRequest`
- * hook, so it runs before Fastify looks at the content type.
+ * hook, so it runs before Fastify looks at the content type; `readIgnoredBodies` must have
+ * been called on the app.
  */
 export function ignoreBody(req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const headers = req.raw.headers;
   // A request with neither a length nor a transfer coding has no body (see installBodyConventions).
   if (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined) headers["content-type"] = IGNORED_BODY;
   done();
+}
+
+/** Lets `ignoreBody` work on `app`: its bodies are read (within the size limit) and dropped. */
+export function readIgnoredBodies(app: FastifyInstance): void {
+  if (!app.hasContentTypeParser(IGNORED_BODY)) app.addContentTypeParser(IGNORED_BODY, { parseAs: "buffer" }, (_req, _raw, done) => done(null, undefined));
 }
 
 /** Registers the body conventions above on `app` (before any route). */
@@ -177,8 +183,6 @@ export function installBodyConventions(app: FastifyInstance): void {
       else done(null, parsed);
     });
   });
-
-  app.addContentTypeParser(IGNORED_BODY, { parseAs: "buffer" }, (_req, _raw, done) => done(null, undefined));
 
   // Every other content type (a form, text/plain, one that does not parse): a body the client
   // framed as chunked or with a length, but which turns out empty, is no body.

@@ -15,7 +15,7 @@ import type { FilterFields } from "../domain/filter";
 import type { Answer, RouteContext } from "./answer";
 import { listAnswer, type ListFetch, type ListSpec } from "./list";
 import { RememberedAnswers } from "./remembered";
-import { ignoreBody } from "./body";
+import { ignoreBody, readIgnoredBodies } from "./body";
 
 export const API_PREFIX = "/v4";
 
@@ -92,7 +92,10 @@ export class Router {
   constructor(
     readonly app: FastifyInstance,
     private readonly authenticate: (bearer: string) => Promise<Actor>,
-  ) {}
+  ) {
+    // Operations without a body ignore any (`ignoreBody`, on each such route).
+    readIgnoredBodies(app);
+  }
 
   route<B extends z.ZodType = z.ZodNever>(method: Method, path: string, access: RouteAccess, handler: Handler<B>, doc: RouteDoc<B> = {}): this {
     const url = API_PREFIX + path;
