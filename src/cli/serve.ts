@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { DEFAULT_TIMEOUTS, isTokenText, startServer, storeLocation, type RunningServer } from "../server";
+import { DEFAULT_TIMEOUTS, isTokenText, originOf, startServer, storeLocation, type RunningServer } from "../server";
 import { isPostgresUrl } from "../server/store/postgres";
 import { parseFlags, settle, type FlagParse } from "./args";
 import { EPHEMERAL_FLAG, EPHEMERAL_USAGE, parseEphemeralArgs, runEphemeral } from "./ephemeral";
@@ -15,7 +15,7 @@ import { splitCommand } from "./wrapped-command";
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_HOST = "127.0.0.1";
 
-const USAGE = `usage: mgmt serve [--port N] [--host ADDR] [--db PATH|URL] [--no-default-fixtures] [--new-token]
+const USAGE = `usage: mgmt serve [--port N] [--host ADDR] [--db PATH|URL] [--no-default-fixtures] [--new-token] [--cors-origin URL]...
        mgmt serve --ephemeral [serve flags] -- CMD [ARGS...]
 
 Runs the local Management API. When it is listening it prints one line on stdout,
@@ -43,6 +43,9 @@ options:
                 (default ${DEFAULT_TIMEOUTS.request})
   --headers-timeout MS  the same for the request's headers alone (default
                 ${DEFAULT_TIMEOUTS.headers}; never more than --request-timeout)
+  --cors-origin URL  let browser pages from this origin (scheme://host[:port])
+                read the API's answers; repeat for several; '*' for any
+                (default: any, as upstream)
   --ephemeral   run CMD against a new in-memory server on a free port, with
                 MGMT_URL and MGMT_TOKEN set, then stop (see: mgmt serve
                 --ephemeral --help)
@@ -77,6 +80,7 @@ const SERVE_OPTIONS = {
   "rate-limit": { type: "string" },
   "request-timeout": { type: "string" },
   "headers-timeout": { type: "string" },
+  "cors-origin": { type: "string", multiple: true },
 } as const;
 
 interface ServeFlags {
@@ -89,6 +93,8 @@ interface ServeFlags {
   rateLimit?: number;
   requestTimeout?: number;
   headersTimeout?: number;
+  /** `--cors-origin`, serialized; absent: any origin. */
+  corsOrigins?: string[];
   /** MGMT_SERVE_TOKEN */
   token?: string;
   /** MGMT_ADMIN_TOKEN */
@@ -146,6 +152,15 @@ export function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.
     if (value === undefined) continue;
     flags[key] = positiveInteger(value);
     if (flags[key] === undefined) return problem(`option '--${name}' must be a positive number of milliseconds, not '${value}'`);
+  }
+  if (v["cors-origin"] !== undefined) {
+    const origins: string[] = [];
+    for (const value of v["cors-origin"]) {
+      const origin = value === "*" ? value : originOf(value);
+      if (origin === undefined) return problem(`option '--cors-origin' must be an origin such as https://app.example:8443, or '*', not '${value}'`);
+      origins.push(origin);
+    }
+    flags.corsOrigins = origins;
   }
   if (env.MGMT_SERVE_TOKEN) {
     if (!isTokenText(env.MGMT_SERVE_TOKEN)) return problem(`MGMT_SERVE_TOKEN ${TOKEN_TEXT}`);
@@ -220,6 +235,7 @@ function serverSettings(flags: ServeFlags) {
     rateLimit: flags.rateLimit,
     timeouts: { request: flags.requestTimeout, headers: flags.headersTimeout },
     adminToken: flags.adminToken,
+    corsOrigins: flags.corsOrigins,
   };
 }
 

@@ -2,6 +2,10 @@
  * The fields each list operation accepts in X-Filter, and their types (upstream's filterable
  * sets): the server's list routes filter by this table and publish it in the OpenAPI document
  * (`x-filterable-fields`); the provider's list data sources send conditions on these fields.
+ *
+ * An event's `entity.id` is listed as a number, which is what the provider sends; the server
+ * writes string ids as well (a tag's label, an OAuth client's id, a euuid, a transfer token)
+ * and its event list takes a number or a string there (`src/server/areas/events/routes.ts`).
  */
 export type ApiFieldType = "string" | "number" | "boolean" | "timestamp";
 

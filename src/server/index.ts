@@ -41,6 +41,8 @@ export interface ServerOptions extends ExtrasOptions {
   bodyLimit?: number;
   /** How long a client has to send its request's headers and body (see `DEFAULT_TIMEOUTS`). */
   timeouts?: Partial<Timeouts>;
+  /** Serialized origins whose browsers may read answers (`mgmt serve --cors-origin`); absent, empty or holding `*`: any, as upstream. */
+  corsOrigins?: readonly string[];
 }
 
 export interface RunningServer {
@@ -129,6 +131,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       bodyLimit: options.bodyLimit,
       install: (fastify) => installAdmin(fastify, admin),
       timeouts: options.timeouts,
+      cors: options.corsOrigins === undefined || options.corsOrigins.length === 0 || options.corsOrigins.includes("*") ? "*" : options.corsOrigins,
       requestMarks: store.requestMarks?.bind(store),
     });
     await app.ready();
@@ -181,5 +184,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
 export { ManualClock, seededSecrets, systemClock, cryptoSecrets, type Clock, type Secrets } from "./clock";
 export { DEFAULT_TIMEOUTS, type Timeouts } from "./http/app";
+export { originOf } from "./http/cors";
 export { lineLogger, silentLogger, stderrLogger, type Logger } from "./logger";
 export { isTokenText } from "./areas/tokens/service";

@@ -19,6 +19,13 @@ import { call, startTestServer, type TestServer } from "../server/helpers";
 import { ed25519Key, rsaKey } from "../server/sshkey-gen";
 import { operationsOf, requestArbitrary, type FuzzRequest, type Knowns, type Operation } from "./requests";
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** Whether a parsed JSON answer holds a surrogate that is not half of a pair (strict parsers refuse its escape). */
+const unpaired = (v: unknown): boolean =>
+  typeof v === "string"
+    ? LONE_SURROGATE.test(v)
+    : typeof v === "object" && v !== null && Object.entries(v).some(([k, inner]) => LONE_SURROGATE.test(k) || unpaired(inner));
+
 const RUNS = Number(process.env.MGMT_FUZZ_RUNS ?? 2000);
 const SEED = Number(process.env.MGMT_FUZZ_SEED ?? 11_2026);
 
@@ -120,6 +127,7 @@ test(
             if (!res.type.startsWith("application/json")) throw new Error(`non-JSON error at ${where}`);
             const parsed = ErrorBody.safeParse(JSON.parse(res.text));
             if (!parsed.success) throw new Error(`error body not the contract's at ${where}`);
+            if (unpaired(parsed.data)) throw new Error(`a lone surrogate in the error body at ${where}`);
           } else if (res.status !== 204 && r.method !== "HEAD" && !r.op.endsWith("/thumbnail")) {
             // Success answers are JSON too (a thumbnail's are its image; 204 has no body).
             if (!res.type.startsWith("application/json")) throw new Error(`non-JSON answer at ${where}`);

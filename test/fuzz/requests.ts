@@ -219,6 +219,7 @@ const MALFORMED_TEXT = [
   "[1,]",
   "\u0000",
   '{"a":"\\ud800"}',
+  '{"a\\udfff\\udfff":1}',
   '{"__proto__":{"x":1}}',
   '{"constructor":{"prototype":{}}}',
   "1e999999",

@@ -92,7 +92,7 @@ test("every POST and PUT that reads a body documents it, and asks for it when it
   }
 });
 
-test("an empty body of any content type is no body; a body that is there must still be JSON", async () => {
+test("an empty body of any content type is no body", async () => {
   const form = await send(
     "POST",
     "/account/child-accounts/X/token",
@@ -100,6 +100,30 @@ test("an empty body of any content type is no body; a body that is there must st
     "0\r\n\r\n",
   );
   expect(form).toEqual({ status: 404, body: errorBody("Not found") });
-  const filled = await send("POST", "/account/events/1/read", "Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n", "1\r\na\r\n0\r\n\r\n");
+});
+
+test("an operation that takes no body ignores whatever body and content type it is sent", async () => {
+  const euuid = "A1B2C3D4-0000-4000-A000-00000000000B";
+  await server.domain.childAccounts.seedChild({ euuid });
+  // What the upstream JS SDK sends: the euuid, form-encoded, on the bodiless token mint.
+  const form = `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${euuid.length}\r\n`;
+  expect((await send("POST", `/account/child-accounts/${euuid}/token`, form, euuid)).status).toBe(200);
+  const bodies: Array<[string, string]> = [
+    ["Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n", "1\r\na\r\n0\r\n\r\n"],
+    ["Content-Type: application/json\r\nContent-Length: 5\r\n", "{nope"],
+    ["Content-Type: ;;;\r\nContent-Length: 3\r\n", "abc"],
+    ["Content-Length: 3\r\n", "abc"],
+  ];
+  for (const [headers, body] of bodies) {
+    expect(await send("POST", `/account/child-accounts/${euuid}/token`, headers, body)).toMatchObject({ status: 200, body: { scopes: "*" } });
+  }
+  // The size limit still holds: the bytes are read before they are dropped.
+  const big = "x".repeat(1024 * 1024 + 1);
+  const tooLarge = await send("POST", `/account/child-accounts/${euuid}/token`, `Content-Type: text/plain\r\nContent-Length: ${big.length}\r\n`, big);
+  expect(tooLarge).toEqual({ status: 413, body: errorBody("Request body is too large") });
+});
+
+test("a body sent to an operation that reads one must still be JSON", async () => {
+  const filled = await send("POST", "/profile/sshkeys", "Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n", "1\r\na\r\n0\r\n\r\n");
   expect(filled).toEqual({ status: 400, body: errorBody("Content-Type must be application/json") });
 });

@@ -4,6 +4,7 @@ import { ChildAccount, emptyGrants, paginated, PersonalAccessToken } from "../..
 import { MINUTE } from "../../src/server/domain/context";
 import { call, errorBody, startTestServer, type TestServer } from "./helpers";
 import { mintFor, newActor } from "./actors";
+import { ed25519Key } from "./sshkey-gen";
 
 let server: TestServer;
 const COMPANY = "Parent Company Incorporated";
@@ -129,4 +130,49 @@ test("an account without children lists none; a seeded child cannot itself have 
   const { account } = await seed();
   await expect(server.domain.childAccounts.seedChild({ parentAccountId: account.id })).rejects.toThrow();
   await expect(seed()).rejects.toThrow(/euuid/);
+});
+
+describe("canceling a child account refuses every token acting in it on its next request", () => {
+  const admin = (method: string, path: string, json?: unknown) =>
+    call(server, method, `//__admin${path}`, { token: server.adminToken, ...(json === undefined ? {} : { json }) });
+  const addKey = (token: string) => call(server, "POST", "/profile/sshkeys", { token, json: { label: "k", ssh_key: ed25519Key() } });
+
+  test("through the admin API: proxy tokens (writes included) and the child's other users' tokens get 401", async () => {
+    const { account, proxyUser } = await seed();
+    const proxy = PersonalAccessToken.parse((await call(server, "POST", `/account/child-accounts/${EUUID}/token`)).body).token;
+    const older = PersonalAccessToken.parse((await call(server, "POST", `/account/child-accounts/${EUUID}/token`)).body).token;
+    const own = await mintFor(server, proxyUser.id);
+    const childUser = await server.domain.users.create({ accountId: account.id, username: "child-user", email: "c@example.com" });
+    const colleague = await mintFor(server, childUser.id);
+    expect((await addKey(proxy)).status).toBe(200);
+    expect((await call(server, "GET", "/profile", { token: older })).status).toBe(200);
+
+    expect((await admin("PUT", `/child-accounts/${account.id}/active`, { active: false })).status).toBe(200);
+    for (const token of [proxy, older, own, colleague]) {
+      const write = await addKey(token);
+      expect({ status: write.status, body: write.body }).toEqual({ status: 401, body: errorBody("Invalid Token") });
+      expect((await call(server, "GET", "/profile", { token })).status).toBe(401);
+    }
+    // The parent's own tokens are untouched; a new mint finds no (active) child.
+    expect((await call(server, "GET", "/profile")).status).toBe(200);
+    expect((await call(server, "POST", `/account/child-accounts/${EUUID}/token`)).status).toBe(404);
+
+    // Activating again brings no token back; a new mint works.
+    expect((await admin("PUT", `/child-accounts/${account.id}/active`, { active: true })).status).toBe(200);
+    expect((await call(server, "GET", "/profile", { token: proxy })).status).toBe(401);
+    const fresh = PersonalAccessToken.parse((await call(server, "POST", `/account/child-accounts/${EUUID}/token`)).body).token;
+    expect((await addKey(fresh)).status).toBe(200);
+  });
+
+  test("canceling the parent through the API, once its children are canceled, refuses the parent's tokens", async () => {
+    const { account } = await seed();
+    const proxy = PersonalAccessToken.parse((await call(server, "POST", `/account/child-accounts/${EUUID}/token`)).body).token;
+    expect((await call(server, "POST", "/account/cancel", { json: {} })).status).toBe(409);
+    expect((await addKey(proxy)).status).toBe(200);
+    await server.domain.childAccounts.setChildActive(account.id, false);
+    expect((await addKey(proxy)).status).toBe(401);
+    const parentToken = server.token!;
+    expect((await call(server, "POST", "/account/cancel", { json: {} })).status).toBe(200);
+    expect((await addKey(parentToken)).status).toBe(401);
+  });
 });

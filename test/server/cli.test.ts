@@ -73,6 +73,24 @@ test.each(["SIGTERM", "SIGINT"] as const)("serve --port 0 --db :memory: prints o
   expect(proc.stderr()).not.toContain(token);
 });
 
+test("serve --cors-origin: a browser page from that origin may read answers, from another it may not", async () => {
+  const proc = run(["serve", "--port", "0", "--db", ":memory:", "--cors-origin", "https://app.example"]);
+  const { url, token } = await proc.ready;
+  try {
+    for (const [origin, allowed] of [
+      ["https://app.example", "https://app.example"],
+      ["https://other.example", null],
+    ] as const) {
+      const res = await fetch(`${url}/profile`, { headers: { authorization: `Bearer ${token}`, origin } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("access-control-allow-origin")).toBe(allowed);
+    }
+  } finally {
+    proc.child.kill("SIGTERM");
+    await proc.exit;
+  }
+});
+
 test("a file store keeps state; MGMT_SERVE_TOKEN fixes the printed token", async () => {
   const db = join(dir, "data", "nested", "mgmt.sqlite");
   const fixed = "fixed-token-for-ci-0123456789";
@@ -158,6 +176,15 @@ describe("flag parsing", () => {
     expect(parseServeArgs([], { MGMT_DATABASE_URL: "postgres://h/m" })).toMatchObject({ values: { db: "postgres://h/m" } });
     expect(parseServeArgs(["--db", ":memory:"], { MGMT_DATABASE_URL: "postgres://h/m" })).toMatchObject({ values: { db: ":memory:" } });
     expect(parseServeArgs([], { MGMT_DATABASE_URL: "/tmp/x.sqlite" })).toEqual({ problem: expect.stringMatching(/MGMT_DATABASE_URL must be a postgres/) });
+  });
+
+  test("--cors-origin: repeatable, each an origin (serialized) or '*'", () => {
+    const parsed = parseServeArgs(["--cors-origin", "https://App.example:443/", "--cors-origin=http://localhost:3000", "--db", ":memory:"], {});
+    expect(parsed).toMatchObject({ values: { corsOrigins: ["https://app.example", "http://localhost:3000"] } });
+    expect(parseServeArgs(["--cors-origin", "*", "--db", ":memory:"], {})).toMatchObject({ values: { corsOrigins: ["*"] } });
+    for (const bad of ["https://app.example/path", "app.example", "", "https://u@app.example", "file:///tmp"]) {
+      expect([bad, parseServeArgs(["--cors-origin", bad], {})]).toEqual([bad, { problem: expect.stringMatching(/--cors-origin/) }]);
+    }
   });
 
   test("both --flag value and --flag=value", () => {

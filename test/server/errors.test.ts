@@ -97,13 +97,13 @@ describe("routes and methods", () => {
 
   test("a known path with an unsupported method → 405 with Allow", async () => {
     const cases: Array<[string, string, string]> = [
-      ["PATCH", "/profile/sshkeys", "GET, HEAD, POST"],
-      ["DELETE", "/profile/sshkeys", "GET, HEAD, POST"],
-      ["PUT", "/profile/sshkeys", "GET, HEAD, POST"],
-      ["POST", `/profile/sshkeys/${keyId}`, "DELETE, GET, HEAD, PUT"],
-      ["PATCH", `/profile/sshkeys/${keyId}`, "DELETE, GET, HEAD, PUT"],
-      ["OPTIONS", "/profile", "GET, HEAD, PUT"],
-      ["DELETE", "/profile", "GET, HEAD, PUT"],
+      ["PATCH", "/profile/sshkeys", "GET, HEAD, OPTIONS, POST"],
+      ["DELETE", "/profile/sshkeys", "GET, HEAD, OPTIONS, POST"],
+      ["PUT", "/profile/sshkeys", "GET, HEAD, OPTIONS, POST"],
+      ["POST", `/profile/sshkeys/${keyId}`, "DELETE, GET, HEAD, OPTIONS, PUT"],
+      ["PATCH", `/profile/sshkeys/${keyId}`, "DELETE, GET, HEAD, OPTIONS, PUT"],
+      ["PATCH", "/profile", "GET, HEAD, OPTIONS, PUT"],
+      ["DELETE", "/profile", "GET, HEAD, OPTIONS, PUT"],
     ];
     for (const [method, path, allow] of cases) {
       const res = await call(server, method, path, { body: "{", headers: { "content-type": "application/json" } });

@@ -46,6 +46,55 @@ describe("a request without Host", () => {
   });
 });
 
+describe("the Host header (RFC 9112 3.2): exactly one, host[:port]", () => {
+  const get = (hostLines: string, version = "1.1") =>
+    exchange(server.port, [`GET /v4/profile HTTP/${version}\r\n${hostLines}Authorization: Bearer ${server.token}\r\nConnection: close\r\n\r\n`]);
+
+  test.each([
+    ["two Host lines", "Host: localhost\r\nHost: localhost\r\n", "Only one Host header is allowed"],
+    ["two different Host lines", "Host: a.example\r\nhost: b.example\r\n", "Only one Host header is allowed"],
+    ["a space inside", "Host: a b\r\n", "Host header must be a host name or address, with an optional port"],
+    ["userinfo", "Host: u@h\r\n", "Host header must be a host name or address, with an optional port"],
+    ["a path", "Host: h/p\r\n", "Host header must be a host name or address, with an optional port"],
+    ["a port that is not digits", "Host: h:80x\r\n", "Host header must be a host name or address, with an optional port"],
+    ["two ports", "Host: h:80:81\r\n", "Host header must be a host name or address, with an optional port"],
+    ["an unclosed IPv6 literal", "Host: [::1\r\n", "Host header must be a host name or address, with an optional port"],
+    ["a literal that is no address", "Host: [zz]:80\r\n", "Host header must be a host name or address, with an optional port"],
+  ])("%s → 400 in the API's error shape, and the connection closes", async (_what, lines, reason) => {
+    const { responses, rest } = await get(lines);
+    expect(responses.map((r) => r.status)).toEqual([400]);
+    expect(responses[0]!.headers.connection).toBe("close");
+    expect(json(responses[0])).toEqual(errorBody(reason));
+    expect(rest).toBe("");
+  });
+
+  test.each([
+    ["a name", "localhost"],
+    ["a name and port", "api.example.com:8080"],
+    ["an IPv4 address", "127.0.0.1:1"],
+    ["an IPv6 literal", "[::1]:8080"],
+    ["an empty port", "localhost:"],
+    ["a percent-escape", "a%2Db"],
+    ["an empty value (no authority)", ""],
+  ])("%s is accepted", async (_what, host) => {
+    const { responses } = await get(`Host: ${host}\r\n`);
+    expect(responses.map((r) => r.status)).toEqual([200]);
+  });
+
+  test("HTTP/1.0 may leave it out, but not repeat it", async () => {
+    expect((await get("", "1.0")).responses.map((r) => r.status)).toEqual([200]);
+    expect((await get("Host: a\r\nHost: a\r\n", "1.0")).responses.map((r) => r.status)).toEqual([400]);
+  });
+
+  test("a write with a malformed Host is not carried out", async () => {
+    const label = "bad host";
+    const req = rawRequest("POST", "/v4/profile/sshkeys", server.token!, { label, ssh_key: ed25519Key() }).replace("Host: localhost\r\n", "Host: u@h\r\n");
+    const { responses } = await exchange(server.port, [req]);
+    expect(responses.map((r) => r.status)).toEqual([400]);
+    expect(await keyLabels()).not.toContain(label);
+  });
+});
+
 describe("CONNECT", () => {
   test("→ 405 JSON, then the connection closes", async () => {
     const { responses, rest, error } = await exchange(server.port, ["CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"]);
@@ -166,6 +215,25 @@ describe("bytes that are not UTF-8 are refused, never stored as U+FFFD", () => {
       expect(responses.map((r) => r.status)).toEqual([400]);
       expect(json(responses[0])).toEqual(errorBody("Request body must be valid UTF-8"));
     }
+  });
+
+  /** The body as sent, for a strict JSON parser: no surrogate, escaped or raw. */
+  const strictBody = (res: RawResponse | undefined) => {
+    expect(res!.body).not.toMatch(/\\u[dD][89abAB]|\\u[dD][c-fC-F]|[\ud800-\udfff]/);
+    return json(res);
+  };
+
+  test("a key that is not UTF-8 is named with U+FFFD for each bad sequence, never with lone surrogates", async () => {
+    const body = Buffer.concat([Buffer.from('{"label":"x","k'), Buffer.from([0xff, 0xff]), Buffer.from(`":1,"ssh_key":${JSON.stringify(key)}}`)]);
+    const { responses } = await post(body);
+    expect(responses.map((r) => r.status)).toEqual([400]);
+    expect(strictBody(responses[0])).toEqual(errorBody("k\ufffd\ufffd must be valid UTF-8 text", "k\ufffd\ufffd"));
+  });
+
+  test("a key holding an escaped lone surrogate is named with U+FFFD in its place", async () => {
+    const { responses } = await post(Buffer.from(`{"label":"x","a\\ud800b":1,"ssh_key":${JSON.stringify(key)}}`));
+    expect(responses.map((r) => r.status)).toEqual([400]);
+    expect(strictBody(responses[0])).toEqual(errorBody("a\ufffdb must be valid Unicode text (it has a lone surrogate)", "a\ufffdb"));
   });
 
   test("a real U+FFFD, sent as UTF-8 or escaped, is text like any other", async () => {

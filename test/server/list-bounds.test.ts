@@ -1,7 +1,7 @@
 /**
  * `page`/`page_size` bounds (25..500) hold for every list route, now and later: every GET route
  * in the OpenAPI document (so every registered route) without path parameters that answers
- * the paginated envelope must refuse an out-of-bounds page size.
+ * the paginated envelope must refuse an out-of-bounds page size, and a repeated one in the API's words.
  */
 import { call, startTestServer, type TestServer } from "./helpers";
 
@@ -27,6 +27,8 @@ describe("page bounds hold for every list route", () => {
         expect([path, size, res.status]).toEqual([path, size, 400]);
         expect((res.body as { errors: Array<{ field: string }> }).errors[0]!.field).toBe("page_size");
       }
+      const twice = await call(server, "GET", `${path}?page_size=25&page_size=25`);
+      expect([path, twice.status, twice.body]).toEqual([path, 400, { errors: [{ field: "page_size", reason: "page_size must be given only once" }] }]);
     }
     expect(lists).toBeGreaterThanOrEqual(5);
   });

@@ -94,6 +94,15 @@ test("every registered route is in the document, with exactly its methods", asyn
   }
 });
 
+test("the event list's X-Filter names entity.id as taking string ids too", () => {
+  const xFilter = doc.paths["/account/events"]!.get!.parameters.find((p) => p.name === "X-Filter") as unknown as Record<string, unknown>;
+  expect(xFilter["x-filterable-fields"]).toMatchObject({ "entity.id": "number" });
+  expect(xFilter["x-filterable-string-ids"]).toEqual(["entity.id"]);
+  expect(xFilter.description).toMatch(/entity\.id takes a number or a string id/);
+  const tokens = doc.paths["/profile/tokens"]!.get!.parameters.find((p) => p.name === "X-Filter") as unknown as Record<string, unknown>;
+  expect(tokens).not.toHaveProperty("x-filterable-string-ids");
+});
+
 test("operations carry parameters, bodies, answers and security", () => {
   const list = doc.paths["/profile/tokens"]!.get!;
   expect(list.parameters.map((p) => `${p.in}:${p.name}`)).toEqual(["query:page", "query:page_size", "header:X-Filter"]);

@@ -287,6 +287,16 @@ describe("pagination", () => {
     expect(errors.map((e) => e.field)).toEqual([field]);
   });
 
+  test.each(["?page_size=25&page_size=25", "?page_size=25&page_size=50", "?page=1&page=1"])(
+    "%s: a repeated parameter, named in the API's words",
+    async (query) => {
+      const res = await list(query);
+      const field = query.includes("page_size") ? "page_size" : "page";
+      expect(res.status).toBe(400);
+      expect(ErrorBody.parse(res.body)).toEqual({ errors: [{ field, reason: `${field} must be given only once` }] });
+    },
+  );
+
   test("unknown query parameters are ignored", async () => {
     expect(SshKeyPage.parse((await list("?foo=bar&page=2")).body).page).toBe(2);
   });

@@ -2,6 +2,7 @@
 import { parseFilter, applyFilter } from "../../src/server/domain/filter";
 import { oauthApp, bootstrapUserId, at } from "./actors";
 import { call, startTestServer, type TestServer } from "./helpers";
+import { ed25519Key } from "./sshkey-gen";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -81,6 +82,73 @@ describe("/profile/apps: label, created, expiry", () => {
     expect(ordered[0]).not.toBeNull();
     expect(ordered[1]).toBeNull();
     expect((await list("/profile/apps", { label: { "+contains": "app" } })).page.results).toBe(2);
+  });
+});
+
+describe("/account/events: entity.id as the server writes it", () => {
+  const ids = (p: Page) => p.data.map((e) => (e.entity as { id: unknown; type: string }).id);
+  test("a string id (a tag's label) and a number id (an SSH key's) each find their events", async () => {
+    expect((await call(server, "POST", "/tags", { json: { label: "production" } })).status).toBe(200);
+    const key = await call(server, "POST", "/profile/sshkeys", { json: { label: "k", ssh_key: ed25519Key() } });
+    const keyId = (key.body as { id: number }).id;
+    const byTag = await list("/account/events", { "entity.id": "production" });
+    expect(byTag.status).toBe(200);
+    expect(byTag.page.data.map((e) => e.action)).toEqual(["tag_create"]);
+    expect(ids(byTag.page)).toEqual(["production"]);
+    const byKey = await list("/account/events", { "entity.id": keyId, "entity.type": "user_ssh_key" });
+    expect(ids(byKey.page)).toEqual([keyId]);
+    // Taken as written: the number's text is not the number.
+    expect((await list("/account/events", { "entity.id": String(keyId), "entity.type": "user_ssh_key" })).page.results).toBe(0);
+    const either = await list("/account/events", { "+or": [{ "entity.id": "production" }, { "entity.id": { "+eq": keyId } }] });
+    expect(new Set(ids(either.page))).toEqual(new Set(["production", keyId]));
+  });
+  test("ordering compares numbers; a boolean or a string ordered is refused", async () => {
+    expect((await list("/account/events", { "entity.id": { "+gte": 1 } })).status).toBe(200);
+    for (const bad of [{ "entity.id": true }, { "entity.id": { "+gt": "a" } }, { "entity.id": { "+contains": "a" } }]) {
+      expect((await list("/account/events", bad)).status).toBe(400);
+    }
+  });
+});
+
+describe("+or and +and with operators inside a field's value", () => {
+  beforeAll(async () => {
+    for (const [type, when] of [
+      ["reboot", "2030-01-01T00:00:00"],
+      ["migrate", "2030-03-01T00:00:00"],
+      ["reboot", "2030-09-01T00:00:00"],
+    ] as const) {
+      const entity = { id: 1, label: "a", type: "compute", url: "/v4/compute/instances/1" };
+      await server.domain.notices.seedMaintenance(await accountId(), { entity, reason: "r", status: "pending", type, when });
+    }
+  });
+  const accountId = async () => (await server.domain.tokens.authenticate(server.token!)).user.account_id;
+  const whens = (p: Page) => p.data.map((m) => m.when).sort();
+  test("the spec's maintenance example: an instant or a comparison", async () => {
+    const res = await list("/account/maintenance", { when: { "+or": ["2030-01-01T00:00:00", { "+gt": "2030-06-01T00:00:00" }] } });
+    expect(res.status).toBe(200);
+    expect(whens(res.page)).toEqual(["2030-01-01T00:00:00", "2030-09-01T00:00:00"]);
+  });
+  test("+and of comparisons, nested +or, and beside other operators", async () => {
+    const range = await list("/account/maintenance", { when: { "+and": [{ "+gt": "2030-01-01T00:00:00" }, { "+lt": "2030-06-01T00:00:00" }] } });
+    expect(whens(range.page)).toEqual(["2030-03-01T00:00:00"]);
+    const nested = await list("/account/maintenance", {
+      when: { "+or": [{ "+or": ["2030-03-01T00:00:00"] }, { "+gte": "2030-09-01T00:00:00" }] },
+      type: "reboot",
+    });
+    expect(whens(nested.page)).toEqual(["2030-09-01T00:00:00"]);
+    const beside = await list("/account/maintenance", { when: { "+gt": "2030-01-01T00:00:00", "+or": ["2030-03-01T00:00:00", "2030-09-01T00:00:00"] } });
+    expect(whens(beside.page)).toEqual(["2030-03-01T00:00:00", "2030-09-01T00:00:00"]);
+  });
+  test.each([
+    ["+or not an array", { when: { "+or": "2030-01-01T00:00:00" } }],
+    ["+or empty", { when: { "+or": [] } }],
+    ["an item of the wrong type", { when: { "+or": [5] } }],
+    ["a field inside", { when: { "+or": [{ type: "reboot" }] } }],
+    ["+contains on a timestamp inside", { when: { "+or": [{ "+contains": "2030" }] } }],
+  ])("refused: %s", async (_name, filter) => {
+    const res = await list("/account/maintenance", filter);
+    expect(res.status).toBe(400);
+    expect((res.body as { errors: Array<{ field: string }> }).errors[0]!.field).toBe("X-Filter");
   });
 });
 

@@ -7,14 +7,24 @@
  *   filter   := { key: value, ... }            keys are ANDed
  *   key      := <field> | "+and" | "+or" | "+order_by" | "+order"  (the last two top level only)
  *   <field>  := a filterable field, dotted for nested ones ("entity.type")
- *   value    := scalar (equality) | { "+eq"|"+neq"|"+gt"|"+gte"|"+lt"|"+lte"|"+contains": scalar, ... }
- *   "+and"/"+or" := non-empty array of filters
+ *   value    := scalar (equality) | { op: operand, ... }
+ *   op       := "+eq"|"+neq"|"+gt"|"+gte"|"+lt"|"+lte"|"+contains" (operand: scalar)
+ *             | "+and"|"+or" (operand: non-empty array of values of the same field)
+ *   "+and"/"+or" as keys := non-empty array of filters
+ *
+ * So `{"when": {"+or": ["2030-01-01T00:00:00", {"+gt": "2030-06-01T00:00:00"}]}}` is one
+ * field's equality or comparison, as upstream's document shows for maintenance.
  */
 import type { ApiFieldType } from "../../contract/filterable";
 import { invalid, type DomainError } from "./errors";
 
-/** How a field may be compared (the contract's field types): `+contains` needs text, `+gt`... a number or a timestamp. */
-export type FilterFieldType = ApiFieldType;
+/**
+ * How a field may be compared (the contract's field types): `+contains` needs text, `+gt`... a
+ * number or a timestamp. `id`: a number or a string, as the server writes the field (an event's
+ * `entity.id` is a number for most entities, a string for a tag, an OAuth client, an account or
+ * a transfer); equality takes either, ordering a number.
+ */
+export type FilterFieldType = ApiFieldType | "id";
 /** A list's filterable fields (dotted paths) and their types. */
 export type FilterFields = Readonly<Record<string, FilterFieldType>>;
 
@@ -90,7 +100,8 @@ export function parseFilter(header: string | string[] | undefined, fields: Filte
       return v;
     }
     if (ORDERING.includes(op)) {
-      if (type === "number" && typeof v === "number") return v;
+      if ((type === "number" || type === "id") && typeof v === "number") return v;
+      if (type === "id") throw bad(`${op} on '${field}' needs a number`);
       if (type === "timestamp" && typeof v === "string" && TIMESTAMP.test(v)) return v;
       if (type === "number" || type === "timestamp") {
         throw bad(`${op} on '${field}' needs ${type === "number" ? "a number" : "a timestamp YYYY-MM-DDTHH:MM:SS"}`);
@@ -103,8 +114,10 @@ export function parseFilter(header: string | string[] | undefined, fields: Filte
       (type === "string" && typeof v === "string") ||
       (type === "timestamp" && typeof v === "string") ||
       (type === "number" && typeof v === "number") ||
+      (type === "id" && (typeof v === "number" || typeof v === "string")) ||
       (type === "boolean" && typeof v === "boolean");
-    if (!ok) throw bad(`'${field}' is compared with a ${type === "timestamp" ? "string" : type}, not ${JSON.stringify(v)}`);
+    const kind = type === "timestamp" ? "string" : type === "id" ? "number or a string" : type;
+    if (!ok) throw bad(`'${field}' is compared with a ${kind}, not ${JSON.stringify(v)}`);
     return v;
   };
 
@@ -123,18 +136,26 @@ export function parseFilter(header: string | string[] | undefined, fields: Filte
         continue;
       }
       if (key.startsWith("+")) throw bad(`Unknown operator '${key}'`);
-      const type = checkField(key);
-      if (isObject(value)) {
-        const ops = Object.entries(value);
-        if (ops.length === 0) throw bad(`'${key}' needs an operator`);
-        for (const [op, operand] of ops) {
-          if (!COMPARISONS.includes(op as Comparison)) throw bad(`Unknown operator '${op}' on '${key}'`);
-          all.push({ kind: "compare", field: key, op: op as Comparison, value: scalarFor(key, type, op as Comparison, operand) });
-        }
-      } else {
-        all.push({ kind: "compare", field: key, op: "+eq", value: scalarFor(key, type, "+eq", value) });
-      }
+      all.push(parseValue(key, checkField(key), value, depth));
     }
+    return all.length === 1 ? all[0]! : { kind: "and", all };
+  };
+
+  /** One field's value: a scalar (equality), or an object of operators, `+and`/`+or` over values of the field. */
+  const parseValue = (field: string, type: FilterFieldType, value: unknown, depth: number): Condition => {
+    if (depth > FILTER_MAX_DEPTH) throw bad(`X-Filter is nested deeper than ${FILTER_MAX_DEPTH} levels`);
+    if (!isObject(value)) return { kind: "compare", field, op: "+eq", value: scalarFor(field, type, "+eq", value) };
+    const ops = Object.entries(value);
+    if (ops.length === 0) throw bad(`'${field}' needs an operator`);
+    const all = ops.map(([op, operand]): Condition => {
+      if (op === "+and" || op === "+or") {
+        if (!Array.isArray(operand) || operand.length === 0) throw bad(`${op} on '${field}' needs a non-empty array of values`);
+        const parts = operand.map((item) => parseValue(field, type, item, depth + 1));
+        return op === "+and" ? { kind: "and", all: parts } : { kind: "or", any: parts };
+      }
+      if (!COMPARISONS.includes(op as Comparison)) throw bad(`Unknown operator '${op}' on '${field}'`);
+      return { kind: "compare", field, op: op as Comparison, value: scalarFor(field, type, op as Comparison, operand) };
+    });
     return all.length === 1 ? all[0]! : { kind: "and", all };
   };
 

@@ -14,6 +14,8 @@ import { openApiRoutes } from "./openapi";
 import { installBodyConventions } from "./body";
 import { installConnectionHandlers, lingeringClose, onClientError } from "./connection";
 import { HttpError } from "./errors";
+import { hostProblem } from "./host";
+import { installCors, type CorsOrigins } from "./cors";
 
 export interface AppOptions {
   /** The caller a bearer token stands for (see `Router`). */
@@ -31,6 +33,8 @@ export interface AppOptions {
   install?: (app: FastifyInstance) => void;
   /** How long a client may take to send its request (see `Timeouts`). */
   timeouts?: Partial<Timeouts>;
+  /** Origins whose browsers may read answers (default `*`, as upstream). */
+  cors?: CorsOrigins;
   /**
    * Read at the start of each request, before it authenticates: a runner that runs the rest
    * of the request with the store's marks of that moment (the Postgres store's
@@ -103,12 +107,20 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // Hooks of every request take Fastify's callback form: an async hook costs a promise and a
   // microtask turn per request, for work that never waits.
   app.addHook("onRequest", (req, reply, done) => {
-    // HTTP/1.1 requires Host (RFC 9112 3.2); node's own refusal would be an empty 400.
-    if (req.raw.headers.host === undefined && req.raw.httpVersionMinor === 1 && req.raw.httpVersionMajor === 1) {
+    // RFC 9112 3.2: exactly one Host, well-formed (HTTP/1.1 must send one); node's own refusal
+    // of a missing one would be an empty 400.
+    const badHost = hostProblem(req.raw);
+    if (badHost !== null) {
       reply.header("connection", "close");
-      done(new HttpError(400, [{ reason: "Host header is required" }]));
+      done(new HttpError(400, [{ reason: badHost }]));
       return;
     }
+    done();
+  });
+  // Before the 404s, admin, faults and rate limits: their answers carry CORS headers too, and a
+  // preflight is answered here, whatever path it names.
+  installCors(app, options.cors ?? "*");
+  app.addHook("onRequest", (req, _reply, done) => {
     // Nothing can be named with a NUL (bodies refuse one), and Postgres cannot even compare one.
     const nul = (v: unknown) => typeof v === "string" && v.includes("\u0000");
     done(req.is404 || Object.values(req.params as Record<string, unknown>).some(nul) ? notFound() : undefined);

@@ -7,7 +7,11 @@
  *   `Content-Length: 0`, or a DELETE with a content type and no body at all). An empty JSON
  *   body (chunked, zero bytes) is no body either, whatever its content type. An operation that
  *   takes a body then answers "Request body is required"; one that takes none simply runs.
- * - A body that is there must be JSON: any other content type with bytes is refused (400).
+ * - An operation that takes no body ignores whatever body and content type it is sent (the
+ *   upstream JS SDK sends a child account's euuid form-encoded on the bodiless token mint):
+ *   the bytes are read, within the size limit, and dropped (`ignoreBody`).
+ * - A body that is there, on an operation that reads one, must be JSON: any other content
+ *   type with bytes is refused (400).
  * - JSON deeper than `MAX_JSON_DEPTH` is refused before it is parsed (a 400 naming the body):
  *   the schema checks and stores walk bodies recursively.
  * - A NUL character in any string or key of a body is refused with a 400 naming the field:
@@ -16,7 +20,7 @@
  *   no character): each store would turn it into different replacement characters. So are
  *   bytes that are not UTF-8: decoding would store U+FFFD in place of what the client sent.
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { isUtf8 } from "node:buffer";
 import { invalid } from "../domain/errors";
 import { HttpError } from "./errors";
@@ -87,7 +91,8 @@ const REPLACEMENT_BYTES = Buffer.from("\ufffd");
 /**
  * The refusal of a JSON body that is not UTF-8, naming the field that holds the bad bytes when
  * that can be told: each replacement character the decoder put in is swapped for a lone
- * surrogate (which no UTF-8 text decodes to) and the result parsed. When the body also holds
+ * surrogate (which no UTF-8 text decodes to) and the result parsed; the field found is named
+ * with U+FFFD again in its place. When the body also holds
  * a real U+FFFD, or does not parse, the refusal names the body.
  */
 export function notUtf8Refusal(bytes: Buffer, decoded: string) {
@@ -99,7 +104,11 @@ export function notUtf8Refusal(bytes: Buffer, decoded: string) {
       // Not JSON once decoded: only the body can be named.
     }
   }
-  return field === null || field === "" ? invalid(null, "Request body must be valid UTF-8") : invalid(field, `${field} must be valid UTF-8 text`);
+  if (field === null || field === "") return invalid(null, "Request body must be valid UTF-8");
+  // The field is named as decoded, U+FFFD for each bad sequence: the stand-in surrogates would
+  // make the error body itself invalid Unicode.
+  const named = field.replace(/\udfff/g, "\ufffd");
+  return invalid(named, `${named} must be valid UTF-8 text`);
 }
 
 /** A body of a content type no route reads: nothing at all is no body; anything else is refused. */
@@ -108,6 +117,27 @@ const notJson = () => new HttpError(400, [{ reason: "Content-Type must be applic
 export function badTextRefusal({ field, problem }: BadText) {
   const what = problem === "nul" ? "must not contain NUL characters" : "must be valid Unicode text (it has a lone surrogate)";
   return field === "" ? invalid(null, `Request body ${what}`) : invalid(field, `${field} ${what}`);
+}
+
+/** The content type `ignoreBody` gives a body no operation reads: its parser drops the bytes. */
+const IGNORED_BODY = "application/x-mgmt-ignored-body";
+
+/**
+ * For an operation that takes no body: whatever body the request carries, under whatever
+ * content type (even one that does not parse), is read and dropped. A route's `onRequest`
+ * hook, so it runs before Fastify looks at the content type; `readIgnoredBodies` must have
+ * been called on the app.
+ */
+export function ignoreBody(req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const headers = req.raw.headers;
+  // A request with neither a length nor a transfer coding has no body (see installBodyConventions).
+  if (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined) headers["content-type"] = IGNORED_BODY;
+  done();
+}
+
+/** Lets `ignoreBody` work on `app`: its bodies are read (within the size limit) and dropped. */
+export function readIgnoredBodies(app: FastifyInstance): void {
+  if (!app.hasContentTypeParser(IGNORED_BODY)) app.addContentTypeParser(IGNORED_BODY, { parseAs: "buffer" }, (_req, _raw, done) => done(null, undefined));
 }
 
 /** Registers the body conventions above on `app` (before any route). */

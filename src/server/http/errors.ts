@@ -45,7 +45,9 @@ export function issuesToItems(issues: readonly z.core.$ZodIssue[], what = "Reque
     if (field === "") {
       return { reason: missing ? `${what} is required` : issue.code === "invalid_type" ? `${what} must be a JSON object` : issue.message };
     }
-    return { field, reason: missing ? `${field} is required` : issue.message };
+    // A query parameter given twice arrives as an array; zod's own words would be about types.
+    const repeated = what === "Query" && issue.code === "invalid_type" && Array.isArray(issue.input);
+    return { field, reason: missing ? `${field} is required` : repeated ? `${field} must be given only once` : issue.message };
   });
 }
 
@@ -66,9 +68,22 @@ const FRAMEWORK_ERRORS: Record<string, [number, string]> = {
   FST_ERR_BAD_URL: [404, "Not found"],
 };
 
+/** A UTF-16 surrogate that is not half of a pair. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Error items echo what the client sent (a field's path names its keys), and a key may hold a
+ * lone surrogate (`{"a\ud800": 1}`, refused for it) that JSON.stringify would write as an
+ * escape strict parsers reject. Each one is put as U+FFFD, so every error body is valid Unicode.
+ */
+function wellFormed(items: readonly ErrorItem[]): ErrorItem[] {
+  const fix = (text: string) => text.replace(LONE_SURROGATE, "\ufffd");
+  return items.map((item) => (typeof item.field === "string" ? { field: fix(item.field), reason: fix(item.reason) } : { ...item, reason: fix(item.reason) }));
+}
+
 export function errorResponse(err: unknown): { status: number; body: ErrorBody; headers: Record<string, string> } {
-  if (err instanceof DomainError) return { status: STATUS_OF[err.kind], body: { errors: err.items }, headers: {} };
-  if (err instanceof HttpError) return { status: err.status, body: { errors: err.items }, headers: err.headers };
+  if (err instanceof DomainError) return { status: STATUS_OF[err.kind], body: { errors: wellFormed(err.items) }, headers: {} };
+  if (err instanceof HttpError) return { status: err.status, body: { errors: wellFormed(err.items) }, headers: err.headers };
   const fe = err as Partial<FastifyError>;
   const known = fe.code === undefined ? undefined : FRAMEWORK_ERRORS[fe.code];
   if (known !== undefined) return { status: known[0], body: { errors: [{ reason: known[1] }] }, headers: {} };

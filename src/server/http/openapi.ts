@@ -60,15 +60,21 @@ function operation(route: RouteInfo): Json {
         schema: { type: "integer", minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default },
       },
     );
-    const fields = Object.keys(doc.list.filter ?? {});
+    const filter = doc.list.filter ?? {};
+    const fields = Object.keys(filter);
     if (fields.length > 0) {
+      // `x-filterable-fields` is the contract's table (typed clients send numbers for an id);
+      // the fields that take a string id as well are named beside it.
+      const stringIds = fields.filter((f) => filter[f] === "id");
+      const also = stringIds.length === 0 ? "" : ` ${stringIds.join(", ")} takes a number or a string id, as the server writes it.`;
       parameters.push({
         name: "X-Filter",
         in: "header",
         required: false,
-        description: `A JSON filter (+and, +or, +eq, +neq, +gt, +gte, +lt, +lte, +contains, +order_by, +order) on: ${fields.join(", ")}.`,
+        description: `A JSON filter (+and, +or, +eq, +neq, +gt, +gte, +lt, +lte, +contains, +order_by, +order) on: ${fields.join(", ")}.${also}`,
         schema: { type: "string" },
-        "x-filterable-fields": doc.list.filter,
+        "x-filterable-fields": Object.fromEntries(fields.map((f) => [f, filter[f] === "id" ? "number" : filter[f]])),
+        ...(stringIds.length === 0 ? {} : { "x-filterable-string-ids": stringIds }),
       });
     }
     success = jsonSchema(paginated(doc.list.item), "output");

@@ -15,6 +15,7 @@ import type { FilterFields } from "../domain/filter";
 import type { Answer, RouteContext } from "./answer";
 import { listAnswer, type ListFetch, type ListSpec } from "./list";
 import { RememberedAnswers } from "./remembered";
+import { ignoreBody, readIgnoredBodies } from "./body";
 
 export const API_PREFIX = "/v4";
 
@@ -35,7 +36,7 @@ export interface RouteDoc<B extends z.ZodType = z.ZodType> {
   /**
    * The request body's contract schema: the handler's `body()` parses with it, and the document
    * shows its "input" form. An operation without one (and without `rawBody`) takes no body, and
-   * runs whatever content type says so.
+   * runs whatever body and content type the client sends (`ignoreBody`).
    */
   body?: B;
   /** The body may be left out (the operation then runs as with an empty object). */
@@ -91,7 +92,10 @@ export class Router {
   constructor(
     readonly app: FastifyInstance,
     private readonly authenticate: (bearer: string) => Promise<Actor>,
-  ) {}
+  ) {
+    // Operations without a body ignore any (`ignoreBody`, on each such route).
+    readIgnoredBodies(app);
+  }
 
   route<B extends z.ZodType = z.ZodNever>(method: Method, path: string, access: RouteAccess, handler: Handler<B>, doc: RouteDoc<B> = {}): this {
     const url = API_PREFIX + path;
@@ -103,7 +107,10 @@ export class Router {
     this.app.route({
       method,
       url,
-      onRequest: access === "public" ? [] : [(req, reply) => this.authorize(req, reply, access)],
+      onRequest: [
+        ...(doc.body === undefined && doc.rawBody === undefined ? [ignoreBody] : []),
+        ...(access === "public" ? [] : [(req: FastifyRequest, reply: FastifyReply) => this.authorize(req, reply, access)]),
+      ],
       handler: async (req, reply) => {
         const actors = this.actors;
         let parsed: { value: z.output<B> } | undefined;
@@ -145,10 +152,13 @@ export class Router {
     });
   }
 
-  /** Answers 405 for every method a known path does not serve. Call once, after all routes. */
+  /**
+   * Answers 405 for every method a known path does not serve. Call once, after all routes.
+   * OPTIONS is answered on every path, as a CORS preflight (`./cors.ts`), so `Allow` names it.
+   */
   closeMethods(): void {
     for (const [url, served] of this.methods) {
-      const allowed = [...served, ...(served.has("GET") ? ["HEAD"] : [])];
+      const allowed = [...served, ...(served.has("GET") ? ["HEAD"] : []), "OPTIONS"];
       const others = HANDLED.filter((m) => !allowed.includes(m));
       this.app.route({
         method: [...others],

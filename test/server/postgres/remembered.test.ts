@@ -87,6 +87,23 @@ test("a token revoked on one server is refused by another on its very next reque
   expect((await listKeys(b, a.token!)).status).toBe(200);
 });
 
+test("a child account canceled through one server's admin API: its proxy token is refused by the other at once", async () => {
+  const { account } = await a.domain.childAccounts.seedChild({ euuid: "CHILD-ON-TWO" });
+  const minted = await call(a, "POST", "/account/child-accounts/CHILD-ON-TWO/token");
+  expect(minted.status).toBe(200);
+  const { token } = minted.body as { token: string };
+  // Remembered by b, and used there to write.
+  await warm(b, token);
+  expect((await call(b, "POST", "/profile/sshkeys", { token, json: { label: "proxy", ssh_key: ed25519Key() } })).status).toBe(200);
+
+  const off = await call(a, "PUT", `//__admin/child-accounts/${account.id}/active`, { token: a.adminToken, json: { active: false } });
+  expect(off.status).toBe(200);
+  expect((await call(b, "POST", "/profile/sshkeys", { token, json: { label: "late", ssh_key: ed25519Key() } })).status).toBe(401);
+  expect((await listKeys(b, token)).status).toBe(401);
+  expect((await listKeys(a, token)).status).toBe(401);
+  expect((await call(b, "POST", "/account/child-accounts/CHILD-ON-TWO/token")).status).toBe(404);
+});
+
 test("a key added through one server is on the other's very next page", async () => {
   await warm(b, a.token!);
   const added = await call(a, "POST", "/profile/sshkeys", { json: { label: "new", ssh_key: ed25519Key() } });

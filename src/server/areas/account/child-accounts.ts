@@ -129,12 +129,24 @@ export class ChildAccountService {
     });
   }
 
-  /** Activates or cancels a child account (operator action). */
+  /**
+   * Activates or cancels a child account (operator action). Canceling revokes every token of
+   * its users, the proxy user's included, as canceling through the API does: a revoked token
+   * is refused on its next request by every server on the store (token lookups are remembered
+   * only while the tokens table is unchanged), where a check of the account alone would not
+   * be. Activating again brings none of them back.
+   */
   async setChildActive(childAccountId: number, active: boolean): Promise<void> {
     await this.deps.store.transaction(async (tx) => {
       const record = await tx.billing.getAccount(childAccountId);
       if (record === undefined || record.parent_account_id === null) throw notFound();
-      await tx.billing.putAccount({ ...record, canceled: active ? null : timestamp(this.deps.clock) });
+      if (active) {
+        await tx.billing.putAccount({ ...record, canceled: null });
+        return;
+      }
+      const now = timestamp(this.deps.clock);
+      await tx.billing.putAccount({ ...record, canceled: record.canceled ?? now });
+      await tx.tokens.revokeOfAccount(childAccountId, now);
     });
   }
 }

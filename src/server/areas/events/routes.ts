@@ -28,7 +28,9 @@ export function eventRoutes(r: Router, domain: { events: EventService }): void {
     "events:read_only",
     {
       item: Event,
-      filter: API_FILTERABLE["/account/events"],
+      // The contract's table types entity.id as a number (what the provider sends); the server
+      // writes string ids too (tags, OAuth clients, euuids, transfer tokens) and takes either.
+      filter: { ...API_FILTERABLE["/account/events"], "entity.id": "id" },
       summary: "List events of the last 90 days",
     },
     async ({ actor }, query) => pageView(await domain.events.list(actor, query), eventView),
