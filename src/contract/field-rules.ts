@@ -125,7 +125,7 @@ export const secretInName: FieldRule = (text) => {
   if (looksMinted(text)) {
     return (
       "this looks like an API token or OAuth client secret (64 hexadecimal characters, the form the API issues them in), " +
-      "and a name is shown in plans, state and the API's lists: use a name. If it is a live token, revoke it."
+      "and a name is shown in plans, state and the API's lists: use a name. If it is a live token, revoke it"
     );
   }
   return undefined;

@@ -51,13 +51,13 @@ export function privateKeyKind(text: string): string | undefined {
 
 /**
  * Why a private key is refused, naming only its kind: the key's text must never be echoed, since a
- * reason lands in plan output, CI logs and API error bodies.
+ * reason lands in plan output, CI logs and API error bodies. No final period, as the other reasons here.
  */
 export function privateKeyReason(kind: string): string {
   return (
     `this is ${kind}, which must stay secret: give the public key instead, the .pub file beside it ` +
     "(e.g. ~/.ssh/id_ed25519.pub), or what `ssh-keygen -y -f <private key file>` prints. " +
-    "If the private key was shared or committed anywhere, replace the key pair."
+    "If the private key was shared or committed anywhere, replace the key pair"
   );
 }
 

@@ -7,7 +7,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { availableEngines, type Engine } from "../../src/harness/engine";
+import { availableEngines, runEngine, type Engine } from "../../src/harness/engine";
 import { cryptoSecrets } from "../../src/server/clock";
 import { markers, privateKey } from "../support/private-keys";
 import { sshKeyText } from "../support/ssh-keys";
@@ -120,3 +120,36 @@ describe.each(availableEngines())("$name keeps a secret typed by mistake out of 
     expect(everything).not.toContain(token);
   });
 });
+
+// Provider functions: Terraform (1.8 and later); OpenTofu 1.6 has none.
+for (const engine of availableEngines().filter((e) => e.name === "terraform")) {
+  describe(`${engine.name}: the ssh_key functions given a private key`, () => {
+    let stack: EngineStack;
+    beforeAll(async () => {
+      stack = await EngineStack.start(engine);
+    });
+    afterAll(async () => {
+      await stack?.stop();
+    });
+
+    it("fail saying it is a private key, and print no part of it", async () => {
+      const key = privateKey("openssh-ed25519");
+      writeFileSync(join(stack.dir, "id_ed25519"), key);
+      stack.write({
+        output: {
+          fingerprint: { value: '${provider::mgmt::ssh_key_fingerprint(file("${path.module}/id_ed25519"))}' },
+          normalized: { value: '${provider::mgmt::ssh_key_normalize(file("${path.module}/id_ed25519"))}' },
+        },
+      });
+      const traceLog = join(stack.dir, "trace.log");
+      const r = await stack.run("plan");
+      const traced = await runEngine(engine, ["plan", "-no-color"], stack.dir, { ...stack.env, TF_LOG: "trace", TF_LOG_PATH: traceLog });
+      expect(r.code).toBe(1);
+      expect(traced.code).toBe(1);
+      expect(r.stderr).toMatch(/this is an OpenSSH private key, which must\s+stay secret/);
+      expect(r.stderr).toMatch(/\.pub file/);
+      const everything = [r.stdout, r.stderr, traced.stdout, traced.stderr, readFileSync(traceLog, "utf8")].join("\n");
+      for (const m of markers(key)) expect(everything).not.toContain(m);
+    });
+  });
+}

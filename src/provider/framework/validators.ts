@@ -69,7 +69,7 @@ export function misplacedSecrets(typeName: string, config: Readonly<Record<strin
       out.push(
         error(
           `Invalid ${name}: a secret`,
-          `${typeName}.${where}: ${reason} The value is not repeated here (nor is the configuration line shown), so that it stays out of logs.`,
+          `${typeName}.${where}: ${reason}. The value is not repeated here (nor is the configuration line shown), so that it stays out of logs.`,
         ),
       );
     });
