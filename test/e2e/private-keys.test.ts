@@ -5,7 +5,7 @@
  * trace log, or the state. The engines print the configuration line of a diagnostic that
  * carries an attribute path, so these carry none: the engine points at the block header.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { availableEngines, runEngine, type Engine } from "../../src/harness/engine";
 import { cryptoSecrets } from "../../src/server/clock";
@@ -118,6 +118,25 @@ describe.each(availableEngines())("$name keeps a secret typed by mistake out of 
       for (const m of markers(key)) expect([what, everything.includes(m)]).toEqual([what, false]);
     }
     expect(everything).not.toContain(token);
+  });
+  it("refuses at plan what validate could not see: a private key through a variable, before any diff shows it", async () => {
+    rmSync(join(stack.dir, "keys.tf"), { force: true });
+    const key = privateKey("pem-rsa");
+    // Input variables are unknown while the engines validate; the value arrives at plan.
+    stack.write({
+      variable: { deploy_key: { type: "string" } },
+      resource: { mgmt_ssh_key: { deploy: { label: "deploy", ssh_key: "${var.deploy_key}" } } },
+    });
+    writeFileSync(join(stack.dir, "terraform.tfvars.json"), JSON.stringify({ deploy_key: key }));
+    // validate cannot see the value: the plan's own check is what stops it.
+    expect((await stack.run("validate")).code).toBe(0);
+    const r = await stack.run("plan");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("with mgmt_ssh_key.deploy,");
+    expect(r.stderr).toMatch(/mgmt_ssh_key\.ssh_key: this is a PEM RSA private key/);
+    expect(r.stdout).not.toMatch(/will be created/);
+    for (const m of markers(key)) expect(r.stdout + r.stderr).not.toContain(m);
+    rmSync(join(stack.dir, "terraform.tfvars.json"));
   });
 });
 

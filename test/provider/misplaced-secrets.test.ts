@@ -96,3 +96,19 @@ test("a public key is still taken, and a malformed one still refused on its path
   const diags = await validate("mgmt_ssh_key", { label: "k", ssh_key: "ssh-foo AAAA" });
   expect(diags).toMatchObject([{ summary: "Invalid ssh_key", attribute: [{ attribute: "ssh_key" }] }]);
 });
+
+test("a secret known only at plan is refused there, without a path, before any diff can show it", async () => {
+  const key = privateKey("pem-ec");
+  for (const [typeName, values] of [
+    ["mgmt_ssh_key", { label: "k", ssh_key: key }],
+    ["mgmt_token", { label: cryptoSecrets.token(), scopes: "*" }],
+    ["mgmt_oauth_client", { label: cryptoSecrets.hex(32), redirect_uri: "https://example.com/cb" }],
+  ] as const) {
+    const c = config(typeName, values);
+    const plan = await provider.planResourceChange(typeName, { priorState: null, proposedNewState: c, config: c });
+    expect(plan.diagnostics.map((d) => [d.severity, d.summary, d.attribute])).toEqual([
+      ["error", typeName === "mgmt_ssh_key" ? "Invalid ssh_key: a secret" : "Invalid label: a secret", undefined],
+    ]);
+    for (const m of markers(key)) expect(JSON.stringify(plan.diagnostics)).not.toContain(m);
+  }
+});

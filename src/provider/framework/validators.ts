@@ -76,3 +76,15 @@ export function misplacedSecrets(typeName: string, config: Readonly<Record<strin
   }
   return out;
 }
+
+/**
+ * `misplacedSecrets` again at plan, for values not known at validate (from another resource, a
+ * module's output): an error then stops the plan before the engine shows the value in a diff.
+ */
+export function refuseSecretsAtPlan(
+  draft: { readonly config: Readonly<Record<string, TfValue>>; error(summary: string, detail?: string): void },
+  typeName: string,
+  checks: Readonly<Record<string, SecretCheck>>,
+): void {
+  for (const d of misplacedSecrets(typeName, draft.config, checks)) draft.error(d.summary, d.detail);
+}

@@ -12,7 +12,7 @@ import type { ProviderContext } from "../config";
 import { bool, number, string } from "../framework/attributes";
 import { typedEqual } from "../framework/equality";
 import { PartialApply, defineResource } from "../framework/resource";
-import { misplacedSecrets, unlessSecret } from "../framework/validators";
+import { misplacedSecrets, refuseSecretsAtPlan, unlessSecret } from "../framework/validators";
 import { Unknown } from "../framework/value";
 import type { PlannedOf, StateOf } from "../framework/value-types";
 import { adoptedWarning, orNullIfGone, stateId } from "./ids";
@@ -132,7 +132,9 @@ export const oauthClientResource = defineResource<ProviderContext>()({
     return misplacedSecrets("mgmt_oauth_client", config, { label: secretInName });
   },
 
-  modifyPlan({ prior, planned }) {
+  modifyPlan(draft) {
+    refuseSecretsAtPlan(draft, "mgmt_oauth_client", { label: secretInName });
+    const { prior, planned } = draft;
     if (prior === null) return;
     if (!typedEqual("number", prior.secret_version ?? null, planned.secret_version ?? null)) planned.secret = Unknown;
     const thumbnail = planned.thumbnail ?? null;

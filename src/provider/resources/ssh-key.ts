@@ -6,7 +6,7 @@ import { createSshKeyOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { defineResource } from "../framework/resource";
-import { misplacedSecrets, unlessSecret } from "../framework/validators";
+import { misplacedSecrets, refuseSecretsAtPlan, unlessSecret } from "../framework/validators";
 import type { StateOf } from "../framework/value-types";
 import { toRfc3339 } from "../timestamps";
 import { adoptedWarning, orNullIfGone, parseId, stateId } from "./ids";
@@ -23,6 +23,8 @@ const attributes = {
   ),
   created: string("computed", "When the key was added (RFC 3339, UTC).", { keepPrior: true }),
 };
+
+const SECRET_CHECKS = { label: secretInName, ssh_key: secretInPublicKey };
 
 /** An SSH key as state holds it; the data sources show keys the same way. */
 export const sshKeyState = (key: SshKey): StateOf<typeof attributes> => ({
@@ -41,7 +43,11 @@ export const sshKeyResource = defineResource<ProviderContext>()({
 
   // A private key pasted for the public one, or a token for the label: refused without a path, so the engine shows no value.
   validate(config) {
-    return misplacedSecrets("mgmt_ssh_key", config, { label: secretInName, ssh_key: secretInPublicKey });
+    return misplacedSecrets("mgmt_ssh_key", config, SECRET_CHECKS);
+  },
+
+  modifyPlan(draft) {
+    refuseSecretsAtPlan(draft, "mgmt_ssh_key", SECRET_CHECKS);
   },
 
   async create({ ctx, warn }, planned) {

@@ -12,7 +12,7 @@ import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import { defineResource } from "../framework/resource";
-import { misplacedSecrets, unlessSecret } from "../framework/validators";
+import { misplacedSecrets, refuseSecretsAtPlan, unlessSecret } from "../framework/validators";
 import { Unknown, known } from "../framework/value";
 import type { StateOf } from "../framework/value-types";
 import { formatTimestamp, parseRfc3339 } from "../../contract/timestamps";
@@ -95,6 +95,7 @@ export const tokenResource = defineResource<ProviderContext>()({
   },
 
   modifyPlan(draft) {
+    refuseSecretsAtPlan(draft, "mgmt_token", { label: secretInName });
     const { prior, config, planned } = draft;
     const scopes = known(config.scopes);
     for (const area of scopes === undefined ? [] : unknownScopeAreas(scopes)) {
