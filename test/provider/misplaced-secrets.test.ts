@@ -103,11 +103,17 @@ test("a secret known only at plan is refused there, without a path, before any d
     ["mgmt_ssh_key", { label: "k", ssh_key: key }],
     ["mgmt_token", { label: cryptoSecrets.token(), scopes: "*" }],
     ["mgmt_oauth_client", { label: cryptoSecrets.hex(32), redirect_uri: "https://example.com/cb" }],
+    ["mgmt_profile_settings", { authorized_keys: [key] }],
   ] as const) {
     const c = config(typeName, values);
     const plan = await provider.planResourceChange(typeName, { priorState: null, proposedNewState: c, config: c });
     expect(plan.diagnostics.map((d) => [d.severity, d.summary, d.attribute])).toEqual([
-      ["error", typeName === "mgmt_ssh_key" ? "Invalid ssh_key: a secret" : "Invalid label: a secret", undefined],
+      [
+        "error",
+        { mgmt_ssh_key: "Invalid ssh_key: a secret", mgmt_profile_settings: "Invalid authorized_keys: a secret" }[typeName as string] ??
+          "Invalid label: a secret",
+        undefined,
+      ],
     ]);
     for (const m of markers(key)) expect(JSON.stringify(plan.diagnostics)).not.toContain(m);
   }

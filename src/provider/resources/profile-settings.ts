@@ -9,7 +9,7 @@ import { sameSshKey } from "../../contract/sshkey-format";
 import type { ProviderContext } from "../config";
 import { bool, list, string } from "../framework/attributes";
 import { defineResource } from "../framework/resource";
-import { eachElement, misplacedSecrets, oneOf, unlessSecretElement } from "../framework/validators";
+import { eachElement, misplacedSecrets, oneOf, refuseSecretsAtPlan, unlessSecretElement } from "../framework/validators";
 import type { TfValue } from "../framework/value";
 import type { StateOf } from "../framework/value-types";
 import { singletonCrud } from "./singleton";
@@ -84,6 +84,9 @@ export const profileSettingsResource = defineResource<ProviderContext>()({
   // A private key among the authorized keys: refused without a path, so the engine shows no value.
   validate(config) {
     return misplacedSecrets("mgmt_profile_settings", config, { authorized_keys: secretInPublicKey });
+  },
+  modifyPlan(draft) {
+    refuseSecretsAtPlan(draft, "mgmt_profile_settings", { authorized_keys: secretInPublicKey });
   },
 
   ...singletonCrud("mgmt_profile_settings", attributes, {
