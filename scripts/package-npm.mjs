@@ -2,13 +2,17 @@
 // would upload as they are:
 // - @mgmt/provider (staged in dist/provider-package): the `mgmt` command and the provider package
 //   as a filesystem mirror (dist/mirror, every platform the build lays out), which
-//   `mgmt install-provider` finds beside the command's bundle;
+//   `mgmt install-provider` finds beside the command's bundle; and the two bindings tarballs in
+//   dist/packages, which `mgmt init` vendors into a new repository, so that the provider tarball
+//   alone scaffolds one (`npx --package ./mgmt-provider-X.tgz mgmt init DIR`);
 // - @mgmt/cdktf-provider-mgmt and @mgmt/cdktn-provider-mgmt: the bindings folders package-bindings.mjs
 //   wrote (dist/cdktf-bindings, dist/cdktn-bindings).
 // The provider package's contents follow from what dist/cli.js reads at run time, not from a list
 // of files: its own bundle, the folders it finds beside itself (mirror/ for install-provider,
 // ../examples for docs, a templates/ folder when one exists) and the modules the bundle leaves
-// external, which become its dependencies at the versions the root package.json asks for.
+// external, which become its dependencies at the versions the root package.json asks for, save
+// better-sqlite3: its addon compiles when it installs (minutes without a prebuilt one), and only
+// `mgmt serve` loads it, so it is an optional peer, which npm does not install by itself.
 import { execFile } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,7 +26,10 @@ const DOC_EXAMPLES = ["provider", "resources", "data-sources", "ephemeral-resour
 /** npm pack's file name for a package: the scope's @ dropped and its / made a dash. */
 export const tarballName = (name, version) => `${name.replace(/^@/, "").replace("/", "-")}-${version}.tgz`;
 
-function stageProviderPackage(root, { source, version, external }) {
+/** Externals only `mgmt serve` loads (lazily, naming the package when missing): optional peers, not dependencies. */
+const OPTIONAL_PEERS = ["better-sqlite3"];
+
+function stageProviderPackage(root, { source, version, external, carried }) {
   const rootManifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   const out = join(root, "dist", "provider-package");
   const staging = `${out}.partial`;
@@ -41,17 +48,17 @@ function stageProviderPackage(root, { source, version, external }) {
   for (const templates of ["templates", join("dist", "templates")]) {
     if (existsSync(join(root, templates))) cpSync(join(root, templates), join(staging, templates), { recursive: true });
   }
+  // The bindings tarballs, where `mgmt init` looks by default: the packages folder beside its bundle.
+  mkdirSync(join(staging, "dist", "packages"));
+  for (const tarball of carried) copyFileSync(tarball, join(staging, "dist", "packages", tarball.slice(tarball.lastIndexOf("/") + 1)));
   writeFileSync(join(staging, "bin", "mgmt"), `#!/usr/bin/env node\nrequire("../dist/cli.js");\n`);
   chmodSync(join(staging, "bin", "mgmt"), 0o755);
 
   // What the bundle requires but does not hold. An external that the root package does not
   // depend on (pg-native) is one the code only tries, and stays out.
-  const dependencies = Object.fromEntries(
-    external
-      .filter((name) => rootManifest.dependencies[name] !== undefined)
-      .sort()
-      .map((name) => [name, rootManifest.dependencies[name]]),
-  );
+  const needed = external.filter((name) => rootManifest.dependencies[name] !== undefined).sort();
+  const dependencies = Object.fromEntries(needed.filter((name) => !OPTIONAL_PEERS.includes(name)).map((name) => [name, rootManifest.dependencies[name]]));
+  const peers = needed.filter((name) => OPTIONAL_PEERS.includes(name));
   const platforms = readdirSync(join(root, "dist", "mirror", source, version)).sort();
   const manifest = {
     name: PROVIDER_PACKAGE,
@@ -62,6 +69,8 @@ function stageProviderPackage(root, { source, version, external }) {
     engines: rootManifest.engines,
     bin: { mgmt: "bin/mgmt" },
     dependencies,
+    peerDependencies: Object.fromEntries(peers.map((name) => [name, rootManifest.dependencies[name]])),
+    peerDependenciesMeta: Object.fromEntries(peers.map((name) => [name, { optional: true }])),
   };
   writeFileSync(join(staging, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   writeFileSync(
@@ -70,9 +79,12 @@ function stageProviderPackage(root, { source, version, external }) {
 
 The \`mgmt\` command and the Terraform/OpenTofu provider \`${source}\` ${version}, laid out as a
 filesystem mirror for ${platforms.join(", ")}. The provider runs on node (found on PATH).
+\`mgmt serve\` keeps its data in SQLite through better-sqlite3, an optional peer: install it
+beside this package to run the local API (no other command needs it).
 
 \`\`\`sh
-npm install --save-dev /path/to/${tarballName(PROVIDER_PACKAGE, version)}
+npx --yes --package ./${tarballName(PROVIDER_PACKAGE, version)} mgmt init ../infra   # a team's repository, from this tarball alone
+npm install --save-dev /path/to/${tarballName(PROVIDER_PACKAGE, version)} better-sqlite3
 npx mgmt install-provider            # into ~/.terraform.d/plugins, searched by both engines
 npx mgmt install-provider --print-mirror   # or: the mirror's path inside this package
 npx mgmt serve --ephemeral -- tofu plan    # a throwaway local API for one command
@@ -99,12 +111,16 @@ async function pack(folder, destination, expected) {
 }
 
 export async function packProvider(root, { source, version, external }) {
-  const provider = stageProviderPackage(root, { source, version, external });
   const destination = join(root, "dist", "packages");
   mkdirSync(destination, { recursive: true });
-  const folders = [provider, ...["cdktf-bindings", "cdktn-bindings"].map((name) => join(root, "dist", name))];
-  const wanted = folders.map((folder) => tarballName(JSON.parse(readFileSync(join(folder, "package.json"), "utf8")).name, version));
-  await Promise.all(folders.map((folder, i) => pack(folder, destination, wanted[i])));
+  // The bindings first: the provider package carries their tarballs.
+  const bindings = ["cdktf-bindings", "cdktn-bindings"].map((name) => join(root, "dist", name));
+  const nameOf = (folder) => tarballName(JSON.parse(readFileSync(join(folder, "package.json"), "utf8")).name, version);
+  await Promise.all(bindings.map((folder) => pack(folder, destination, nameOf(folder))));
+  const carried = bindings.map((folder) => join(destination, nameOf(folder)));
+  const provider = stageProviderPackage(root, { source, version, external, carried });
+  await pack(provider, destination, nameOf(provider));
+  const wanted = [provider, ...bindings].map(nameOf);
   // Tarballs of other versions would be taken for current ones by a glob.
   for (const file of readdirSync(destination)) if (!wanted.includes(file)) rmSync(join(destination, file), { force: true });
 }

@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { MgmtClient } from "../client";
 import { PROVIDER_SOURCE } from "../provider/identity";
 import { childAccountClient } from "../provider/proxy-session";
@@ -42,7 +42,11 @@ options:
   --unmanaged        also list the live objects of every resource type the provider
                      manages that no state holds (needs MGMT_URL and MGMT_TOKEN); the
                      bootstrap token of 'mgmt serve' and the token this run acts with are
-                     listed as such and not counted
+                     listed as such and not counted. Unmanaged tokens come first, called
+                     out as live credentials with the call that revokes each. In a cdktf
+                     stack (DIR has cdk.tf.json, or a cdktf.json is in DIR or up to three
+                     folders above) the objects are named as the cdktf module of
+                     --import-out FILE.ts names them (construct id and class)
   --import-out FILE  with --unmanaged: write code that adopts those objects to FILE, in
                      the format its extension names (or --import-format):
                        .ts  a cdktf module exporting importUnmanaged(scope: Construct):
@@ -109,6 +113,23 @@ async function refreshOnlyPlan(engine: Engine, dir: string): Promise<string> {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * Whether DIR is a cdktf stack: the folder cdktf synthesizes (`cdk.tf.json`), or a folder in a cdktf
+ * project (`cdktf.json` in it or up to three folders above, as from `cdktf.out/stacks/NAME`). The
+ * report then suggests the TypeScript `--import-out FILE.ts` writes, not HCL.
+ */
+export function isCdktfStack(dir: string): boolean {
+  if (existsSync(join(dir, "cdk.tf.json"))) return true;
+  let at = dir;
+  for (let up = 0; up <= 3; up++) {
+    if (existsSync(join(at, "cdktf.json"))) return true;
+    const parent = dirname(at);
+    if (parent === at) break;
+    at = parent;
+  }
+  return false;
 }
 
 /** Whether FILE is a module that already adopts objects (`.importFrom(...)` outside comments). */
@@ -229,6 +250,8 @@ export async function runDrift(args: string[]): Promise<number> {
     const state = priorStateResources(plan);
     const euuid = values.unmanaged ? stackChildAccount(showJson, process.env) : undefined;
     let unmanaged = values.unmanaged ? await listUnmanaged(state, euuid) : undefined;
+    // The names the stack already has: construct ids in the module and in the report avoid them alike.
+    const taken = state.map((r) => r.address.slice(r.address.lastIndexOf(".") + 1));
     if (importOut !== undefined && chosen && unmanaged) {
       let text: string;
       if (chosen.format === "hcl") text = importBlocks(unmanaged.unmanaged);
@@ -241,15 +264,16 @@ export async function runDrift(args: string[]): Promise<number> {
             `mgmt drift: ${o.type} ${JSON.stringify(o.importId)} (label ${JSON.stringify(o.label)}) was deleted while drift ran; left out\n`,
           );
         if (gone.length > 0) unmanaged = { ...unmanaged, unmanaged: unmanaged.unmanaged.filter((o) => !gone.includes(o)) };
-        text = cdktfImportModule(subjects, {
-          bindings: values.bindings ?? DEFAULT_BINDINGS,
-          provider: PROVIDER_NAME,
-          taken: state.map((r) => r.address.slice(r.address.lastIndexOf(".") + 1)),
-        });
+        text = cdktfImportModule(subjects, { bindings: values.bindings ?? DEFAULT_BINDINGS, provider: PROVIDER_NAME, taken });
       }
       writeFileSync(resolve(importOut), text);
     }
-    const report: DriftReport = { drift: driftEntries(plan, "all"), ...(unmanaged ? { unmanaged } : {}) };
+    const cdktf = chosen?.format === "cdktf" || (chosen === undefined && isCdktfStack(dir));
+    const report: DriftReport = {
+      drift: driftEntries(plan, "all"),
+      ...(unmanaged ? { unmanaged } : {}),
+      ...(cdktf ? { cdktf: { provider: PROVIDER_NAME, taken } } : {}),
+    };
 
     if (settings.format === "json") process.stdout.write(`${JSON.stringify(driftReportJson(report), null, 2)}\n`);
     else {

@@ -3,6 +3,7 @@
  * and exit codes live here; everything it prints is made by the pure modules in src/report.
  */
 import { readFileSync } from "node:fs";
+import { parseEngineLog } from "../report/engine-log";
 import { planReportJson } from "../report/json";
 import { detailedEntries, lineCount, renderMarkdown } from "../report/markdown";
 import { parsePlanJson, PlanFormatError } from "../report/plan-model";
@@ -10,7 +11,7 @@ import { summarize } from "../report/summary";
 import { DEFAULT_MAX_CHARS, fit } from "../report/truncate";
 import { REPORT_OPTIONS, parseCommand, reportSettings } from "./args";
 
-export const PLAN_REPORT_USAGE = `usage: mgmt plan-report [--plan FILE|-] [--format markdown|json] [--title TEXT]
+export const PLAN_REPORT_USAGE = `usage: mgmt plan-report [--plan FILE|-] [--log FILE] [--format markdown|json] [--title TEXT]
                         [--max-chars N] [--detailed-exitcode]
 
 Reads the JSON of 'terraform show -json PLANFILE' or 'tofu show -json PLANFILE' and
@@ -19,6 +20,10 @@ only after apply as (known after apply); no sensitive value is ever printed.
 
 options:
   --plan FILE           the plan JSON; - or omitted reads stdin
+  --log FILE            the plan's machine-readable log, as 'plan -json -out=PLANFILE'
+                        prints it (JSON lines); its warnings (the provider's among
+                        them, with their resource) get a heading of their own, and
+                        the JSON a "warnings" count and list; masked like values
   --format FORMAT       markdown (default): a pull-request comment with the changes
                         grouped by action, drift and output changes in folds;
                         json: counts, addresses and attribute names, never values
@@ -43,7 +48,7 @@ export async function runPlanReport(args: string[]): Promise<number> {
     "plan-report",
     PLAN_REPORT_USAGE,
     args,
-    { plan: { type: "string", default: "-" }, ...REPORT_OPTIONS, "detailed-exitcode": { type: "boolean", default: false } },
+    { plan: { type: "string", default: "-" }, log: { type: "string" }, ...REPORT_OPTIONS, "detailed-exitcode": { type: "boolean", default: false } },
     { usageExit: 1 },
   );
   if ("exit" in parsed) return parsed.exit;
@@ -61,9 +66,23 @@ export async function runPlanReport(args: string[]): Promise<number> {
     process.stderr.write(`mgmt plan-report: cannot read ${values.plan === "-" ? "stdin" : values.plan}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
+  let logText: string | undefined;
+  if (values.log !== undefined) {
+    if (values.log === "-" && values.plan === "-") {
+      process.stderr.write("mgmt plan-report: --log - and the plan cannot both be read from stdin; give --plan FILE\n");
+      return 1;
+    }
+    try {
+      logText = readInput(values.log);
+    } catch (err) {
+      process.stderr.write(`mgmt plan-report: cannot read the log ${values.log}: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    }
+  }
   let summary;
   try {
-    summary = summarize(parsePlanJson(text));
+    const diagnostics = logText === undefined ? [] : parseEngineLog(logText);
+    summary = summarize(parsePlanJson(text), { diagnostics });
   } catch (err) {
     if (!(err instanceof PlanFormatError)) throw err;
     process.stderr.write(`mgmt plan-report: ${err.message}\n`);

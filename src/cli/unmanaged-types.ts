@@ -36,13 +36,8 @@ export function tokenRole(token: { label: string; token: string }, actingToken: 
   return undefined;
 }
 
+/** Tokens first: an unmanaged token is a live credential, the report's first concern. */
 export const UNMANAGED_TYPES: readonly UnmanagedType[] = [
-  {
-    type: "mgmt_ssh_key",
-    title: "SSH keys",
-    stateId: idOf,
-    list: async ({ client }) => (await listAll(client.listSshKeys())).map((k) => ({ importId: String(k.id), label: k.label })),
-  },
   {
     type: "mgmt_token",
     title: "personal access tokens",
@@ -52,6 +47,12 @@ export const UNMANAGED_TYPES: readonly UnmanagedType[] = [
         const role = tokenRole(t, actingToken);
         return { importId: String(t.id), label: t.label, ...(role ? { role } : {}) };
       }),
+  },
+  {
+    type: "mgmt_ssh_key",
+    title: "SSH keys",
+    stateId: idOf,
+    list: async ({ client }) => (await listAll(client.listSshKeys())).map((k) => ({ importId: String(k.id), label: k.label })),
   },
   {
     type: "mgmt_oauth_client",

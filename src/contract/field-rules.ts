@@ -6,7 +6,7 @@
  * Lengths are UTF-16 code units, as JSON schema validators and zod count them.
  */
 import type { AccountContactField } from "./enums";
-import { parseSshPublicKey } from "./sshkey-format";
+import { parseSshPublicKey, privateKeyKind, privateKeyReason } from "./sshkey-format";
 import { Scopes } from "./scopes";
 
 export type FieldRule = (text: string) => string | undefined;
@@ -102,6 +102,39 @@ export const sshKeyLabel: FieldRule = lengthAtMost(SSH_KEY_LABEL_MAX);
 export const sshPublicKeyText: FieldRule = (text) => {
   const parsed = parseSshPublicKey(text);
   return parsed.ok ? undefined : parsed.reason;
+};
+
+/**
+ * How the API mints personal access tokens and OAuth client secrets: 64 lowercase hex characters
+ * (32 random bytes). Recognised only as the whole value (with an optional `Bearer `), and only
+ * with both digits and letters, as 32 random bytes practically always have: a name never looks so.
+ */
+const MINTED_SECRET = /^(?:Bearer\s+)?[0-9a-f]{64}$/;
+const looksMinted = (text: string): boolean => {
+  const t = text.trim();
+  return MINTED_SECRET.test(t) && /[0-9]/.test(t.slice(-64)) && /[a-f]/.test(t.slice(-64));
+};
+
+/**
+ * A reason when `text` is a secret typed where a name goes (a private key, a token or client
+ * secret as the API mints them), else undefined. The reason never quotes the text.
+ */
+export const secretInName: FieldRule = (text) => {
+  const kind = privateKeyKind(text);
+  if (kind !== undefined) return privateKeyReason(kind);
+  if (looksMinted(text)) {
+    return (
+      "this looks like an API token or OAuth client secret (64 hexadecimal characters, the form the API issues them in), " +
+      "and a name is shown in plans, state and the API's lists: use a name. If it is a live token, revoke it"
+    );
+  }
+  return undefined;
+};
+
+/** A reason when `text` is a private key (or other secret a public key field must not take). */
+export const secretInPublicKey: FieldRule = (text) => {
+  const kind = privateKeyKind(text);
+  return kind === undefined ? undefined : privateKeyReason(kind);
 };
 
 export const TOKEN_LABEL = { min: 1, max: 100 } as const;

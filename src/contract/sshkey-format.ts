@@ -26,7 +26,40 @@ const FIELDS_AFTER_NAME: Record<string, number> = {
 
 export const SSH_KEY_ALGORITHMS: readonly string[] = Object.keys(FIELDS_AFTER_NAME);
 
-export type ParseResult = { ok: true; key: SshPublicKey } | { ok: false; reason: string };
+/** `privateKey`: the text is a private key, so a caller must not echo it (the reason does not). */
+export type ParseResult = { ok: true; key: SshPublicKey } | { ok: false; reason: string; privateKey?: true };
+
+/**
+ * The armour every private key format puts around its body: OpenSSH (`OPENSSH PRIVATE KEY`), PEM
+ * (`RSA`, `EC`, `DSA PRIVATE KEY`), PKCS#8 (`PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`) and the
+ * `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----` of ssh.com; PuTTY's `.ppk` has a header line of its own.
+ */
+const PRIVATE_KEY_ARMOUR = /-{4,5} ?BEGIN ([A-Z0-9]+(?: [A-Z0-9]+)*? )?PRIVATE KEY ?-{4,5}/;
+const PUTTY_PRIVATE_KEY = /^PuTTY-User-Key-File-\d+:/m;
+
+/** Which private key `text` holds ("an OpenSSH private key", ...), or undefined when it holds none. */
+export function privateKeyKind(text: string): string | undefined {
+  if (PUTTY_PRIVATE_KEY.test(text)) return "a PuTTY private key";
+  const armour = PRIVATE_KEY_ARMOUR.exec(text);
+  if (armour === null) return undefined;
+  const label = (armour[1] ?? "").trim();
+  if (label === "") return "a PKCS#8 private key";
+  if (label === "ENCRYPTED") return "an encrypted PKCS#8 private key";
+  if (label === "OPENSSH") return "an OpenSSH private key";
+  return `a PEM ${label} private key`;
+}
+
+/**
+ * Why a private key is refused, naming only its kind: the key's text must never be echoed, since a
+ * reason lands in plan output, CI logs and API error bodies. No final period, as the other reasons here.
+ */
+export function privateKeyReason(kind: string): string {
+  return (
+    `this is ${kind}, which must stay secret: give the public key instead, the .pub file beside it ` +
+    "(e.g. ~/.ssh/id_ed25519.pub), or what `ssh-keygen -y -f <private key file>` prints. " +
+    "If the private key was shared or committed anywhere, replace the key pair"
+  );
+}
 
 function readStrings(blob: Buffer): Buffer[] | null {
   const out: Buffer[] = [];
@@ -43,6 +76,8 @@ function readStrings(blob: Buffer): Buffer[] | null {
 }
 
 export function parseSshPublicKey(text: string): ParseResult {
+  const kind = privateKeyKind(text);
+  if (kind !== undefined) return { ok: false, reason: privateKeyReason(kind), privateKey: true };
   const parts = text.trim().split(/\s+/);
   if (parts.length < 2 || parts[0] === "") {
     return { ok: false, reason: "SSH key must be of the form '<algorithm> <base64 key> [comment]'" };

@@ -6,13 +6,51 @@ import { driftEntryJson, REPORT_FORMAT_VERSION } from "./json";
 import { Spending, leftOut, type Budget } from "./truncate";
 import { code, count, entryLines, fold, plain } from "./md";
 import type { ResourceEntry } from "./summary";
-import type { UnmanagedResult } from "./unmanaged";
+import { constructIds } from "./import-cdktf";
+import { bindingNames } from "./import-names";
+import type { UnmanagedObject, UnmanagedResult } from "./unmanaged";
+
+/**
+ * A cdktf stack's naming: the report then suggests what `--import-out FILE.ts` writes (construct ids
+ * and classes, the same function computing them from the same objects) instead of HCL import blocks.
+ */
+export interface CdktfNaming {
+  /** The provider's local name, the prefix of its resource types ("mgmt"). */
+  readonly provider: string;
+  /** Resource names the stack's state already has, which construct ids avoid, as the module's do. */
+  readonly taken: readonly string[];
+}
 
 export interface DriftReport {
   readonly drift: readonly ResourceEntry[];
   /** Absent when `--unmanaged` was not asked for. */
   readonly unmanaged?: UnmanagedResult;
+  /** Present for a cdktf stack. */
+  readonly cdktf?: CdktfNaming;
 }
+
+/** The resource type whose unmanaged objects are live credentials, called out before everything else. */
+export const TOKEN_TYPE = "mgmt_token";
+
+/** How the generated TypeScript names an unmanaged object: its construct id, the construct's class, and the address that gives. */
+export interface CdktfName {
+  readonly id: string;
+  /** `sshKey.SshKey`: the namespace and class as the bindings export them. */
+  readonly construct: string;
+  readonly address: string;
+}
+
+/** Each unmanaged object's cdktf name, in the order `mgmt drift --import-out FILE.ts` writes them. */
+export function cdktfNames(objects: readonly UnmanagedObject[], naming: CdktfNaming): CdktfName[] {
+  const ids = constructIds(objects, naming.provider, naming.taken);
+  return objects.map((o, i) => {
+    const names = bindingNames(o.type, naming.provider);
+    return { id: ids[i]!, construct: `${names.namespace}.${names.className}`, address: `${o.type}.${ids[i]!}` };
+  });
+}
+
+/** The revoking API call for an unmanaged token. */
+export const revokeCall = (id: string) => `DELETE /profile/tokens/${id}`;
 
 export const isDeleted = (e: ResourceEntry) => e.actions.includes("delete") && !e.actions.includes("create");
 
@@ -29,8 +67,34 @@ export function driftSummaryLine(r: DriftReport): string {
   const c = driftCounts(r);
   if (!driftFound(r)) return r.unmanaged ? "**No drift** and no unmanaged objects." : "**No drift.**";
   const parts = [`${count(c.drifted)} changed outside of Terraform`, `${count(c.deleted)} deleted outside of Terraform`];
-  if (r.unmanaged) parts.push(`${count(c.unmanaged)} unmanaged`);
+  const tokens = unmanagedTokens(r).length;
+  if (r.unmanaged) parts.push(`${count(c.unmanaged)} unmanaged${tokens ? ` (${count(tokens)} of them ${tokens === 1 ? "a token" : "tokens"})` : ""}`);
   return `**${parts.join(", ")}**`;
+}
+
+export const unmanagedTokens = (r: DriftReport): readonly UnmanagedObject[] => r.unmanaged?.unmanaged.filter((o) => o.type === TOKEN_TYPE) ?? [];
+
+/**
+ * Unmanaged tokens first, in the open: each is a live credential (whoever holds it acts as its user
+ * until it expires), which the other unmanaged objects are not. Every one is listed, whatever the
+ * budget, with the call that revokes it and the way through the provider.
+ */
+function tokenCallout(r: DriftReport): string[] {
+  const tokens = unmanagedTokens(r);
+  if (tokens.length === 0) return [];
+  const n = tokens.length;
+  const lines = [
+    "> [!CAUTION]",
+    `> **${count(n)} personal access ${n === 1 ? "token" : "tokens"} no state manages: live ${n === 1 ? "credential" : "credentials"}.** ` +
+      "Whoever holds one acts as its user, with its scopes, until it expires. Revoke each one nobody needs:",
+    ">",
+    ...tokens.map((t) => `> - id ${code(t.importId)} ${code(JSON.stringify(t.label))}: ${code(revokeCall(t.importId))}`),
+    ">",
+    `> With curl: ${code(`curl -X DELETE -H "Authorization: Bearer $MGMT_TOKEN" "$MGMT_URL/profile/tokens/ID"`)}. ` +
+      `Or through the provider: adopt it as below, apply, then remove it from the ${r.cdktf ? "stack" : "configuration"}; the next apply deletes the ${code(TOKEN_TYPE)}, which revokes it.`,
+    "",
+  ];
+  return lines;
 }
 
 const ROLE_TEXT = { bootstrap: "the token `mgmt serve` minted at start", acting: "the token this run acts with" } as const;
@@ -41,6 +105,10 @@ export function driftLineCount(r: DriftReport): number {
 
 export function renderDriftMarkdown(r: DriftReport, budget: Budget, title = "Drift report", truncationNote?: string): string {
   const out = [`## ${plain(title)}`, "", driftSummaryLine(r), ""];
+  const u = r.unmanaged;
+  const names = new Map<UnmanagedObject, CdktfName>();
+  if (u && r.cdktf) cdktfNames(u.unmanaged, r.cdktf).forEach((n, i) => names.set(u.unmanaged[i]!, n));
+  out.push(...tokenCallout(r));
   if (truncationNote) out.push("> [!NOTE]", `> ${truncationNote}`, "");
   const spend = new Spending(budget);
   const changed = r.drift.filter((e) => !isDeleted(e));
@@ -57,7 +125,6 @@ export function renderDriftMarkdown(r: DriftReport, budget: Budget, title = "Dri
   };
   section("Changed outside of Terraform, state → live", changed);
   section("Deleted outside of Terraform", deleted);
-  const u = r.unmanaged;
   if (u) {
     const body: string[] = [];
     let hidden = 0;
@@ -70,12 +137,18 @@ export function renderDriftMarkdown(r: DriftReport, budget: Budget, title = "Dri
           hidden++;
           continue;
         }
-        body.push(`- id ${code(o.importId)} ${code(JSON.stringify(o.label))} → import as ${code(o.to)}`);
+        const name = names.get(o);
+        const as = name ? `${code(name.id)} (${code(`new ${name.construct}(scope, ${JSON.stringify(name.id)}, …)`)})` : code(o.to);
+        body.push(`- id ${code(o.importId)} ${code(JSON.stringify(o.label))} → import as ${as}`);
       }
       body.push("");
     }
     if (hidden) body.push(leftOut(hidden), "");
-    if (u.unmanaged.length)
+    if (u.unmanaged.length && r.cdktf)
+      body.push(
+        "`mgmt drift --unmanaged --import-out src/unmanaged.ts` writes a cdktf module declaring these with the bindings' constructs, under the ids above, each `.importFrom(id)`; call `importUnmanaged(this)` in the stack and the next plan imports them.",
+      );
+    else if (u.unmanaged.length)
       body.push(
         "`mgmt drift --unmanaged --import-out imports.tf` writes `import {}` blocks for these; `plan -generate-config-out=generated.tf` then writes their configuration.",
       );
@@ -94,9 +167,26 @@ export interface DriftReportJson {
   format_version: number;
   summary: { drifted: number; deleted: number; unmanaged: number };
   drift: { address: string; type: string; actions: string[]; attributes: string[] }[];
-  unmanaged?: { type: string; id: string; label: string; to: string }[];
+  /** Tokens first. `to` is the address adopting it gives; in a cdktf stack also the construct id and class the module uses; a token also how to revoke it. */
+  unmanaged?: { type: string; id: string; label: string; to: string; construct_id?: string; construct?: string; revoke?: string }[];
   known?: { type: string; id: string; label: string; role: string }[];
   has_drift: boolean;
+}
+
+function unmanagedJson(r: DriftReport): NonNullable<DriftReportJson["unmanaged"]> {
+  const objects = r.unmanaged?.unmanaged ?? [];
+  const names = r.cdktf ? cdktfNames(objects, r.cdktf) : [];
+  return objects.map((o, i) => {
+    const name = names[i];
+    return {
+      type: o.type,
+      id: o.importId,
+      label: o.label,
+      to: name ? name.address : o.to,
+      ...(name ? { construct_id: name.id, construct: name.construct } : {}),
+      ...(o.type === TOKEN_TYPE ? { revoke: revokeCall(o.importId) } : {}),
+    };
+  });
 }
 
 export function driftReportJson(r: DriftReport): DriftReportJson {
@@ -106,7 +196,7 @@ export function driftReportJson(r: DriftReport): DriftReportJson {
     drift: r.drift.map(driftEntryJson),
     ...(r.unmanaged
       ? {
-          unmanaged: r.unmanaged.unmanaged.map((o) => ({ type: o.type, id: o.importId, label: o.label, to: o.to })),
+          unmanaged: unmanagedJson(r),
           known: r.unmanaged.known.map((k) => ({ type: k.type, id: k.importId, label: k.label, role: k.role })),
         }
       : {}),

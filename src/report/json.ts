@@ -33,6 +33,8 @@ export interface PlanReportJson {
     reverts_drift?: string[];
   }[];
   drift: { address: string; type: string; actions: string[]; attributes: string[] }[];
+  /** The engine's warnings from the plan's log (with `--log`), masked as the comment shows them. */
+  warnings: { count: number; items: { summary: string; detail: string; address?: string; filename?: string; line?: number }[] };
   has_destroy: boolean;
 }
 
@@ -61,6 +63,7 @@ export function planReportJson(s: PlanSummary): PlanReportJson {
     summary: { add, change, replace, destroy, import: imports, move, drift },
     changes,
     drift: s.drift.map(driftEntryJson),
+    warnings: { count: s.warnings.length, items: s.warnings.map((w) => ({ ...w })) },
     has_destroy: s.hasDestroy,
   };
 }

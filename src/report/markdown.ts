@@ -5,6 +5,7 @@
 import { code, count, entryLines, fold, plain, value } from "./md";
 import { GROUPS, type Group, type PlanSummary, type ResourceEntry } from "./summary";
 import { FULL, Spending, type Budget } from "./truncate";
+import type { ReportWarning } from "./warnings";
 
 const HEADINGS: Record<Group, string> = {
   create: "Create",
@@ -44,6 +45,26 @@ export function lineCount(s: PlanSummary): number {
   return GROUPS.reduce((n, g) => n + s.groups[g].length, 0) + s.drift.length + s.outputs.length;
 }
 
+/** Most warnings listed, and most characters of one warning's detail: a plan warning per resource of thousands must not crowd out the changes. */
+export const MAX_WARNINGS = 20;
+export const MAX_WARNING_DETAIL = 600;
+
+/** The warnings under a heading of their own, in the open: each with its resource and place, summary and detail. */
+export function warningLines(warnings: readonly ReportWarning[]): string[] {
+  const shown = warnings.slice(0, MAX_WARNINGS).map((w) => {
+    const where = [
+      w.address !== undefined ? code(w.address) : "",
+      w.filename !== undefined ? `${plain(w.filename)}${w.line !== undefined ? ` line ${w.line}` : ""}` : "",
+    ]
+      .filter(Boolean)
+      .join(", ");
+    const detail = w.detail.length > MAX_WARNING_DETAIL ? `${w.detail.slice(0, MAX_WARNING_DETAIL)}…` : w.detail;
+    return `- ${where ? `${where}: ` : ""}**${plain(w.summary)}**${detail.trim() ? `: ${plain(detail.trim())}` : ""}`;
+  });
+  const more = warnings.length > shown.length ? [`- … and ${count(warnings.length - shown.length)} more (see the CI log)`] : [];
+  return [`### Warnings (${count(warnings.length)})`, "", ...shown, ...more, ""];
+}
+
 export interface MarkdownOptions {
   readonly title?: string;
 }
@@ -58,6 +79,7 @@ export function renderMarkdown(s: PlanSummary, budget: Budget = FULL, o: Markdow
     out.push(`> ${shown.join(", ")}${doomed.length > shown.length ? `, and ${count(doomed.length - shown.length)} more` : ""}`, "");
   }
   if (truncationNote) out.push(`> [!NOTE]`, `> ${truncationNote}`, "");
+  if (s.warnings.length > 0) out.push(...warningLines(s.warnings));
 
   const spend = new Spending(budget);
   const section = (summary: string, entries: readonly ResourceEntry[], withDetails: boolean, note?: string) => {

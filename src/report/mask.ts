@@ -102,3 +102,37 @@ export function formatPath(path: AttributePath): string {
   }
   return text === "" ? "(value)" : text;
 }
+
+/** The raw strings a value holds at sensitive leaves: what text shown beside the plan must not repeat. */
+export function sensitiveStrings(value: unknown, sensitive: unknown): string[] {
+  const out: string[] = [];
+  const collect = (v: unknown) => {
+    if (typeof v === "string") out.push(v);
+    else if (isContainer(v)) for (const c of Object.values(v)) collect(c);
+  };
+  const visit = (v: unknown, s: unknown) => {
+    if (s === true) collect(v);
+    else if (isContainer(v)) for (const [k, c] of Object.entries(v)) visit(c, child(s, Array.isArray(v) ? Number(k) : k));
+    else if (marksAnything(s)) collect(v);
+  };
+  visit(value, sensitive);
+  return out;
+}
+
+/** Private keys in any PEM-style armour, to the end of the text when their END line is missing. */
+const PRIVATE_KEY_BLOCK = /-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY ?-{4,5}[\s\S]*?(?:-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY ?-{4,5}|$)/g;
+/** 64 lowercase hex characters: how the API mints tokens and OAuth client secrets. */
+const MINTED_SECRET = /(?<![0-9A-Za-z])[0-9a-f]{64}(?![0-9A-Za-z])/g;
+/** Shorter sensitive strings are left alone: replacing "no" or "1" everywhere would garble the text and hide nothing. */
+const SHORTEST_MASKED = 4;
+
+/**
+ * Free text (an engine's diagnostic) as a report may print it: every occurrence of a known sensitive
+ * string, any private key and anything shaped like a token the API mints replaced by `(sensitive)`.
+ */
+export function maskText(text: string, secrets: readonly string[]): string {
+  let masked = text;
+  const longestFirst = [...new Set(secrets)].filter((s) => s.length >= SHORTEST_MASKED).sort((a, b) => b.length - a.length);
+  for (const secret of longestFirst) masked = masked.split(secret).join(SENSITIVE);
+  return masked.replace(PRIVATE_KEY_BLOCK, SENSITIVE).replace(MINTED_SECRET, SENSITIVE);
+}

@@ -45,8 +45,16 @@ const StateModule: z.ZodType<StateModule> = z.lazy(() =>
   z.object({ resources: z.array(StateResource).optional(), child_modules: z.array(StateModule).optional() }),
 );
 
+/** Input variables' values, and (in `configuration`) which were declared sensitive: their values appear in clear. */
+const Variables = z.record(z.string(), z.object({ value: z.unknown().optional() }));
+const Configuration = z.object({
+  root_module: z.object({ variables: z.record(z.string(), z.object({ sensitive: z.boolean().optional() })).optional() }).optional(),
+});
+
 export const Plan = z.object({
   format_version: z.string(),
+  variables: Variables.optional(),
+  configuration: Configuration.optional(),
   terraform_version: z.string().optional(),
   resource_changes: z.array(ResourceChange).optional(),
   resource_drift: z.array(ResourceChange).optional(),

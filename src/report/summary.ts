@@ -6,6 +6,8 @@ import { attributeDiffs, overlaps, type AttributeDiff } from "./diff";
 import { shownValue } from "./mask";
 import type { AttributePath, Change, Plan, ResourceChange } from "./plan-model";
 import { driftOf, revertsDrift } from "./revert";
+import type { EngineDiagnostic } from "./engine-log";
+import { reportWarnings, type ReportWarning } from "./warnings";
 
 export const GROUPS = ["create", "update", "replace", "delete", "import", "move", "forget"] as const;
 export type Group = (typeof GROUPS)[number];
@@ -46,6 +48,8 @@ export interface PlanSummary {
   readonly groups: Readonly<Record<Group, readonly ResourceEntry[]>>;
   readonly drift: readonly ResourceEntry[];
   readonly outputs: readonly OutputEntry[];
+  /** The engine's warnings from the plan's log (`--log`), masked; empty without a log. */
+  readonly warnings: readonly ReportWarning[];
   readonly hasDestroy: boolean;
   readonly hasChanges: boolean;
 }
@@ -81,6 +85,8 @@ export interface DriftOptions {
    * engines show it in a normal plan. `all`: every drifted attribute, as in a refresh-only plan.
    */
   readonly drift?: "relevant" | "all";
+  /** The diagnostics of the plan's machine-readable log, whose warnings the report shows. */
+  readonly diagnostics?: readonly EngineDiagnostic[];
 }
 
 /** The attribute changes of a planned change, each marked where it only sets back drift. */
@@ -162,6 +168,7 @@ export function summarize(plan: Plan, options: DriftOptions = {}): PlanSummary {
     groups,
     drift,
     outputs,
+    warnings: reportWarnings(plan, options.diagnostics ?? []),
     hasDestroy: counts.destroy + counts.replace > 0,
     hasChanges,
   };

@@ -12,7 +12,7 @@ import { parseDocument } from "yaml";
 import { compareVersions, newestTarball } from "../../src/cli/init/newest";
 import { scaffoldOptions } from "../../src/cli/init/options";
 import { scaffoldFiles } from "../../src/cli/init/scaffold";
-import { readManifest } from "../../src/cli/init/tarball";
+import { packFolder, readManifest } from "../../src/cli/init/tarball";
 import type { ScaffoldContext } from "../../src/cli/init/templates/context";
 import { CDKTN_VERSIONS, VERSIONS } from "../../src/cli/init/templates/versions";
 import { repoPath } from "../../src/harness/paths";
@@ -85,6 +85,45 @@ describe("reading a tarball's package.json", () => {
   it("finds the name and version whatever else the archive holds", () => {
     const file = tarball(join(work, "t"), "x.tgz", { name: "@scope/x", version: "1.2.3", description: "y" });
     expect(readManifest(file)).toEqual({ name: "@scope/x", version: "1.2.3" });
+  });
+
+  it("packs an installed package's folder again, readable as npm's own: names, modes, what is left out", () => {
+    const dir = join(work, "installed");
+    mkdirSync(join(dir, "bin"), { recursive: true });
+    mkdirSync(join(dir, "node_modules", "dep"), { recursive: true });
+    mkdirSync(join(dir, "dist", "packages"), { recursive: true });
+    const deep = join(
+      "dist",
+      "mirror",
+      "registry.mgmt.test",
+      "mgmt",
+      "mgmt",
+      "0.1.0",
+      "linux_amd64",
+      "a-rather-long-folder-name-for-ustar",
+      "terraform-provider-mgmt",
+    );
+    mkdirSync(join(dir, deep, ".."), { recursive: true });
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "@mgmt/provider", version: "0.1.0" }));
+    writeFileSync(join(dir, "bin", "mgmt"), "#!/usr/bin/env node\n");
+    chmodSync(join(dir, "bin", "mgmt"), 0o755);
+    writeFileSync(join(dir, deep), "#!/bin/sh\n");
+    chmodSync(join(dir, deep), 0o755);
+    writeFileSync(join(dir, "node_modules", "dep", "index.js"), "");
+    writeFileSync(join(dir, "dist", "packages", "x.tgz"), "");
+    const file = join(work, "repacked.tgz");
+    writeFileSync(
+      file,
+      packFolder(dir, (p) => p === "node_modules" || p === "dist/packages"),
+    );
+    expect(readManifest(file)).toEqual({ name: "@mgmt/provider", version: "0.1.0" });
+    const listed = spawnSync("tar", ["-tvzf", file], { encoding: "utf8" }).stdout.trim().split("\n");
+    expect(listed.map((l) => l.replace(/^(\S+) .* (\S+)$/, "$1 $2"))).toEqual([
+      "-rwxr-xr-x package/bin/mgmt",
+      `-rwxr-xr-x package/${deep}`,
+      "-rw-r--r-- package/package.json",
+    ]);
+    expect(packFolder(dir, () => false).equals(packFolder(dir, () => false))).toBe(true);
   });
 
   it("says what is wrong with a file that is not one", () => {
@@ -207,6 +246,9 @@ describe("the scaffold's text", () => {
     const mine = { ...own.dependencies, ...own.devDependencies };
     for (const [name, version] of Object.entries(VERSIONS)) if (name in mine) expect({ name, version }).toEqual({ name, version: mine[name] });
     expect(Object.keys(VERSIONS).filter((n) => n in mine).length).toBeGreaterThanOrEqual(8);
+    // mgmt serve's SQLite addon, an optional peer of the provider package: at this project's range.
+    const manifest = JSON.parse(scaffoldFiles(context()).get("package.json")!.text) as Record<string, Record<string, string>>;
+    expect(manifest.devDependencies!["better-sqlite3"]).toBe(own.dependencies!["better-sqlite3"]);
     // cdktn at what this project's cdktn example builds with, constructs at cdktn's own peer range.
     const example = JSON.parse(readFileSync(repoPath("examples/cdktn/package.json"), "utf8")) as { dependencies: Record<string, string> };
     const cdktn = JSON.parse(readFileSync(repoPath("examples/cdktn/node_modules/cdktn/package.json"), "utf8")) as { peerDependencies: Record<string, string> };

@@ -1,12 +1,13 @@
 /**
  * The two npm packages as a team's repository takes them: both tarballs from dist/packages
- * installed into a project outside this checkout (once for the file; better-sqlite3's addon comes
- * from test/support/addon-prebuild.ts, as it would from its releases), every command run from
+ * installed into a project outside this checkout, with better-sqlite3 beside them (once for the
+ * file; its addon comes from test/support/addon-prebuild.ts, as it would from its releases), every command run from
  * node_modules, and a lock file made from the package's own mirror for four platforms, which both
  * engines accept and a plan runs with (against the package's `mgmt serve`, and under its
- * `mgmt serve --ephemeral`).
+ * `mgmt serve --ephemeral`). And the provider tarball alone, through npx in an empty folder, scaffolding a
+ * repository with `mgmt init` and compiling nothing.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { AUTOMATION_ENV, availableEngines, runEngine, type Engine } from "../../src/harness/engine";
@@ -15,6 +16,7 @@ import { usePrebuiltAddon } from "../support/addon-prebuild";
 import { runProcess, type ProcessResult } from "../../src/harness/process";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
+import { readManifest } from "../../src/cli/init/tarball";
 
 jest.setTimeout(180_000);
 
@@ -47,7 +49,9 @@ beforeAll(async () => {
   mkdirSync(project, { recursive: true });
   usePrebuiltAddon(env.HOME!);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "team-repo", private: true }));
-  const install = await runProcess("npm", ["install", "--prefer-offline", tarball("mgmt-provider"), tarball("mgmt-cdktf-provider-mgmt")], {
+  // better-sqlite3 beside them, as a repository from `mgmt init` lists it: the provider package takes it as an optional peer.
+  const sqlite = `better-sqlite3@${(JSON.parse(readFileSync(repoPath("package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies["better-sqlite3"]}`;
+  const install = await runProcess("npm", ["install", "--prefer-offline", tarball("mgmt-provider"), tarball("mgmt-cdktf-provider-mgmt"), sqlite], {
     cwd: project,
     env,
   });
@@ -77,8 +81,11 @@ describe("the @mgmt/provider and @mgmt/cdktf-provider-mgmt tarballs, installed",
       name: "@mgmt/provider",
       version: PROVIDER_VERSION,
       bin: { mgmt: "bin/mgmt" },
-      dependencies: { "better-sqlite3": root.dependencies["better-sqlite3"], pg: root.dependencies.pg },
+      dependencies: { pg: root.dependencies.pg },
+      peerDependencies: { "better-sqlite3": root.dependencies["better-sqlite3"] },
+      peerDependenciesMeta: { "better-sqlite3": { optional: true } },
     });
+    expect(provider.dependencies).not.toHaveProperty("better-sqlite3");
     const bindings = JSON.parse(readFileSync(join(project, "node_modules", "@mgmt", "cdktf-provider-mgmt", "package.json"), "utf8")) as Record<string, unknown>;
     expect(bindings).toMatchObject({
       name: "@mgmt/cdktf-provider-mgmt",
@@ -190,5 +197,65 @@ describe("the @mgmt/provider and @mgmt/cdktf-provider-mgmt tarballs, installed",
     );
     expect({ code: once.code, stderr: once.stderr }).toEqual({ code: 0, stderr: "" });
     expect(once.stdout).toMatch(/user = "admin"/);
+  });
+});
+
+describe("the @mgmt/provider tarball alone, through npx", () => {
+  /** Every file under `dir`, relative, with `/`. */
+  const filesUnder = (dir: string, rel = ""): string[] =>
+    readdirSync(join(dir, rel), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? filesUnder(dir, rel ? `${rel}/${e.name}` : e.name) : [rel ? `${rel}/${e.name}` : e.name],
+    );
+
+  it("scaffolds a repository with the documented command, outside any project, with no --packages, compiling nothing", async () => {
+    const here = mkdtempSync(join(work, "npx-"));
+    const empty = join(here, "downloads");
+    const prefix = join(here, "prefix");
+    mkdirSync(empty);
+    mkdirSync(prefix);
+    const file = `mgmt-provider-${PROVIDER_VERSION}.tgz`;
+    copyFileSync(tarball("mgmt-provider"), join(empty, file));
+    // The machine's npm cache (what a person has), an empty global prefix, no project above: one install, of the tarball.
+    const npmCache = (await runProcess("npm", ["config", "get", "cache"], { env: cleanEnv })).stdout.trim();
+    const npxEnv = { ...env, npm_config_prefix: prefix, npm_config_cache: npmCache };
+    // docs/guides/install.md's command, as written there.
+    const init = await runProcess("npx", ["--yes", "--package", `./${file}`, "mgmt", "init", "../infra"], { cwd: empty, env: npxEnv });
+    expect({ code: init.code, stderr: init.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(init.stdout).toContain(`into ${join(here, "infra")}`);
+
+    // Where npx installed it: the _npx folder whose manifest names this very tarball.
+    const npxRoot = join(npmCache, "_npx");
+    const tree = readdirSync(npxRoot)
+      .map((d) => join(npxRoot, d))
+      .find((d) => existsSync(join(d, "package.json")) && readFileSync(join(d, "package.json"), "utf8").includes(join(empty, file)));
+    expect(tree).toBeDefined();
+    const installedFiles = filesUnder(join(tree!, "node_modules"));
+    expect(installedFiles).toContain("@mgmt/provider/dist/packages/mgmt-cdktf-provider-mgmt-" + PROVIDER_VERSION + ".tgz");
+    // No native build: better-sqlite3 (an optional peer) is not installed, and no addon was compiled.
+    expect(installedFiles.filter((f) => f.startsWith("better-sqlite3/") || f.includes("/build/Release/") || f.endsWith(".node"))).toEqual([]);
+
+    // The repository vendors the provider (the installed package, packed again) and the cdktf bindings it carried.
+    const infra = join(here, "infra");
+    const manifest = JSON.parse(readFileSync(join(infra, "package.json"), "utf8")) as Record<string, Record<string, string>>;
+    expect(manifest.dependencies).toMatchObject({
+      "@mgmt/provider": `file:packages/mgmt-provider-${PROVIDER_VERSION}.tgz`,
+      "@mgmt/cdktf-provider-mgmt": `file:packages/mgmt-cdktf-provider-mgmt-${PROVIDER_VERSION}.tgz`,
+    });
+    const root = JSON.parse(readFileSync(repoPath("package.json"), "utf8")) as { dependencies: Record<string, string> };
+    expect(manifest.devDependencies!["better-sqlite3"]).toBe(root.dependencies["better-sqlite3"]);
+    const vendored = join(infra, "packages", `mgmt-provider-${PROVIDER_VERSION}.tgz`);
+    expect(readManifest(vendored)).toEqual({ name: "@mgmt/provider", version: PROVIDER_VERSION });
+    const listed = (await runProcess("tar", ["-tvzf", vendored], { env })).stdout;
+    expect(listed).toMatch(/^-rwxr-xr-x .* package\/bin\/mgmt$/m);
+    expect(listed).toMatch(new RegExp(`^-rwxr-xr-x .* package/dist/mirror/${PROVIDER_SOURCE}/${PROVIDER_VERSION}/linux_amd64/terraform-provider-mgmt$`, "m"));
+    expect(listed).not.toMatch(/package\/(node_modules|dist\/packages)\//);
+    expect(statSync(join(infra, "packages", `mgmt-cdktf-provider-mgmt-${PROVIDER_VERSION}.tgz`)).size).toBeGreaterThan(0);
+
+    // mgmt serve is the one command that needs the addon, and says which package to install.
+    const serve = await runProcess(join(tree!, "node_modules", ".bin", "mgmt"), ["serve", "--port", "0", "--db", ":memory:"], { cwd: here, env: npxEnv });
+    expect(serve.code).toBe(1);
+    expect(serve.stderr).toMatch(
+      /^mgmt serve: the SQLite store needs the better-sqlite3 package, which is not installed: .*npm install --save-dev better-sqlite3/,
+    );
   });
 });

@@ -68,11 +68,12 @@ describe("findUnmanaged", () => {
 
   it("reports only what no state holds, names addresses that clash with nothing, and sets the expected tokens apart", () => {
     const r = findUnmanaged(types("mgmt_ssh_key", "mgmt_token", "mgmt_tag"), state, live);
+    // Tokens first: the table lists them first, as live credentials.
     expect(r.unmanaged).toEqual([
+      { type: "mgmt_token", importId: "6", label: "old laptop", to: "mgmt_token.old_laptop" },
       { type: "mgmt_ssh_key", importId: "2", label: "", to: "mgmt_ssh_key.ssh_key_2" },
       { type: "mgmt_ssh_key", importId: "11", label: "Build Runner", to: "mgmt_ssh_key.build_runner_2" },
       { type: "mgmt_ssh_key", importId: "12", label: "build runner", to: "mgmt_ssh_key.build_runner_3" },
-      { type: "mgmt_token", importId: "6", label: "old laptop", to: "mgmt_token.old_laptop" },
       { type: "mgmt_tag", importId: "prod", label: "prod", to: "mgmt_tag.prod" },
     ]);
     expect(r.known).toEqual([

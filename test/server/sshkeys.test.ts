@@ -179,7 +179,11 @@ describe("limits and refusals", () => {
     ],
     ["only an algorithm", "ssh-ed25519", /must be of the form/],
     ["empty", "", /must be of the form/],
-    ["a private key header", "-----BEGIN OPENSSH PRIVATE KEY-----", /not supported/],
+    [
+      "a private key header",
+      "-----BEGIN OPENSSH PRIVATE KEY-----",
+      /^this is an OpenSSH private key, which must stay secret: give the public key instead, the \.pub file/,
+    ],
   ];
   test.each(invalidKeys)("refuses %s naming ssh_key", async (_what, sshKey, reason) => {
     const res = await create({ label: "bad", ssh_key: sshKey });

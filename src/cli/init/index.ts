@@ -4,13 +4,13 @@
  * DIR/packages/ and package.json refers to them as `file:` paths, so a fresh clone (a CI runner)
  * installs from the repository itself and the npm registry, with nothing else to fetch.
  */
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseCommand } from "../args";
 import { newestTarball } from "./newest";
 import { scaffoldOptions, type CdkName } from "./options";
 import { scaffoldFiles } from "./scaffold";
-import { readManifest } from "./tarball";
+import { packFolder, readManifest } from "./tarball";
 import type { VendoredPackage } from "./templates/context";
 
 export const INIT_USAGE = `usage: mgmt init DIR [--ci github,gitlab|none] [--backend local|pg] [--engine tofu|terraform]
@@ -26,7 +26,9 @@ Writes a team's infrastructure repository into DIR: a cdktf (or cdktn) stack of 
                    string read from PG_CONN_STR when the engine runs, never written to a file
   --engine NAME    tofu (default: OpenTofu from npm) or terraform (from PATH)
   --packages DIR   where the provider and bindings tarballs are (default: the packages
-                   folder beside this mgmt, which npm run build writes)
+                   folder beside this mgmt: dist/packages, which npm run build writes, or
+                   in an installed @mgmt/provider the bindings tarballs it carries, the
+                   provider itself vendored from its installed folder)
   --force          write into DIR even when it is not empty (files of the same name are replaced)
   -h, --help       show this help
 `;
@@ -68,6 +70,36 @@ function defaultPackagesDir(): string | undefined {
   return existsSync(beside) ? beside : undefined;
 }
 
+/** The provider package's name, which its installed folder's package.json carries. */
+const PROVIDER_PACKAGE = "@mgmt/provider";
+
+/** The folder of the installed @mgmt/provider this mgmt runs from; undefined when it runs from a build of the repository. */
+function installedProvider(): string | undefined {
+  const root = dirname(__dirname);
+  try {
+    return (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { name?: unknown }).name === PROVIDER_PACKAGE ? root : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The installed provider package, packed again into DIR/packages: a package cannot carry its own
+ * tarball, so `npx --package ./mgmt-provider-X.tgz mgmt init` vendors what npm unpacked. Its
+ * node_modules (what npm installed for it) and the bindings tarballs it carries stay out: the
+ * repository vendors the bindings beside it.
+ */
+function vendorInstalled(root: string, target: string): VendoredPackage {
+  const { name, version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { name: string; version: string };
+  const file = `packages/${PROVIDER_TARBALL}-${version}.tgz`;
+  mkdirSync(join(target, "packages"), { recursive: true });
+  writeFileSync(
+    join(target, file),
+    packFolder(root, (path) => path === "node_modules" || path === "dist/packages"),
+  );
+  return { name, version, file };
+}
+
 export async function runInit(args: string[]): Promise<number> {
   const parsed = parseCommand(
     "init",
@@ -103,10 +135,12 @@ export async function runInit(args: string[]): Promise<number> {
   }
 
   try {
-    const providerTarball = findTarball(packagesDir, PROVIDER_TARBALL, "provider");
+    // From an installed package (no --packages), the provider is that package itself.
+    const installed = parsed.values.packages === undefined ? installedProvider() : undefined;
+    const providerTarball = installed === undefined ? findTarball(packagesDir, PROVIDER_TARBALL, "provider") : undefined;
     const bindingsTarball = findTarball(packagesDir, BINDINGS_TARBALL[options.cdk], `${options.cdk} bindings`);
     mkdirSync(target, { recursive: true });
-    const provider = vendor(providerTarball, target);
+    const provider = providerTarball !== undefined ? vendor(providerTarball, target) : vendorInstalled(installed!, target);
     const bindings = vendor(bindingsTarball, target);
     const files = scaffoldFiles({ ...options, name: packageName(target), stack: STACK, provider, bindings });
     for (const [path, file] of files) {

@@ -4,6 +4,7 @@
  * as "Invalid <attribute>" on the attribute's path. A rule the server enforces is the
  * contract's own (src/contract/field-rules.ts), which is a validator as it is.
  */
+import { error, type Diagnostic } from "./diagnostics";
 import type { TfValue } from "./value";
 
 export type Validator<T extends TfValue = TfValue> = (value: T) => string | undefined;
@@ -30,4 +31,60 @@ export function eachElement<E extends TfValue>(check: Validator<E>): Validator<r
     });
     return reasons.length > 0 ? reasons.join("; ") : undefined;
   };
+}
+
+/** Recognises a secret typed where it does not belong: a reason that never quotes the value, or undefined. */
+export type SecretCheck = (value: string) => string | undefined;
+
+/**
+ * `check`, except on a value `secret` recognises: that one is left to `misplacedSecrets`. A
+ * validator's failure is reported on the attribute's path, and for such a diagnostic the engines
+ * print the configuration line it points at, value and all (for cdktf's JSON, the whole value).
+ */
+export function unlessSecret(secret: SecretCheck, check: Validator<string>): Validator<string> {
+  return (value) => (secret(value) === undefined ? check(value) : undefined);
+}
+
+/** `unlessSecret` for each element of a list or set: the elements `secret` recognises are left to `misplacedSecrets`. */
+export function unlessSecretElement(secret: SecretCheck, check: Validator<readonly TfValue[]>): Validator<readonly TfValue[]> {
+  return (values) => check(values.filter((v) => typeof v !== "string" || secret(v) === undefined));
+}
+
+/**
+ * A resource's `validate` hook for secrets in its string (or list of strings) attributes: one error
+ * per attribute, without an attribute path. The engines then point at the block's header line and
+ * print no configuration line, so the secret stays out of the engine's output and CI logs; the text
+ * names the attribute (and element) instead.
+ */
+export function misplacedSecrets(typeName: string, config: Readonly<Record<string, TfValue>>, checks: Readonly<Record<string, SecretCheck>>): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const [name, secret] of Object.entries(checks)) {
+    const value = config[name] ?? null;
+    const values: readonly TfValue[] = Array.isArray(value) ? value : [value];
+    values.forEach((v, i) => {
+      if (typeof v !== "string") return;
+      const reason = secret(v);
+      if (reason === undefined) return;
+      const where = Array.isArray(value) ? `${name} (element ${i + 1})` : name;
+      out.push(
+        error(
+          `Invalid ${name}: a secret`,
+          `${typeName}.${where}: ${reason}. The value is not repeated here (nor is the configuration line shown), so that it stays out of logs.`,
+        ),
+      );
+    });
+  }
+  return out;
+}
+
+/**
+ * `misplacedSecrets` again at plan, for values not known at validate (from another resource, a
+ * module's output): an error then stops the plan before the engine shows the value in a diff.
+ */
+export function refuseSecretsAtPlan(
+  draft: { readonly config: Readonly<Record<string, TfValue>>; error(summary: string, detail?: string): void },
+  typeName: string,
+  checks: Readonly<Record<string, SecretCheck>>,
+): void {
+  for (const d of misplacedSecrets(typeName, draft.config, checks)) draft.error(d.summary, d.detail);
 }

@@ -12,6 +12,7 @@ import type { TfValue } from "../framework/value";
 
 function sshKeyArgument(args: readonly TfValue[]): SshPublicKey {
   const parsed = parseSshPublicKey(String(args[0]));
+  // A private key's reason names its kind only; the engine shows the call's source, not the argument's value.
   if (!parsed.ok) throw new FunctionFailure(parsed.reason, 0);
   return parsed.key;
 }

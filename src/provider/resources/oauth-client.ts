@@ -6,12 +6,13 @@
  */
 import type { z } from "zod";
 import type { OAuthClient, OAuthClientCreate, OAuthClientUpdate } from "../../contract";
-import { OAUTH_CLIENT_LABEL_MAX, THUMBNAIL_MAX_BYTES, oauthClientLabel, redirectUri, sniffImage } from "../../contract/field-rules";
+import { OAUTH_CLIENT_LABEL_MAX, THUMBNAIL_MAX_BYTES, oauthClientLabel, redirectUri, secretInName, sniffImage } from "../../contract/field-rules";
 import { createOAuthClientOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { bool, number, string } from "../framework/attributes";
 import { typedEqual } from "../framework/equality";
 import { PartialApply, defineResource } from "../framework/resource";
+import { misplacedSecrets, refuseSecretsAtPlan, unlessSecret } from "../framework/validators";
 import { Unknown } from "../framework/value";
 import type { PlannedOf, StateOf } from "../framework/value-types";
 import { adoptedWarning, orNullIfGone, stateId } from "./ids";
@@ -102,7 +103,7 @@ export const OAUTH_CLIENT_ABOUT = {
 
 const attributes = {
   id: string("computed", OAUTH_CLIENT_ABOUT.id, { keepPrior: true }),
-  label: string("required", `${OAUTH_CLIENT_ABOUT.label} Changed in place.`, { validate: oauthClientLabel }),
+  label: string("required", `${OAUTH_CLIENT_ABOUT.label} Changed in place.`, { validate: unlessSecret(secretInName, oauthClientLabel) }),
   redirect_uri: string("required", `${OAUTH_CLIENT_ABOUT.redirect_uri} Changed in place.`, { validate: redirectUri }),
   public: bool("optional_computed", `${OAUTH_CLIENT_ABOUT.public} Changed in place.`, { default: false }),
   secret: string("computed", "The client secret, known from creation and from each reset.", { sensitive: true, keepPrior: true }),
@@ -126,7 +127,14 @@ export const oauthClientResource = defineResource<ProviderContext>()({
   importId: { description: "the client id (the secret cannot be imported and stays null)", example: "2737bf16b39ab5d7b4a1" },
   attributes,
 
-  modifyPlan({ prior, planned }) {
+  // A client secret or token pasted as the label: refused without a path, so the engine shows no value.
+  validate(config) {
+    return misplacedSecrets("mgmt_oauth_client", config, { label: secretInName });
+  },
+
+  modifyPlan(draft) {
+    refuseSecretsAtPlan(draft, "mgmt_oauth_client", { label: secretInName });
+    const { prior, planned } = draft;
     if (prior === null) return;
     if (!typedEqual("number", prior.secret_version ?? null, planned.secret_version ?? null)) planned.secret = Unknown;
     const thumbnail = planned.thumbnail ?? null;

@@ -5,13 +5,14 @@
  * apply rotate it before it expires.
  */
 import type { PersonalAccessToken } from "../../contract";
-import { TOKEN_LABEL, oauthScopesText, tokenLabel } from "../../contract/field-rules";
+import { TOKEN_LABEL, oauthScopesText, secretInName, tokenLabel } from "../../contract/field-rules";
 import { SCOPE_AREAS, sameScopes } from "../../contract/scopes";
 import { createTokenOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import { defineResource } from "../framework/resource";
+import { misplacedSecrets, refuseSecretsAtPlan, unlessSecret } from "../framework/validators";
 import { Unknown, known } from "../framework/value";
 import type { StateOf } from "../framework/value-types";
 import { formatTimestamp, parseRfc3339 } from "../../contract/timestamps";
@@ -22,7 +23,7 @@ import { orNullIfGone, parseId, stateId } from "./ids";
 const attributes = {
   id: string("computed", "The token's id.", { keepPrior: true }),
   label: string("required", `A name for the token, ${TOKEN_LABEL.min} to ${TOKEN_LABEL.max} characters. Changed in place.`, {
-    validate: tokenLabel,
+    validate: unlessSecret(secretInName, tokenLabel),
   }),
   scopes: string(
     "optional_computed",
@@ -79,7 +80,8 @@ export const tokenResource = defineResource<ProviderContext>()({
   attributes,
 
   validate(config) {
-    const diagnostics: Diagnostic[] = [];
+    // A token's value pasted as its label: refused without a path, so the engine shows no value.
+    const diagnostics: Diagnostic[] = misplacedSecrets("mgmt_token", config, { label: secretInName });
     if ((config.renew_before ?? null) !== null && config.expires_in === null) {
       diagnostics.push(
         error(
@@ -93,6 +95,7 @@ export const tokenResource = defineResource<ProviderContext>()({
   },
 
   modifyPlan(draft) {
+    refuseSecretsAtPlan(draft, "mgmt_token", { label: secretInName });
     const { prior, config, planned } = draft;
     const scopes = known(config.scopes);
     for (const area of scopes === undefined ? [] : unknownScopeAreas(scopes)) {

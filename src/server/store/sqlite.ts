@@ -1,5 +1,5 @@
 /** The embedded store: SQLite through better-sqlite3, a file or `:memory:`. */
-import BetterSqlite3 from "better-sqlite3";
+import type BetterSqlite3 from "better-sqlite3";
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from "kysely";
 import { GroupCommit } from "./group-commit";
 import { KyselyStore, inTransaction, withOpenTransaction, type AnyDb, type ReposOf } from "./kysely-store";
@@ -84,9 +84,29 @@ class SqliteStore<R extends object> extends KyselyStore<R> {
   }
 }
 
+/**
+ * better-sqlite3, loaded when a store opens rather than with the module: its addon is compiled when it
+ * installs, and of all the `mgmt` commands only `mgmt serve` needs it, so the provider package leaves it
+ * an optional peer (`mgmt init` and the report commands install nothing native). Missing, it is named.
+ */
+function betterSqlite3(): typeof BetterSqlite3 {
+  try {
+    return require("better-sqlite3") as typeof BetterSqlite3;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code !== "MODULE_NOT_FOUND" || !/['"]better-sqlite3['"]/.test(e.message)) throw err;
+    throw new Error(
+      "the SQLite store needs the better-sqlite3 package, which is not installed: install it beside @mgmt/provider " +
+        "(npm install --save-dev better-sqlite3; its native addon builds when it installs), or give --db postgres://... to keep the data in PostgreSQL",
+      { cause: err },
+    );
+  }
+}
+
 /** Opens (creating and migrating when needed) the SQLite store at `path`, with the repositories `repos` builds. */
 export async function openSqliteStore<R extends object>(path: string, repos: ReposOf<R>): Promise<StoreOf<R>> {
-  const sqlite = new BetterSqlite3(path);
+  const Database = betterSqlite3();
+  const sqlite = new Database(path);
   try {
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("busy_timeout = 5000");

@@ -35,6 +35,7 @@ export function packageJson(c: ScaffoldContext): string {
   const devDependencies: Record<string, string> = {
     "@types/jest": VERSIONS["@types/jest"],
     "@types/node": VERSIONS["@types/node"],
+    "better-sqlite3": "^12.11.1", // mgmt serve's SQLite store (npm test runs it): an optional peer of the provider package
     ...cdkDevDependencies(c),
     jest: VERSIONS.jest,
     "ts-jest": VERSIONS["ts-jest"],
