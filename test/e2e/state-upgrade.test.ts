@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { AUTOMATION_ENV, availableEngines, runEngine, writeCliConfig, type Engine } from "../../src/harness/engine";
 import { PROVIDER_SOURCE } from "../../src/provider/identity";
 import { buildPlugin, type BuiltPlugin } from "../plugin/build-fixture";
+import { runMgmt } from "../report/run-mgmt";
 
 jest.setTimeout(180_000);
 
@@ -67,6 +68,16 @@ describe.each(availableEngines())("$name upgrades a resource's stored state acro
     const output = (plan.stdout + plan.stderr).replace(/\s+/g, " ");
     expect(output).toContain("Warning: Deprecated attribute color");
     expect(output).toContain("Deprecated: Use tags instead. It is removed in release 2.0.0.");
+
+    // Review sees it too: the plan's machine-readable log through mgmt plan-report --log.
+    const logged = await run("1", "plan", "-json", "-out=plan.out");
+    writeFileSync(join(dir, "plan.log.jsonl"), logged.stdout);
+    const shown = await runEngine(engine, ["show", "-json", "plan.out"], dir, env("1"));
+    writeFileSync(join(dir, "plan.json"), shown.stdout);
+    const report = await runMgmt(["plan-report", "--plan", join(dir, "plan.json"), "--log", join(dir, "plan.log.jsonl")]);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toContain("### Warnings (");
+    expect(report.stdout).toContain("- `mgmt_note.a`, main.tf.json line 1: **Deprecated attribute color**: Deprecated: Use tags instead. It is removed in release 2.0.0.");
   });
 
   // Both engines compare the stored schema version with the provider's before asking it (the
