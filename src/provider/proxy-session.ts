@@ -30,9 +30,11 @@ export function renewalTime(token: Pick<PersonalAccessToken, "created" | "expiry
 
 /**
  * Revokes a proxy token with the token itself: only the proxy user can revoke its tokens, so the
- * parent's client cannot. `clientWith` makes a client acting with a given token.
+ * parent's client cannot. `clientWith` makes a client acting with a given token. The provider's
+ * stop does not cancel it unless a signal is given: a revoke cut short leaves a live credential
+ * for its last 15 minutes, and the stop is exactly when the last one is revoked.
  */
-export async function revokeWithItself(clientWith: (token: string) => MgmtClient, token: string, id: number, signal?: AbortSignal): Promise<void> {
+export async function revokeWithItself(clientWith: (token: string) => MgmtClient, token: string, id: number, signal: AbortSignal | null = null): Promise<void> {
   const own = clientWith(token);
   try {
     await own.revokeToken(id, { signal });

@@ -144,6 +144,16 @@ describe("provider child-account mode", () => {
     expect(await liveProxyTokens()).toEqual([]);
   });
 
+  test("revokes the last proxy token at the end even after the engine asked the provider to stop", async () => {
+    const provider = createProvider({ env: { MGMT_URL: server.url, MGMT_TOKEN: server.token! } });
+    expect((await provider.configure({ ...providerConfig(EUUID) })).diagnostics).toEqual([]);
+    expect(await liveProxyTokens()).toHaveLength(1);
+    // Ctrl-C: StopProvider, then the process ends; a revoke the stop cancelled would leave a live credential.
+    await provider.stop();
+    await provider.close();
+    expect(await liveProxyTokens()).toEqual([]);
+  });
+
   test("MGMT_CHILD_ACCOUNT_EUUID selects the child account when the block is absent", async () => {
     const provider = createProvider({ env: { MGMT_URL: server.url, MGMT_TOKEN: server.token!, MGMT_CHILD_ACCOUNT_EUUID: EUUID } });
     expect((await provider.configure({})).diagnostics).toEqual([]);

@@ -84,7 +84,7 @@ async function revoke(op: Operation<ProviderContext>, id: number, euuid: string)
     return;
   }
   try {
-    await revokeWithItself(op.ctx.clientWith, value, id, op.signal);
+    await revokeWithItself(op.ctx.clientWith, value, id);
   } catch (err) {
     // Expired or revoked already: nothing left to end.
     if (!(err instanceof ApiError && (err.status === 401 || err.status === 404))) throw err;
