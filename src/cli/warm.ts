@@ -11,6 +11,7 @@ import { PROVIDER_EXECUTABLE, PROVIDER_SOURCE, PROVIDER_VERSION } from "../provi
 import { parseFlags, settle } from "./args";
 import { WINDOWS_REFUSAL } from "./install-provider";
 import { reattachEntry, withReattach } from "./reattach";
+import { writeGuard } from "./warm-guard";
 import { EXIT, runWrapped, splitCommand } from "./wrapped-command";
 
 const USAGE = `usage: mgmt warm [-- CMD [ARGS...]]
@@ -30,7 +31,9 @@ Without CMD: prints the line to set in another shell, and serves until Ctrl-C or
 
 The provider reads its settings from the environment mgmt warm was started in (MGMT_URL,
 MGMT_TOKEN, TF_LOG and the rest, unless the provider block sets them), not from each command's,
-and writes its log lines to this stderr rather than into the engine's log. The
+and writes its log lines to this stderr rather than into the engine's log. So a tofu or
+terraform command CMD runs with another MGMT_URL or MGMT_TOKEN is refused (exit 1), never run
+as mgmt warm's: CMD finds tofu and terraform first on PATH as a check that then runs the real one. The
 engines do not check .terraform.lock.hcl for a provider they attach to: this is the
 provider of this mgmt package, whatever version the lock file records. An init run
 through mgmt warm records none, so run init again before engine commands without it.
@@ -59,12 +62,21 @@ export async function runWarm(args: string[]): Promise<number> {
   }
   const { provider, reattach } = started;
   try {
-    if (command) return await runWrapped("mgmt warm", command, { ...process.env, TF_REATTACH_PROVIDERS: reattach });
+    if (command) {
+      const guard = writeGuard(process.env);
+      try {
+        return await runWrapped("mgmt warm", command, { ...process.env, ...guard.env, TF_REATTACH_PROVIDERS: reattach });
+      } finally {
+        guard.remove();
+      }
+    }
     // The signal handlers go in before the line is out: whoever reads it may stop us at once.
     const stopped = untilStopped(provider);
     // Single-quoted for a POSIX shell: a quote inside (a folder's name) is closed, escaped and reopened.
     process.stdout.write(`export TF_REATTACH_PROVIDERS='${reattach.replaceAll("'", "'\\''")}'\n`);
-    process.stderr.write("mgmt warm: serving the provider to engines run with that variable; Ctrl-C stops it\n");
+    process.stderr.write(
+      "mgmt warm: serving the provider to engines run with that variable; Ctrl-C stops it. It acts with this shell's MGMT_URL and MGMT_TOKEN, whatever the engine commands' are\n",
+    );
     return await stopped;
   } finally {
     await stop(provider);

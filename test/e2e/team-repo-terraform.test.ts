@@ -237,4 +237,25 @@ describe("drift imported as code, as the drift job delivers it", () => {
     expectJobOk(sandbox.inCheckout(repo, "main", (runner) => runGithubJob(drift, "drift", runner, contexts(scheduleContexts))));
     expect(sandbox.api().github.issues.map((i) => i.state)).toEqual(["closed"]);
   });
+
+  it("tears down with npm run destroy, and rebuilds in an empty account with no code edit: the imports of gone objects are left out", async () => {
+    ok("npm", ["run", "destroy", "--", "--auto-approve"], repo, env);
+    const client = new MgmtClient({ url: server.url, token: server.token });
+    try {
+      const tags: string[] = [];
+      for await (const t of client.listTags()) tags.push(t.label);
+      expect(tags).toEqual([]);
+    } finally {
+      await client.close();
+    }
+
+    // A new account (a fresh mgmt serve), the same code and state database: plan and deploy create everything.
+    const fresh = await w.serve("--no-default-fixtures");
+    const freshEnv = withApi(fresh, { PG_CONN_STR: pg });
+    // No import blocks: 6 objects of main.ts and the 4 adopted ones, all created (a plan with imports says "N to import").
+    expect(ok("npm", ["run", "plan"], repo, freshEnv)).toMatch(/Plan: 10 to add, 0 to change, 0 to destroy/);
+    ok("npm", ["run", "deploy"], repo, freshEnv);
+    expectNoChanges(w, "terraform", stackDir(repo), freshEnv);
+    expect(ok("git", ["status", "--porcelain"], repo)).toBe("");
+  });
 });

@@ -50,8 +50,15 @@ describe("a repository from mgmt init, after npm install", () => {
     expect(existsSync(join(home, ".terraform.d", "plugins", PROVIDER_SOURCE, PROVIDER_VERSION, "linux_amd64", "terraform-provider-mgmt"))).toBe(true);
   });
 
-  it("synthesizes with npx cdktf synth", () => {
-    ok("npx", ["cdktf", "synth"], local);
+  it("synthesizes with npx cdktf synth and npm run synth, quietly offline, leaving a committed tree unchanged", () => {
+    ok("git", ["init", "-q", "-b", "main"], local);
+    ok("git", ["add", "-A"], local);
+    ok("git", ["commit", "-qm", "mgmt init"], local);
+    // A person's shell without CHECKPOINT_DISABLE: cdktf's CLI would write a projectId into cdktf.json, had init not.
+    const { CHECKPOINT_DISABLE: _, ...unset } = w.baseEnv;
+    ok("npx", ["cdktf", "synth"], local, unset);
+    expect(ok("npm", ["run", "synth"], local, unset)).not.toMatch(/checkpoint-api|ENOTFOUND/i);
+    expect(ok("git", ["status", "--porcelain"], local)).toBe("");
     const json = JSON.parse(readFileSync(join(stackDir, "cdk.tf.json"), "utf8")) as { resource: Record<string, unknown> };
     expect(Object.keys(json.resource).sort()).toEqual([
       "mgmt_account_contact",
@@ -63,18 +70,41 @@ describe("a repository from mgmt init, after npm install", () => {
     ]);
   });
 
-  it("plans, applies and re-plans with no changes against mgmt serve", async () => {
+  it("plans, applies, re-plans with no changes, shows outputs and destroys against mgmt serve, all with OpenTofu", async () => {
     const server = await serve();
     const env = withApi(server);
     expect(ok("npm", ["run", "plan"], local, env)).toMatch(/Plan: 6 to add, 0 to change, 0 to destroy/);
     ok("npm", ["run", "deploy"], local, env);
     await expectStackDeployed(server);
     expectNoChanges(w, "tofu", stackDir, env);
-    expect(readFileSync(join(local, `terraform.${STACK}.tfstate`), "utf8")).toContain("mgmt_tag");
+    const stateFile = join(local, `terraform.${STACK}.tfstate`);
+    expect(readFileSync(stateFile, "utf8")).toContain("mgmt_tag");
+    expect(ok("npm", ["run", "output"], local, env)).toMatch(/team_tag\s*=\s*"?team-platform/);
+    ok("npm", ["run", "destroy", "--", "--auto-approve"], local, env);
+    // The engine that wrote the state last is OpenTofu (1.6), not the terraform on PATH (1.11).
+    const state = JSON.parse(readFileSync(stateFile, "utf8")) as { terraform_version: string; resources: unknown[] };
+    expect({ version: state.terraform_version, resources: state.resources }).toEqual({ version: expect.stringMatching(/^1\.6\./), resources: [] });
+    expect(ok("git", ["status", "--porcelain"], local)).toBe("");
   });
 
-  it("passes its own npm test as generated (tofu test and jest, each against mgmt serve --ephemeral)", () => {
-    expectOwnTestsPass(w, local);
+  // The example replaced, as a team does on day one: other resource types, no outputs, and npm test as generated.
+  it("passes its own npm test, unchanged, for a stack of the team's own instead of the example", () => {
+    const main = join(local, "main.ts");
+    const example = readFileSync(main, "utf8");
+    const start = example.indexOf("    // Your own public key");
+    const end = example.indexOf("    // Last: import blocks");
+    writeFileSync(
+      main,
+      `${example.slice(0, start)}    new oauthClient.OauthClient(this, "billing", { label: "Billing portal", redirectUri: "https://billing.example.org/callback" });
+    new profileSettings.ProfileSettings(this, "settings", { timezone: "UTC" });
+
+${example.slice(end)}`,
+    );
+    try {
+      expectOwnTestsPass(w, local, "own");
+    } finally {
+      writeFileSync(main, example);
+    }
   });
 });
 
@@ -168,6 +198,8 @@ describe("with --backend pg", () => {
       commitToPr('label: "team-platform"', 'label: "team-infra"', "Rename the team tag");
       const first = inCheckout("pr", (runner) => runGithubJob(workflow, "plan", runner, contexts(a)));
       expectOk(first);
+      // plan -json writes the engine's log to a file; show prints the plan itself into the job's log.
+      expect(first.steps.find((s) => s.name === "Plan")!.output).toMatch(/# mgmt_tag\.team (will be updated in-place|must be replaced)/);
       // A cold cache: npm ci ran, and the post step saved node_modules for the next run.
       expect(first.steps.find((s) => s.name.startsWith("Install the packages"))!.skipped).toBe(false);
       let comments = api().github.comments;
@@ -245,23 +277,34 @@ describe("with --backend pg", () => {
         GITLAB_API_TOKEN: "glpat-not-a-real-token",
         MGMT_URL: target.server.url,
         MGMT_TOKEN: target.server.token,
+        MGMT_DRIFT_TOKEN: target.server.token,
         PG_CONN_STR: target.pg,
       });
-      for (let run = 0; run < 2; run++) {
-        const job = inCheckout("pr", (runner) => {
-          expect(runGitlabJob(pipeline, "drift", runner, ci(a, "merge_request_event"))).toBeUndefined();
-          return runGitlabJob(pipeline, "plan", runner, ci(a, "merge_request_event"))!;
-        });
-        expectOk(job);
-      }
-      const notes = api().gitlab.notes;
+      const first = inCheckout("pr", (runner) => {
+        expect(runGitlabJob(pipeline, "drift", runner, ci(a, "merge_request_event"))).toBeUndefined();
+        return runGitlabJob(pipeline, "plan", runner, ci(a, "merge_request_event"))!;
+      });
+      expectOk(first);
+      let notes = api().gitlab.notes;
       expect(notes).toHaveLength(1);
       expect(notes[0]!.body).toMatch(/^<!-- mgmt-plan-report:account -->\n## Plan: account/);
+
+      // A plan that fails (a token the API refuses) fails the job and says so in the same note, as GitHub's job does.
+      const failed = inCheckout("pr", (runner) => runGitlabJob(pipeline, "plan", runner, { ...ci(a, "merge_request_event"), MGMT_TOKEN: "not-a-token" })!);
+      expect(failed.ok).toBe(false);
+      expect(failed.steps.map((s) => [s.name, s.code === 0])).toEqual([
+        ["plan", false],
+        ["plan after_script", true],
+      ]);
+      notes = api().gitlab.notes;
+      expect(notes).toHaveLength(1);
+      expect(notes[0]!.body).toMatch(/^<!-- mgmt-plan-report:account -->\n## Plan: account\n\n:x: \*\*The plan failed\.\*\*/);
       expect(api().calls.filter((c) => c.tool === "curl" && c.argv.includes("PUT"))).toHaveLength(1);
 
+      // Drift acts with MGMT_DRIFT_TOKEN, whatever MGMT_TOKEN holds.
       const drift = inCheckout("main", (runner) => {
         expect(runGitlabJob(pipeline, "plan", runner, ci(a, "schedule"))).toBeUndefined();
-        return runGitlabJob(pipeline, "drift", runner, ci(a, "schedule"))!;
+        return runGitlabJob(pipeline, "drift", runner, { ...ci(a, "schedule"), MGMT_TOKEN: "the-plan-jobs-token" })!;
       });
       expectOk(drift);
       const issues = api().gitlab.issues;

@@ -4,6 +4,7 @@
  * DIR/packages/ and package.json refers to them as `file:` paths, so a fresh clone (a CI runner)
  * installs from the repository itself and the npm registry, with nothing else to fetch.
  */
+import { randomUUID } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseCommand } from "../args";
@@ -142,7 +143,7 @@ export async function runInit(args: string[]): Promise<number> {
     mkdirSync(target, { recursive: true });
     const provider = providerTarball !== undefined ? vendor(providerTarball, target) : vendorInstalled(installed!, target);
     const bindings = vendor(bindingsTarball, target);
-    const files = scaffoldFiles({ ...options, name: packageName(target), stack: STACK, provider, bindings });
+    const files = scaffoldFiles({ ...options, name: packageName(target), stack: STACK, provider, bindings, projectId: randomUUID() });
     for (const [path, file] of files) {
       const full = join(target, path);
       mkdirSync(dirname(full), { recursive: true });

@@ -3,8 +3,9 @@ import type { ScaffoldContext } from "./templates/context";
 import { driftWorkflow, planWorkflow } from "./templates/github";
 import { gitlabCi } from "./templates/gitlab";
 import { cdktfJson, gitignore, packageJson, readme, tofuShim, tofuShimPackage, tsconfigJson } from "./templates/project";
+import { liveImportsTs } from "./templates/live-imports";
 import { mainTs } from "./templates/stack";
-import { jestConfig, jestSetup, stackTest, stackTftest } from "./templates/tests";
+import { exampleTest, jestConfig, jestSetup, stackTest, stackTftest } from "./templates/tests";
 
 export interface ScaffoldFile {
   readonly text: string;
@@ -14,15 +15,17 @@ export interface ScaffoldFile {
 export function scaffoldFiles(c: ScaffoldContext): Map<string, ScaffoldFile> {
   const files = new Map<string, ScaffoldFile>([
     ["package.json", { text: packageJson(c) }],
-    ["cdktf.json", { text: cdktfJson() }],
+    ["cdktf.json", { text: cdktfJson(c) }],
     ["tsconfig.json", { text: tsconfigJson() }],
     ["main.ts", { text: mainTs(c) }],
+    ["live-imports.ts", { text: liveImportsTs(c) }],
     [".gitignore", { text: gitignore(c) }],
     ["README.md", { text: readme(c) }],
     ["tests/stack.tftest.hcl", { text: stackTftest() }],
     ["jest.config.js", { text: jestConfig(c) }],
     ["jest.setup.js", { text: jestSetup(c) }],
     ["__tests__/stack.test.ts", { text: stackTest(c) }],
+    ["__tests__/example.test.ts", { text: exampleTest(c) }],
   ]);
   if (c.engine === "tofu") {
     files.set("tools/tofu/package.json", { text: tofuShimPackage() });

@@ -32,8 +32,8 @@ export const cdkInstallScripts = (c: ScaffoldContext): Record<string, boolean> =
 /** package.json's synth script: the CDK's CLI, or main.ts itself, which writes cdktf.out when run. */
 export const synthScript = (c: ScaffoldContext): string => (cdkOf(c) === "cdktf" ? "cdktf synth" : "ts-node main.ts");
 
-/** The synth step of the CI jobs. */
-export const ciSynth = (c: ScaffoldContext): string => (cdkOf(c) === "cdktf" ? "npx cdktf synth" : "npm run synth");
+/** The synth step of the CI jobs: the npm script, with the settings every script sets (context.ts, scriptEnvironment). */
+export const ciSynth = (_c: ScaffoldContext): string => "npm run synth";
 
 /** `mgmt drift --import-out` writes constructs from the default (cdktf) bindings unless told the module. */
 export const driftBindingsFlag = (c: ScaffoldContext): string => (c.bindings.name === DEFAULT_BINDINGS ? "" : ` --bindings ${c.bindings.name}`);

@@ -16,6 +16,11 @@ export interface ScaffoldContext extends ScaffoldOptions {
   readonly stack: string;
   readonly provider: VendoredPackage;
   readonly bindings: VendoredPackage;
+  /**
+   * cdktf.json's projectId. cdktf's CLI writes one into cdktf.json on its first run when there is none,
+   * which leaves a fresh checkout's tree changed; init writes it instead. Absent: none is written.
+   */
+  readonly projectId?: string;
 }
 
 /** The engine's command line in npm scripts and CI: the `tofu` the package installs, or Terraform from PATH. */
@@ -23,3 +28,14 @@ export const engineCommand = (c: ScaffoldContext): string => (c.engine === "tofu
 
 /** How long a plan or deploy of shared state waits for another's lock (docs/guides/shared-state.md). */
 export const LOCK_TIMEOUT = "-lock-timeout=10m";
+
+/**
+ * What every npm script that runs the CDK's CLI or an engine sets first: no version checks (offline
+ * they print a red `getaddrinfo ENOTFOUND checkpoint-api...`), and, for cdktf, the engine cdktf runs:
+ * `terraform` unless TERRAFORM_BINARY_NAME names another (cdktf-cli 0.21 reads only that variable).
+ * An `export` at the head of the script: npm runs scripts with sh, the CI images' too.
+ */
+export function scriptEnvironment(c: ScaffoldContext, extra: readonly string[] = []): string {
+  const cdktfEngine = (c.cdk ?? "cdktf") === "cdktf" && c.engine === "tofu" ? ["TERRAFORM_BINARY_NAME=tofu"] : [];
+  return `export ${["CHECKPOINT_DISABLE=1", ...cdktfEngine, ...extra].join(" ")} && `;
+}

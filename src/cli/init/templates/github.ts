@@ -6,6 +6,8 @@
  */
 import { cdkModule, ciSynth, driftBindingsFlag } from "./cdk";
 import { LOCK_TIMEOUT, engineCommand, type ScaffoldContext } from "./context";
+import { planReportLog, printPlanDiagnostics } from "./plan-log";
+import { stackInit } from "./state-init";
 import { NODE_MAJOR } from "./versions";
 
 /** Job environment lines shared by both workflows; `token` is the secret holding the API token. */
@@ -65,7 +67,7 @@ export function planWorkflow(c: ScaffoldContext): string {
   const state =
     c.backend === "pg"
       ? "# State is shared in Postgres (PG_CONN_STR), so the plan shows what a merge would change."
-      : "# State is local (terraform.<stack>.tfstate, not committed): a CI plan starts from no state and\n# proposes to create everything. Share state first: mgmt init --backend pg (see README.md).";
+      : '# State is local (terraform.<stack>.tfstate, not committed): a CI plan starts from no state and\n# proposes to create everything. Share state first (README.md, "Sharing state").';
   return `# Pull requests: plan every stack, render the plan with \`mgmt plan-report\` and keep one comment per
 # stack up to date (edited in place on each push, never piled up). The job fails only when something
 # errs (synth, init, plan, the report); a plan with changes or destroys is what review is for.
@@ -101,16 +103,21 @@ ${jobEnv(c, "MGMT_TOKEN")}      PR: \${{ github.event.pull_request.number }}
 ${setupSteps(c)}
       # -lock=false: a pull request's plan only reads the state; it must neither wait for nor hold up a deploy.
       # mgmt warm: plan and show attach to one provider process rather than start their own, several times each.
+      # plan -json: the engine's machine-readable log (the provider's warnings, for the report); show prints the plan here.
       - name: Plan
         working-directory: cdktf.out/stacks/\${{ matrix.stack }}
         run: |
-          ${engine} init -input=false -no-color
-          npx mgmt warm -- sh -c '${engine} plan -input=false -no-color -lock=false -out=plan.tfplan && ${engine} show -json plan.tfplan > "$RUNNER_TEMP/plan.json"'
+${stackInit(c, "          ", '"$RUNNER_TEMP/init.log"')}          status=0
+          npx mgmt warm -- sh -c '${engine} plan -json -input=false -lock=false -out=plan.tfplan > "$RUNNER_TEMP/plan.log.jsonl" && ${engine} show -no-color plan.tfplan && ${engine} show -json plan.tfplan > "$RUNNER_TEMP/plan.json"' || status=$?
+          if [ "$status" -ne 0 ]; then
+            ${printPlanDiagnostics('"$RUNNER_TEMP/plan.log.jsonl"')}
+            exit "$status"
+          fi
 
       - name: Render the comment
         run: |
-          npx mgmt plan-report --plan "$RUNNER_TEMP/plan.json" --title "Plan: $STACK" > "$RUNNER_TEMP/report.md"
-          npx mgmt plan-report --plan "$RUNNER_TEMP/plan.json" --format json > "$RUNNER_TEMP/report.json"
+          npx mgmt plan-report --plan "$RUNNER_TEMP/plan.json"${planReportLog('"$RUNNER_TEMP/plan.log.jsonl"')} --title "Plan: $STACK" > "$RUNNER_TEMP/report.md"
+          npx mgmt plan-report --plan "$RUNNER_TEMP/plan.json"${planReportLog('"$RUNNER_TEMP/plan.log.jsonl"')} --format json > "$RUNNER_TEMP/report.json"
           cat "$RUNNER_TEMP/report.md" >> "$GITHUB_STEP_SUMMARY"
 
       - name: Post or update this stack's comment
@@ -135,6 +142,15 @@ ${postComment}
 `;
 }
 
+/** With a pg backend, the stack's init before drift (which then runs none of its own), retrying the first init's race. */
+function driftInit(c: ScaffoldContext): string {
+  if (c.backend !== "pg") return "";
+  return `          (
+            cd "cdktf.out/stacks/$STACK"
+${stackInit(c, "            ", '"$RUNNER_TEMP/init.log"')}          )
+`;
+}
+
 export function driftWorkflow(c: ScaffoldContext): string {
   const engineFlag = c.engine === "terraform" ? " --engine terraform" : "";
   const lockWait =
@@ -151,7 +167,7 @@ export function driftWorkflow(c: ScaffoldContext): string {
 # Settings it reads:
 #   secrets.MGMT_DRIFT_TOKEN  a read-only token (account:read_only): drift never changes anything
 #   vars.MGMT_URL             the API root, e.g. https://api.example.test/v4
-${c.backend === "pg" ? "#   secrets.PG_CONN_STR       the Postgres connection string of the shared state\n" : "# With local state (not committed) every live object shows as unmanaged: share state first (README.md).\n"}name: drift
+${c.backend === "pg" ? "#   secrets.PG_CONN_STR       the Postgres connection string of the shared state\n" : '# With local state (not committed) every live object shows as unmanaged: share state first (README.md, "Sharing state").\n'}name: drift
 
 on:
   schedule:
@@ -178,7 +194,7 @@ ${setupSteps(c)}
           code=0
           # drift never overwrites a module that already imports objects; this file is the job's own.
           rm -f "$RUNNER_TEMP/imports.ts"
-          npx mgmt drift --dir "cdktf.out/stacks/$STACK"${engineFlag}${driftBindingsFlag(c)} --unmanaged --import-out "$RUNNER_TEMP/imports.ts" --title "Drift: $STACK" > "$RUNNER_TEMP/drift.md" || code=$?
+${driftInit(c)}          npx mgmt drift --dir "cdktf.out/stacks/$STACK"${engineFlag}${driftBindingsFlag(c)} --unmanaged --import-out "$RUNNER_TEMP/imports.ts" --title "Drift: $STACK" > "$RUNNER_TEMP/drift.md" || code=$?
           # 0: nothing drifted and nothing unmanaged; 2: something did; anything else: the check failed.
           if [ "$code" -ne 0 ] && [ "$code" -ne 2 ]; then exit "$code"; fi
           echo "code=$code" >> "$GITHUB_OUTPUT"

@@ -5,24 +5,50 @@
  */
 import { ciSynth, driftBindingsFlag } from "./cdk";
 import { LOCK_TIMEOUT, engineCommand, type ScaffoldContext } from "./context";
-import { NODE_MAJOR } from "./versions";
+import { planReportLog, printPlanDiagnostics } from "./plan-log";
+import { stackInit } from "./state-init";
+import { NODE_MAJOR, TERRAFORM_VERSION } from "./versions";
+
+/** Adds this stack's merge-request note from body.md, or edits the one an earlier run added (found by its marker). */
+const postNote = `      api="$CI_API_V4_URL/projects/$CI_PROJECT_ID/merge_requests/$CI_MERGE_REQUEST_IID/notes"
+      id=$(curl -fsS --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" "$api?per_page=100&sort=desc" | node -e 'const m=process.argv[1];let s="";process.stdin.on("data",c=>s+=c).on("end",()=>{const n=JSON.parse(s).find(n=>n.body.startsWith(m));if(n)console.log(n.id)})' "$marker")
+      body=$(node -e 'process.stdout.write(JSON.stringify({body:require("fs").readFileSync("body.md","utf8")}))')
+      if [ -n "$id" ]; then
+        curl -fsS -X PUT --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" --header "Content-Type: application/json" --data "$body" "$api/$id" > /dev/null
+      else
+        curl -fsS -X POST --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" --header "Content-Type: application/json" --data "$body" "$api" > /dev/null
+      fi`;
+
+/**
+ * Terraform for the --engine terraform pipeline: the node image has none, so the job installs the
+ * version this project tests with from HashiCorp's releases, as hashicorp/setup-terraform does on
+ * GitHub (an image with Terraform would lack the Node the repository's tools need).
+ */
+const installTerraform = `    - |
+      if ! command -v terraform > /dev/null; then
+        curl -fsSLo /tmp/terraform.zip "https://releases.hashicorp.com/terraform/\${TERRAFORM_VERSION}/terraform_\${TERRAFORM_VERSION}_linux_amd64.zip"
+        unzip -oq /tmp/terraform.zip terraform -d /usr/local/bin
+      fi
+`;
 
 export function gitlabCi(c: ScaffoldContext): string {
   const engine = engineCommand(c);
   const engineFlag = c.engine === "terraform" ? " --engine terraform" : "";
   return `# GitLab CI: \`plan\` in merge-request pipelines keeps one note per stack up to date; \`drift\` in
 # scheduled pipelines keeps one issue per stack open while drift lasts. Both fail only when something
-# errs. CI/CD variables it reads (masked, protected):
-#   MGMT_URL, MGMT_TOKEN   the API and a token (account:read_only is enough for both jobs)
+# errs, and a failed plan says so in the note. CI/CD variables it reads (masked, protected):
+#   MGMT_URL               the API root, e.g. https://api.example.test/v4
+#   MGMT_TOKEN             a token for plans (account:read_only is enough)
+#   MGMT_DRIFT_TOKEN       a read-only token (account:read_only) for drift, with an expiry
 #   GITLAB_API_TOKEN       a project access token with the \`api\` scope, to write notes and issues
-${c.backend === "pg" ? "#   PG_CONN_STR            the Postgres connection string of the shared state (the engine reads it)\n" : "# State is local and not committed: CI plans start from no state. Share it first (README.md).\n"}${c.engine === "terraform" ? "# The image must have Terraform on PATH (the node image below has not: use one that has both).\n" : ""}# Set STACK per pipeline or copy the jobs per stack.
+${c.backend === "pg" ? "#   PG_CONN_STR            the Postgres connection string of the shared state (the engine reads it)\n" : '# State is local and not committed: CI plans start from no state. Share it first (README.md, "Sharing state").\n'}${c.engine === "terraform" ? "# Terraform is installed from releases.hashicorp.com when the image has none (TERRAFORM_VERSION).\n" : ""}# Set STACK per pipeline or copy the jobs per stack.
 
 variables:
   CHECKPOINT_DISABLE: "1"
   TF_IN_AUTOMATION: "1"
   TF_INPUT: "0"
   STACK: ${c.stack}
-
+${c.engine === "terraform" ? `  TERRAFORM_VERSION: "${TERRAFORM_VERSION}"\n` : ""}
 default:
   image: node:${NODE_MAJOR}-bookworm
   # node_modules keyed on the lock file: the provider package's native addon is built once per lock file.
@@ -31,7 +57,7 @@ default:
       files: [package-lock.json]
     paths: [node_modules/]
   before_script:
-    - test -d node_modules/.bin || npm ci
+${c.engine === "terraform" ? installTerraform : ""}    - test -d node_modules/.bin || npm ci
     - npx mgmt install-provider
     - ${ciSynth(c)}
 
@@ -42,26 +68,32 @@ plan:
   script:
     # -lock=false: a merge request's plan only reads the state; it must neither wait for nor hold up a deploy.
     # mgmt warm: plan and show attach to one provider process rather than start their own, several times each.
+    # plan -json: the engine's machine-readable log (the provider's warnings, for the report); show prints the plan here.
     - |
       cd "cdktf.out/stacks/$STACK"
-      ${engine} init -input=false -no-color
-      npx mgmt warm -- sh -c '${engine} plan -input=false -no-color -lock=false -out=plan.tfplan && ${engine} show -json plan.tfplan > "$CI_PROJECT_DIR/plan.json"'
-      rm plan.tfplan
+${stackInit(c, "      ", '"$CI_PROJECT_DIR/init.log"')}      status=0
+      npx mgmt warm -- sh -c '${engine} plan -json -input=false -lock=false -out=plan.tfplan > "$CI_PROJECT_DIR/plan.log.jsonl" && ${engine} show -no-color plan.tfplan && ${engine} show -json plan.tfplan > "$CI_PROJECT_DIR/plan.json"' || status=$?
+      rm -f plan.tfplan
       cd "$CI_PROJECT_DIR"
+      if [ "$status" -ne 0 ]; then
+        ${printPlanDiagnostics("plan.log.jsonl")}
+        exit "$status"
+      fi
     - |
-      npx mgmt plan-report --plan plan.json --title "Plan: $STACK" > report.md
-      npx mgmt plan-report --plan plan.json --format json > report.json
+      npx mgmt plan-report --plan plan.json${planReportLog("plan.log.jsonl")} --title "Plan: $STACK" > report.md
+      npx mgmt plan-report --plan plan.json${planReportLog("plan.log.jsonl")} --format json > report.json
       rm plan.json
     - |
-      api="$CI_API_V4_URL/projects/$CI_PROJECT_ID/merge_requests/$CI_MERGE_REQUEST_IID/notes"
       marker="<!-- mgmt-plan-report:$STACK -->"
       { echo "$marker"; cat report.md; } > body.md
-      id=$(curl -fsS --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" "$api?per_page=100&sort=desc" | node -e 'const m=process.argv[1];let s="";process.stdin.on("data",c=>s+=c).on("end",()=>{const n=JSON.parse(s).find(n=>n.body.startsWith(m));if(n)console.log(n.id)})' "$marker")
-      body=$(node -e 'process.stdout.write(JSON.stringify({body:require("fs").readFileSync("body.md","utf8")}))')
-      if [ -n "$id" ]; then
-        curl -fsS -X PUT --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" --header "Content-Type: application/json" --data "$body" "$api/$id" > /dev/null
-      else
-        curl -fsS -X POST --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" --header "Content-Type: application/json" --data "$body" "$api" > /dev/null
+${postNote}
+  # As GitHub's job does: a plan that failed (synth, init, plan, report) says so in this stack's note.
+  after_script:
+    - |
+      if [ "$CI_JOB_STATUS" = "failed" ]; then
+        marker="<!-- mgmt-plan-report:$STACK -->"
+        printf '%s\\n## Plan: %s\\n\\n:x: **The plan failed.** See the log: %s\\n' "$marker" "$STACK" "$CI_JOB_URL" > body.md
+  ${postNote.replace(/\n/g, "\n  ")}
       fi
   # The JSON summary names addresses and attributes, never values; the plan itself holds secrets and is removed.
   artifacts:
@@ -74,7 +106,9 @@ drift:
     - if: $CI_PIPELINE_SOURCE == "schedule"
 ${c.backend === "pg" ? `  variables:\n    # A deploy may hold the state's lock: wait for it rather than fail the check.\n    TF_CLI_ARGS_plan: "${LOCK_TIMEOUT}"\n` : ""}  script:
     - |
-      code=0
+      # Drift acts with its own read-only token, never the plan job's (a project variable would override a job's).
+      export MGMT_TOKEN="\${MGMT_DRIFT_TOKEN:?set MGMT_DRIFT_TOKEN, a read-only token, as a masked CI/CD variable}"
+${c.backend === "pg" ? `      (\n        cd "cdktf.out/stacks/$STACK"\n${stackInit(c, "        ", '"$CI_PROJECT_DIR/init.log"')}      )\n` : ""}      code=0
       # Not imports.ts, which the stack may keep; and drift never overwrites a module that already imports objects.
       rm -f unmanaged-imports.ts
       npx mgmt drift --dir "cdktf.out/stacks/$STACK"${engineFlag}${driftBindingsFlag(c)} --unmanaged --import-out unmanaged-imports.ts --title "Drift: $STACK" > drift.md || code=$?

