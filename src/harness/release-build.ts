@@ -35,11 +35,21 @@ function installedHas(releaseLock: Lock): boolean {
  * that holds what the release locked (a build of seconds), installed from npm's cache otherwise.
  */
 function checkOut(release: Release, into: string): void {
-  try {
-    git(["cat-file", "-e", `${release.commit}^{commit}`]);
-  } catch {
+  const has = () => {
+    try {
+      git(["cat-file", "-e", `${release.commit}^{commit}`]);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // A shallow clone (as some CI checkouts are) lacks the release's commit: its origin has it.
+  if (!has() && git(["rev-parse", "--is-shallow-repository"]).toString().trim() === "true") {
+    spawnSync("git", ["-C", repoRoot(), "fetch", "--quiet", "--unshallow"], { stdio: "ignore" });
+  }
+  if (!has()) {
     throw new Error(
-      `release ${release.version} was cut from commit ${release.commit}, which this clone does not have (a shallow clone?): run git fetch --unshallow`,
+      `release ${release.version} was cut from commit ${release.commit}, which this clone does not have and its origin could not give: fetch main's history`,
     );
   }
   mkdirSync(into, { recursive: true });
