@@ -1,7 +1,8 @@
 /**
  * Upgrades: state written by the last release plans as that release plans it, on both engines.
  * The release is built from its own commit (src/harness/releases.ts) and applies a stack of every
- * managed resource type, an imported object, a tainted tag and a token due for rotation; after
+ * managed resource type, an imported object, a tainted tag, a token due for rotation and (on
+ * Terraform) a key managed through a child account's ephemeral token; after
  * each step this build must plan what the release plans (no changes where the release sees none).
  * With MGMT_RECORD_UPGRADE_CORPUS=1 the run keeps what the release wrote in test/upgrade/corpus,
  * which test/upgrade/corpus.test.ts plans under every later build.
@@ -13,11 +14,14 @@ import { availableEngines, writeCliConfig, type Engine } from "../../src/harness
 import { buildRelease, type BuiltRelease } from "../../src/harness/release-build";
 import { latestRelease } from "../../src/harness/releases";
 import { startServe } from "../../src/harness/serve";
+import { seedChildAccount } from "../support/child-account";
 import { sshKeyText } from "../support/ssh-keys";
 import { corpusEntryDir, upgradeStack, type CorpusEntry } from "../upgrade/stack";
 import { EngineStack } from "./stack";
 
 jest.setTimeout(600_000);
+
+const ADMIN_TOKEN = "upgrade-admin-token";
 
 let release: BuiltRelease;
 beforeAll(() => {
@@ -38,7 +42,7 @@ describe.each(availableEngines())("$name: state written by the last release", (e
     // A store on disk, so that what the release wrote can be kept.
     await stack.server.stop();
     mkdirSync(store());
-    const server = await startServe(["--port", "0", "--db", join(store(), "mgmt.sqlite")]);
+    const server = await startServe(["--port", "0", "--db", join(store(), "mgmt.sqlite")], { ...process.env, MGMT_ADMIN_TOKEN: ADMIN_TOKEN });
     Object.assign(stack, { server, client: new MgmtClient({ url: server.url, token: server.token }) });
     stack.env = { ...stack.env, MGMT_URL: server.url, MGMT_TOKEN: server.token };
   });
@@ -96,6 +100,35 @@ describe.each(availableEngines())("$name: state written by the last release", (e
     await applyWithRelease();
     expect(await samePlan()).toEqual({});
   });
+
+  // Ephemeral resources need Terraform 1.10+ (OpenTofu 1.6 has none): there, a provider configured with the
+  // child account's ephemeral proxy token manages a key inside the child account.
+  if (engine.name === "terraform") {
+    it("plans no changes for a key managed through a child account's ephemeral token", async () => {
+      const child = await seedChildAccount(stack.server.url, ADMIN_TOKEN, "Upgrade Child");
+      const base = upgradeStack(entry) as { resource: { mgmt_ssh_key: object } };
+      const inChild = (key: object) => ({
+        ...base,
+        provider: { mgmt: [{}, { alias: "child", token: "${ephemeral.mgmt_child_account_token.c.token}" }] },
+        ephemeral: { mgmt_child_account_token: { c: { euuid: child.euuid } } },
+        resource: { ...base.resource, mgmt_ssh_key: { ...base.resource.mgmt_ssh_key, ...key } },
+      });
+      try {
+        stack.write(inChild({ in_child: { provider: "mgmt.child", label: "in child", ssh_key: entry.laptopKey } }));
+        await applyWithRelease();
+        const labels: string[] = [];
+        for await (const k of child.proxy.listSshKeys()) labels.push(k.label);
+        expect(labels).toEqual(["in child"]);
+        expect(await samePlan()).toEqual({});
+        // The child's key is destroyed through the child's provider, which the stack then drops.
+        stack.write(inChild({}));
+        await applyWithRelease();
+        stack.write(base);
+      } finally {
+        await child.proxy.close();
+      }
+    });
+  }
 
   it("rotates a token due for renewal as the release does, and plans clean once it is rotated back", async () => {
     stack.write(upgradeStack(entry, { renewBefore: "87600h" }));
