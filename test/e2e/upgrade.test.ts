@@ -1,6 +1,6 @@
 /**
  * Upgrades: state written by the last release plans as that release plans it, on both engines.
- * The release is built from its own commit (src/harness/releases.ts) and applies a stack of every
+ * The release is built from its own commit (src/harness/release-build.ts) and applies a stack of every
  * managed resource type, an imported object, a tainted tag, a token due for rotation and (on
  * Terraform) a key managed through a child account's ephemeral token; after
  * each step this build must plan what the release plans (no changes where the release sees none).
