@@ -13,7 +13,7 @@
  */
 import type { z } from "zod";
 import { formatTimestamp, parseTimestamp } from "../contract/timestamps";
-import { OAUTH_CLIENT_WRITABLE } from "../contract/field-rules";
+import { OAUTH_CLIENT_CREATE_DEFAULTS, OAUTH_CLIENT_WRITABLE } from "../contract/field-rules";
 import type { OAuthClient, OAuthClientCreate } from "../contract/oauth-clients";
 import { sameSshKey } from "../contract/sshkey-format";
 import type { SshKey, SshKeyCreate } from "../contract/sshkeys";
@@ -131,14 +131,12 @@ export async function createTokenOnce(client: MgmtClient, body: TokenCreate): Pr
   return made.value;
 }
 
-/** What the API makes of a create body's optional fields when they are left out. */
-const OAUTH_CLIENT_CREATE_DEFAULTS: Partial<Record<keyof OAuthClient, unknown>> = { public: false };
-
 /** Whether a client is the one a create body asked for: equal in every field of the contract's create body. */
 export function sameOAuthClientRequest(c: OAuthClient, body: z.input<typeof OAuthClientCreate>): boolean {
   const asked: Record<string, unknown> = body;
   const live: Record<string, unknown> = c;
-  return OAUTH_CLIENT_WRITABLE.every((field) => live[field] === (asked[field] ?? OAUTH_CLIENT_CREATE_DEFAULTS[field]));
+  const defaults: Partial<Record<string, unknown>> = OAUTH_CLIENT_CREATE_DEFAULTS;
+  return OAUTH_CLIENT_WRITABLE.every((field) => live[field] === (asked[field] ?? defaults[field]));
 }
 
 /**

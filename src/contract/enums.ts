@@ -3,6 +3,10 @@
  * the provider names them in its schema without loading zod.
  */
 
+/** The `status` of an OAuth client. */
+export const OAUTH_CLIENT_STATUSES = ["active", "disabled", "suspended"] as const;
+export type OAuthClientStatus = (typeof OAUTH_CLIENT_STATUSES)[number];
+
 /** `lish_auth_method` of the profile. */
 export const LISH_AUTH_METHODS = ["password_keys", "keys_only", "disabled"] as const;
 

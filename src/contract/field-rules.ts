@@ -5,7 +5,7 @@
  * and the engines' validation starts check a configuration without loading zod.
  * Lengths are UTF-16 code units, as JSON schema validators and zod count them.
  */
-import type { AccountContactField } from "./enums";
+import { CA_PROVINCE_CODES, US_STATE_CODES, type AccountContactField } from "./enums";
 import { parseSshPublicKey, privateKeyKind, privateKeyReason } from "./sshkey-format";
 import { Scopes } from "./scopes";
 
@@ -91,6 +91,35 @@ export const ACCOUNT_CONTACT_RULES: Record<AccountContactField, FieldRule> = {
   zip: lengthAtMost(ZIP_MAX),
 };
 
+/** A rule across contact fields broken: the field to name and the API's words. */
+export interface AddressProblem {
+  readonly field: "zip" | "state";
+  readonly reason: string;
+}
+
+/**
+ * The API's rule across contact fields: with country US the zip is a US zip, and with US or CA
+ * the state a two-letter code (any case). The server applies it to the account an update would
+ * leave, the provider to a configuration that says the country; a field left undefined is not checked.
+ */
+export function addressProblems(a: { readonly country: string | undefined; readonly zip?: string; readonly state?: string }): AddressProblem[] {
+  const country = a.country?.toUpperCase();
+  const out: AddressProblem[] = [];
+  if (country === "US" && a.zip !== undefined && !US_ZIP_PATTERN.test(a.zip))
+    out.push({ field: "zip", reason: "zip must be a valid US zip code (12345 or 12345-6789)" });
+  const codes: readonly string[] | undefined = country === "US" ? US_STATE_CODES : country === "CA" ? CA_PROVINCE_CODES : undefined;
+  if (codes !== undefined && a.state !== undefined && !codes.includes(a.state.toUpperCase())) {
+    out.push({
+      field: "state",
+      reason:
+        country === "US"
+          ? "state must be a two-letter US state code (AA, AE or AP for military addresses)"
+          : "state must be a two-letter Canadian province code",
+    });
+  }
+  return out;
+}
+
 /** A child account's euuid as a path segment takes it (the operator assigns them; upstream's are upper-case UUIDs). */
 export const childAccountEuuid: FieldRule = (text) =>
   /^[^\s/]+$/.test(text) ? undefined : `must be a child account euuid, without spaces or slashes; got "${text}"`;
@@ -150,6 +179,8 @@ export const oauthScopesText: FieldRule = (text) => {
 
 /** The fields an OAuth client's create and update bodies carry, without zod (test/provider/cross-layer.test.ts ties them to the shapes). */
 export const OAUTH_CLIENT_WRITABLE = ["label", "public", "redirect_uri"] as const;
+/** What the API makes of a create body's optional fields when they are left out (not shown by the contract: upstream's). */
+export const OAUTH_CLIENT_CREATE_DEFAULTS = { public: false } as const;
 export const OAUTH_CLIENT_LABEL_MAX = 512;
 export const oauthClientLabel: FieldRule = lengthBetween(1, OAUTH_CLIENT_LABEL_MAX);
 

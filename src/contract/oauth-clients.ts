@@ -1,9 +1,9 @@
 /** OAuth clients: `/account/oauth-clients` and their thumbnails. */
 import { z } from "zod";
 import { ruled } from "./common";
+import { OAUTH_CLIENT_STATUSES } from "./enums";
 import { oauthClientLabel, redirectUri } from "./field-rules";
 
-export const OAUTH_CLIENT_STATUSES = ["active", "disabled", "suspended"] as const;
 /** What list, view and update show instead of the secret. */
 export const REDACTED_SECRET = "<REDACTED>";
 

@@ -4,8 +4,8 @@
  * make a diff.
  */
 import type { Account, AccountUpdate } from "../../contract";
-import { ACCOUNT_CONTACT_FIELDS, CA_PROVINCE_CODES, US_STATE_CODES, type AccountContactField } from "../../contract/enums";
-import { ACCOUNT_CONTACT_RULES, US_ZIP_PATTERN } from "../../contract/field-rules";
+import { ACCOUNT_CONTACT_FIELDS, type AccountContactField } from "../../contract/enums";
+import { ACCOUNT_CONTACT_RULES, addressProblems } from "../../contract/field-rules";
 import type { ProviderContext } from "../config";
 import { string, type AttributeSpec } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
@@ -47,26 +47,11 @@ const attributes = {
 
 const toState = (a: Account): StateOf<typeof attributes> => ({ id: a.euuid, ...Object.fromEntries(ACCOUNT_CONTACT_FIELDS.map((f) => [f, a[f]])) });
 
-/** The contract's address rules, when the configuration says the country (otherwise the API decides at apply). */
-export function addressProblems(config: ObjectValue): Diagnostic[] {
-  const country = knownString(config, "country")?.toUpperCase();
-  const zip = knownString(config, "zip");
-  const state = knownString(config, "state")?.toUpperCase();
-  const out: Diagnostic[] = [];
-  if (country === "US" && zip !== undefined && !US_ZIP_PATTERN.test(zip)) {
-    out.push(error("Invalid zip", `zip: with country US it must be a US zip code (12345 or 12345-6789); got "${zip}"`, attr("zip")));
-  }
-  const codes: readonly string[] | undefined = country === "US" ? US_STATE_CODES : country === "CA" ? CA_PROVINCE_CODES : undefined;
-  if (codes !== undefined && state !== undefined && !codes.includes(state)) {
-    out.push(
-      error(
-        "Invalid state",
-        `state: with country ${country} it must be a two-letter ${country === "US" ? "US state" : "Canadian province"} code; got "${state}"`,
-        attr("state"),
-      ),
-    );
-  }
-  return out;
+/** The contract's address rule, when the configuration says the country (otherwise the API decides at apply). */
+export function addressDiagnostics(config: ObjectValue): Diagnostic[] {
+  return addressProblems({ country: knownString(config, "country"), zip: knownString(config, "zip"), state: knownString(config, "state") }).map((p) =>
+    error(`Invalid ${p.field}`, `${p.reason}; got "${knownString(config, p.field)}"`, attr(p.field)),
+  );
 }
 
 export const accountContactResource = defineResource<ProviderContext>()({
@@ -76,7 +61,7 @@ export const accountContactResource = defineResource<ProviderContext>()({
   importId: { description: "any text; `account` by convention (there is one account)", example: "account" },
   attributes,
 
-  validate: addressProblems,
+  validate: addressDiagnostics,
 
   ...singletonCrud("mgmt_account_contact", attributes, {
     what: "account",

@@ -6,7 +6,16 @@
  */
 import type { z } from "zod";
 import type { OAuthClient, OAuthClientCreate, OAuthClientUpdate } from "../../contract";
-import { OAUTH_CLIENT_LABEL_MAX, THUMBNAIL_MAX_BYTES, oauthClientLabel, redirectUri, secretInName, sniffImage } from "../../contract/field-rules";
+import { OAUTH_CLIENT_STATUSES } from "../../contract/enums";
+import {
+  OAUTH_CLIENT_CREATE_DEFAULTS,
+  OAUTH_CLIENT_LABEL_MAX,
+  THUMBNAIL_MAX_BYTES,
+  oauthClientLabel,
+  redirectUri,
+  secretInName,
+  sniffImage,
+} from "../../contract/field-rules";
 import { createOAuthClientOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { bool, number, string } from "../framework/attributes";
@@ -97,7 +106,7 @@ export const OAUTH_CLIENT_ABOUT = {
   label: `The name shown to users authorizing the client, 1 to ${OAUTH_CLIENT_LABEL_MAX} characters.`,
   redirect_uri: "Where users are sent after authorizing, with an exchange code: an absolute http or https URL.",
   public: "Whether the client is public (cannot keep a secret, such as a single-page app).",
-  status: "active, disabled or suspended.",
+  status: `${OAUTH_CLIENT_STATUSES.slice(0, -1).join(", ")} or ${OAUTH_CLIENT_STATUSES.at(-1)}.`,
   thumbnail_url: "Where the thumbnail is served publicly; null without one.",
 } as const;
 
@@ -105,7 +114,7 @@ const attributes = {
   id: string("computed", OAUTH_CLIENT_ABOUT.id, { keepPrior: true }),
   label: string("required", `${OAUTH_CLIENT_ABOUT.label} Changed in place.`, { validate: unlessSecret(secretInName, oauthClientLabel) }),
   redirect_uri: string("required", `${OAUTH_CLIENT_ABOUT.redirect_uri} Changed in place.`, { validate: redirectUri }),
-  public: bool("optional_computed", `${OAUTH_CLIENT_ABOUT.public} Changed in place.`, { default: false }),
+  public: bool("optional_computed", `${OAUTH_CLIENT_ABOUT.public} Changed in place.`, { default: OAUTH_CLIENT_CREATE_DEFAULTS.public }),
   secret: string("computed", "The client secret, known from creation and from each reset.", { sensitive: true, keepPrior: true }),
   secret_version: number(
     "optional",

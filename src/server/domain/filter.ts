@@ -16,6 +16,7 @@
  * field's equality or comparison, as upstream's document shows for maintenance.
  */
 import type { ApiFieldType } from "../../contract/filterable";
+import { TIMESTAMP_PATTERN } from "../../contract/timestamps";
 import { invalid, type DomainError } from "./errors";
 
 /**
@@ -47,7 +48,6 @@ export const FILTER_MAX_DEPTH = 8;
 
 const COMPARISONS: readonly Comparison[] = ["+eq", "+neq", "+gt", "+gte", "+lt", "+lte", "+contains"];
 const ORDERING: readonly Comparison[] = ["+gt", "+gte", "+lt", "+lte"];
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
 const bad = (reason: string): DomainError => invalid(FILTER_HEADER, reason);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -102,7 +102,7 @@ export function parseFilter(header: string | string[] | undefined, fields: Filte
     if (ORDERING.includes(op)) {
       if ((type === "number" || type === "id") && typeof v === "number") return v;
       if (type === "id") throw bad(`${op} on '${field}' needs a number`);
-      if (type === "timestamp" && typeof v === "string" && TIMESTAMP.test(v)) return v;
+      if (type === "timestamp" && typeof v === "string" && TIMESTAMP_PATTERN.test(v)) return v;
       if (type === "number" || type === "timestamp") {
         throw bad(`${op} on '${field}' needs ${type === "number" ? "a number" : "a timestamp YYYY-MM-DDTHH:MM:SS"}`);
       }

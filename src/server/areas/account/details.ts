@@ -4,7 +4,7 @@
  * operations, and what a child-account user may not do. The other sub-areas of the account
  * build on this service: its row (`billing`), its view (`viewOf`) and its events (`emit`).
  */
-import { CA_PROVINCE_CODES, US_STATE_CODES, US_ZIP_PATTERN, type EventAction, type AccountUpdate } from "../../../contract";
+import { addressProblems, type EventAction, type AccountUpdate } from "../../../contract";
 import type { z } from "zod";
 import type { StoreOf } from "../../store/store";
 import type { EventRepos } from "../events/store";
@@ -141,26 +141,14 @@ export class AccountDetailsService {
       for (const [key, value] of Object.entries(input) as Array<[keyof AccountUpdateInput, string | undefined]>) {
         if (value !== undefined) (after as unknown as Record<string, string>)[key] = value;
       }
-      const items = [];
-      if (after.country === "US" && (input.country !== undefined || input.zip !== undefined) && !US_ZIP_PATTERN.test(after.zip)) {
-        items.push({ field: "zip", reason: "zip must be a valid US zip code (12345 or 12345-6789)" });
-      }
-      if (after.country === "US" || after.country === "CA") {
-        if (input.country !== undefined || input.state !== undefined) {
-          const upper = after.state.toUpperCase();
-          const codes: readonly string[] = after.country === "US" ? US_STATE_CODES : CA_PROVINCE_CODES;
-          if (codes.includes(upper)) after.state = upper;
-          else {
-            items.push({
-              field: "state",
-              reason:
-                after.country === "US"
-                  ? "state must be a two-letter US state code (AA, AE or AP for military addresses)"
-                  : "state must be a two-letter Canadian province code",
-            });
-          }
-        }
-      }
+      const stateChecked = input.country !== undefined || input.state !== undefined;
+      const items = addressProblems({
+        country: after.country,
+        ...(input.country !== undefined || input.zip !== undefined ? { zip: after.zip } : {}),
+        ...(stateChecked ? { state: after.state } : {}),
+      });
+      // A state code the rule accepted is kept as the API writes it: upper case.
+      if (items.length === 0 && stateChecked && (after.country === "US" || after.country === "CA")) after.state = after.state.toUpperCase();
       if (items.length > 0) throw new DomainError("invalid", items);
       await tx.billing.putAccount({ ...billing, details: after });
       await this.emit(actor, "account_update", billing.account_id, tx);

@@ -28,7 +28,8 @@ export const clientView = (c: OAuthClientRecord, secret?: string): OAuthClient =
   public: c.public,
   redirect_uri: c.redirect_uri,
   secret: secret ?? REDACTED_SECRET,
-  status: c.status,
+  // The store keeps the status as text; the contract names the values the API shows (a stored other one is a bug, and fails here).
+  status: OAuthClient.shape.status.parse(c.status),
   thumbnail_url: c.thumbnail_url,
 });
 

@@ -15,7 +15,7 @@ import type { OAuthAppRecord, OAuthAppView, OAuthClientPatch, OAuthClientRecord,
 
 type Repos = OAuthRepos & TokenRepos & ProfileRepos & EventRepos;
 type Store = StoreOf<Repos>;
-import { OAuthClientUpdate, sniffImage, type OAuthClientCreate, type Page, type PageQuery } from "../../../contract";
+import { OAUTH_CLIENT_CREATE_DEFAULTS, OAuthClientUpdate, sniffImage, type OAuthClientCreate, type Page, type PageQuery } from "../../../contract";
 import { requireAccountAccess } from "../profile/grants";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { invalid, notFound } from "../../domain/errors";
@@ -73,7 +73,7 @@ export class OAuthService {
       thumbnail_url: input.thumbnailUrl ?? null,
       created: timestamp(clock),
       public_id: secrets.hex(CLIENT_ID_BYTES),
-      public: input.public ?? false,
+      public: input.public ?? OAUTH_CLIENT_CREATE_DEFAULTS.public,
       redirect_uri: input.redirectUri ?? input.website ?? "",
       status: "active",
       deleted: null,
@@ -105,7 +105,7 @@ export class OAuthService {
         {
           label: input.label,
           accountId: actor.user.account_id,
-          public: input.public ?? false,
+          public: input.public ?? OAUTH_CLIENT_CREATE_DEFAULTS.public,
           redirectUri: input.redirect_uri,
           website: new URL(input.redirect_uri).origin,
         },

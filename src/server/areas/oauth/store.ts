@@ -43,9 +43,8 @@ export interface OAuthTables {
   oauth_thumbnails: OAuthThumbnailsTable;
 }
 
-export type OAuthClientRecord = Omit<Selectable<OAuthClientsTable>, "public" | "status"> & {
+export type OAuthClientRecord = Omit<Selectable<OAuthClientsTable>, "public"> & {
   public: boolean;
-  status: "active" | "disabled" | "suspended";
 };
 export type NewOAuthClient = Omit<OAuthClientRecord, "id">;
 export type OAuthClientPatch = Partial<Pick<OAuthClientRecord, "label" | "public" | "redirect_uri" | "secret_hash" | "thumbnail_url" | "deleted">>;
@@ -62,11 +61,7 @@ export interface ThumbnailRecord {
   data: Buffer;
 }
 
-const clientRecord = ({ public: isPublic, status, ...row }: Selectable<OAuthClientsTable>): OAuthClientRecord => ({
-  ...row,
-  public: isPublic !== 0,
-  status: status as OAuthClientRecord["status"],
-});
+const clientRecord = ({ public: isPublic, ...row }: Selectable<OAuthClientsTable>): OAuthClientRecord => ({ ...row, public: isPublic !== 0 });
 
 /** Record fields in column types; a field present with an undefined value changes nothing (and would make an empty SET). */
 function clientColumns(fields: OAuthClientPatch): Record<string, string | number | null> {
