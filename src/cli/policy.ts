@@ -3,18 +3,19 @@
  * nothing at error severity is violated, 2 when something is, 1 when the plan or the configuration cannot be read.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { resolve, sep } from "node:path";
 import { checkPolicy } from "../policy/check";
 import { DEFAULT_CONFIG, DEFAULT_CONFIG_FILE, PolicyConfigError, parsePolicyConfig, type PolicyConfig } from "../policy/config";
 import { policyJson } from "../policy/json";
 import { renderPolicyMarkdown } from "../policy/markdown";
 import { planSubjectsFromJson } from "../policy/plan-subjects";
-import { policySarif } from "../policy/sarif";
+import { policySarif, type SarifSource } from "../policy/sarif";
 import { PROVIDER_VERSION } from "../provider/identity";
 import { PlanFormatError } from "../report/plan-model";
 import { parseCommand } from "./args";
 
 export const POLICY_USAGE = `usage: mgmt policy check [--plan FILE|-] [--config FILE] [--format md|json|sarif] [--title TEXT]
+                         [--source FILE]
 
 Checks the planned values of 'terraform show -json PLANFILE' or 'tofu show -json PLANFILE'
 against the account's rules: token-expiry, token-scopes, token-renewal, oauth-redirect-https,
@@ -27,6 +28,8 @@ options:
   --format FORMAT   md (default): a pull-request comment; json: the findings for tools
                     (and plan-report); sarif: SARIF 2.1.0 for a code-scanning upload
   --title TEXT      the comment's heading (default "Policy")
+  --source FILE     with sarif: the configuration file (main.tf, cdk.tf.json) results point
+                    at, on the line declaring each resource; code-scanning shows alerts there
   -h, --help        show this help
 
 exit codes: 0 nothing at error severity is violated, 2 something is (an expired waiver
@@ -61,7 +64,13 @@ export async function runPolicy(args: string[]): Promise<number> {
     "policy check",
     POLICY_USAGE,
     rest,
-    { plan: { type: "string", default: "-" }, config: { type: "string" }, format: { type: "string", default: "md" }, title: { type: "string" } },
+    {
+      plan: { type: "string", default: "-" },
+      config: { type: "string" },
+      format: { type: "string", default: "md" },
+      title: { type: "string" },
+      source: { type: "string" },
+    },
     { usageExit: 1 },
   );
   if ("exit" in parsed) return parsed.exit;
@@ -98,10 +107,20 @@ export async function runPolicy(args: string[]): Promise<number> {
     return 1;
   }
 
+  let source: SarifSource | undefined;
+  if (values.source !== undefined) {
+    try {
+      source = { uri: values.source.split(sep).join("/"), text: readFileSync(values.source, "utf8") };
+    } catch (err) {
+      process.stderr.write(`mgmt policy check: cannot read --source ${values.source}: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    }
+  }
+
   const result = checkPolicy(subjects, config, new Date());
   const json = policyJson(result, config);
   if (format === "json") process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-  else if (format === "sarif") process.stdout.write(`${JSON.stringify(policySarif(result, config, PROVIDER_VERSION), null, 2)}\n`);
+  else if (format === "sarif") process.stdout.write(`${JSON.stringify(policySarif(result, config, PROVIDER_VERSION, source), null, 2)}\n`);
   else process.stdout.write(renderPolicyMarkdown(result, values.title ?? "Policy"));
   return json.passed ? 0 : 2;
 }

@@ -3,7 +3,7 @@ import { checkPolicy, waiverExpired, type PolicyResult } from "../../src/policy/
 import { parsePolicyConfig, type PolicyConfig } from "../../src/policy/config";
 import { policyJson } from "../../src/policy/json";
 import { renderPolicyMarkdown } from "../../src/policy/markdown";
-import { policySarif } from "../../src/policy/sarif";
+import { declarationLine, policySarif } from "../../src/policy/sarif";
 import { RULE_IDS, UNKNOWN } from "../../src/policy/rules";
 import { client, token } from "./subjects";
 
@@ -162,5 +162,21 @@ describe("renderings", () => {
       expect.stringContaining("stale waiver: oauth-public on mgmt_oauth_client.gone"),
     ]);
     expect(JSON.stringify(sarif)).not.toContain("secret-label");
+  });
+
+  it("sarif with --source: each result also on the line declaring its resource, in HCL or in JSON", () => {
+    const hcl = 'provider "mgmt" {}\n\nresource "mgmt_token" "admin" {\n  scopes = "*"\n}\n\nresource "mgmt_token" "ci" {\n  count = 1\n}\n';
+    expect(declarationLine(hcl, "mgmt_token.admin")).toBe(3);
+    expect(declarationLine(hcl, 'mgmt_token.ci["deploy"]')).toBe(7);
+    const json = JSON.stringify({ resource: { mgmt_ssh_key: { admin: {} }, mgmt_token: { other: {}, admin: { scopes: "*" } } } }, null, 2);
+    // After the "mgmt_token" line, not the SSH key of the same name before it.
+    expect(declarationLine(json, "mgmt_token.admin")).toBe(8);
+    expect(declarationLine(json, "mgmt_token.nowhere")).toBe(1);
+    const sarif = policySarif(result, c, "0.2.0", { uri: "stacks/main.tf", text: hcl }) as {
+      runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[] }[] }[];
+    };
+    const located = sarif.runs[0]!.results.map((r) => r.locations[0]!.physicalLocation);
+    expect(located).toContainEqual({ artifactLocation: { uri: "stacks/main.tf" }, region: { startLine: 3 } });
+    expect(located).toContainEqual({ artifactLocation: { uri: "stacks/main.tf" }, region: { startLine: 7 } });
   });
 });

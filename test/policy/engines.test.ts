@@ -2,7 +2,7 @@
  * `mgmt policy check` on plans real engines make against a real `mgmt serve`: one stack holding, for every rule,
  * resources that break it and resources that pass it, planned once per engine; every assertion reads that plan.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { availableEngines, engineEnvironment, runEngine, writeCliConfig, type Engine } from "../../src/harness/engine";
@@ -98,12 +98,16 @@ describe.each(availableEngines())("$name plans checked by mgmt policy check", (e
     env = engineEnvironment({ cliConfig: writeCliConfig(root, "mirror"), url: server.url, token: server.token });
     writeFileSync(
       join(dir, "main.tf.json"),
-      JSON.stringify({
-        terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } },
-        provider: { mgmt: {} },
-        variable: { secret_label: { type: "string", sensitive: true, default: SECRET } },
-        resource: STACK,
-      }),
+      JSON.stringify(
+        {
+          terraform: { required_providers: { mgmt: { source: PROVIDER_SOURCE } } },
+          provider: { mgmt: {} },
+          variable: { secret_label: { type: "string", sensitive: true, default: SECRET } },
+          resource: STACK,
+        },
+        null,
+        2,
+      ),
     );
     writeFileSync(join(dir, "policy.json"), JSON.stringify(POLICY, null, 2));
     for (const args of [["init"], ["plan", "-out=all.tfplan"]]) {
@@ -148,7 +152,7 @@ describe.each(availableEngines())("$name plans checked by mgmt policy check", (e
       expect(md.stdout).toMatch(/^## Policy\n\n\*\*10 violations at error severity\*\* 20 resource\(s\) checked · 3 warning\(s\) · 1 waived/);
       expect(md.stdout).toContain('- `mgmt_oauth_client.plain` **oauth-redirect-https**: `redirect_uri` "http://app.example.com/cb" is not https');
 
-      const sarif = await policy(["--format", "sarif"]);
+      const sarif = await policy(["--format", "sarif", "--source", "main.tf.json"]);
       expect(sarif.code).toBe(2);
       noSecret(sarif.stdout);
       const doc = JSON.parse(sarif.stdout) as {
@@ -156,7 +160,14 @@ describe.each(availableEngines())("$name plans checked by mgmt policy check", (e
         $schema: string;
         runs: {
           tool: { driver: { rules: { id: string }[] } };
-          results: { ruleId: string; level: string; locations: { logicalLocations: { fullyQualifiedName: string }[] }[] }[];
+          results: {
+            ruleId: string;
+            level: string;
+            locations: {
+              physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } };
+              logicalLocations: { fullyQualifiedName: string }[];
+            }[];
+          }[];
         }[];
       };
       expect(doc.version).toBe("2.1.0");
@@ -173,6 +184,13 @@ describe.each(availableEngines())("$name plans checked by mgmt policy check", (e
       expect(doc.runs[0]!.results.map((r) => [r.locations[0]!.logicalLocations[0]!.fullyQualifiedName, r.ruleId])).toEqual(
         EXPECTED.map(([a, rule]) => [a, rule]),
       );
+      // Each on the line of main.tf.json that declares it.
+      const lines = readFileSync(join(dir, "main.tf.json"), "utf8").split("\n");
+      for (const r of doc.runs[0]!.results) {
+        const { artifactLocation, region } = r.locations[0]!.physicalLocation;
+        expect(artifactLocation.uri).toBe("main.tf.json");
+        expect(lines[region.startLine - 1]!.trim()).toBe(`"${r.locations[0]!.logicalLocations[0]!.fullyQualifiedName.split(".")[1]}": {`);
+      }
     } finally {
       rmSync(join(dir, "mgmt-policy.json"));
     }
