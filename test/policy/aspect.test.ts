@@ -3,6 +3,7 @@
  * made by the build) on stacks of the generated constructs. An error fails the synth naming the construct path and
  * the rule; warnings, waivers and values known only at apply are annotations in the stack's manifest.
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -110,5 +111,27 @@ describe("MgmtPolicy at synth", () => {
     expect(() => new MgmtPolicy({ configFile: join(work, "bad.json") })).toThrow(
       /bad\.json:2: rules\.token-expiry must be "error", "warning" or "off", not "sometimes"/,
     );
+  });
+
+  it("CDK Terrain's bindings package ships the same Aspect, importing cdktn", () => {
+    // cdktn lives in the example's workspace, as it does in a cdktn project beside the package.
+    const program = `
+      const { createRequire } = require("node:module");
+      const lib = createRequire(${JSON.stringify(repoPath("dist/cdktn-bindings/lib/index.js"))});
+      const { App, TerraformStack, Aspects } = lib("cdktn");
+      const app = new App({ outdir: ${JSON.stringify(join(work, "cdktn.out"))} });
+      const stack = new TerraformStack(app, "team");
+      new (lib("./provider").MgmtProvider)(stack, "mgmt", {});
+      new (lib("./token").Token)(stack, "admin", { label: "x", scopes: "*", expiresIn: "720h", renewBefore: "168h" });
+      Aspects.of(stack).add(new (lib("./policy").MgmtPolicy)());
+      app.synth();`;
+    const r = spawnSync(process.execPath, ["-e", program], {
+      cwd: work,
+      encoding: "utf8",
+      env: { ...process.env, NODE_PATH: repoPath("examples/cdktn/node_modules") },
+    });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('Encountered Annotations with level "ERROR"');
+    expect(r.stderr).toContain("[team/admin] [mgmt policy token-scopes] `scopes` is `*`");
   });
 });
