@@ -10,7 +10,7 @@ import { policyJson } from "../policy/json";
 import { renderPolicyMarkdown } from "../policy/markdown";
 import { planSubjectsFromJson } from "../policy/plan-subjects";
 import { policySarif, type SarifSource } from "../policy/sarif";
-import { PROVIDER_VERSION } from "../provider/identity";
+import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../provider/identity";
 import { PlanFormatError } from "../report/plan-model";
 import { parseCommand } from "./args";
 
@@ -37,6 +37,12 @@ counts), 1 error: an unreadable or invalid plan or configuration, named with its
 `;
 
 const FORMATS = ["md", "json", "sarif"] as const;
+
+/** docs/guides/policy.md where the registry publishes the provider's guides (host/namespace/name of its source). */
+const SARIF_TOOL = (() => {
+  const [host, namespace, name] = PROVIDER_SOURCE.split("/");
+  return { version: PROVIDER_VERSION, docsUrl: `https://${host}/providers/${namespace}/${name}/${PROVIDER_VERSION}/docs/guides/policy` };
+})();
 
 function loadConfig(given: string | undefined): PolicyConfig {
   const file = given ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
@@ -120,7 +126,7 @@ export async function runPolicy(args: string[]): Promise<number> {
   const result = checkPolicy(subjects, config, new Date());
   const json = policyJson(result, config);
   if (format === "json") process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-  else if (format === "sarif") process.stdout.write(`${JSON.stringify(policySarif(result, config, PROVIDER_VERSION, source), null, 2)}\n`);
+  else if (format === "sarif") process.stdout.write(`${JSON.stringify(policySarif(result, config, SARIF_TOOL, source), null, 2)}\n`);
   else process.stdout.write(renderPolicyMarkdown(result, values.title ?? "Policy"));
   return json.passed ? 0 : 2;
 }

@@ -11,7 +11,6 @@ import type { Finding, PolicyResult } from "./check";
 import { RULES, RULE_IDS } from "./rules";
 
 export const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
-export const POLICY_DOCS = "docs/guides/policy.md";
 
 type Level = "error" | "warning" | "note" | "none";
 
@@ -42,7 +41,13 @@ export function declarationLine(text: string, address: string): number {
   return json >= 0 ? json + 1 : 1;
 }
 
-export function policySarif(result: PolicyResult, config: PolicyConfig, toolVersion: string, source?: SarifSource): Record<string, unknown> {
+/** The tool as SARIF names it: its version, and where its rules are documented (each rule at `#<id>`). */
+export interface SarifTool {
+  readonly version: string;
+  readonly docsUrl: string;
+}
+
+export function policySarif(result: PolicyResult, config: PolicyConfig, tool: SarifTool, source?: SarifSource): Record<string, unknown> {
   return {
     $schema: SARIF_SCHEMA,
     version: "2.1.0",
@@ -51,13 +56,13 @@ export function policySarif(result: PolicyResult, config: PolicyConfig, toolVers
         tool: {
           driver: {
             name: "mgmt policy",
-            version: toolVersion,
-            informationUri: "https://registry.mgmt.test/providers/mgmt/mgmt/latest/docs/guides/policy",
+            version: tool.version,
+            informationUri: tool.docsUrl,
             rules: RULE_IDS.map((id) => ({
               id,
               name: id,
               shortDescription: { text: RULES[id].reason },
-              helpUri: `https://registry.mgmt.test/providers/mgmt/mgmt/latest/docs/guides/policy#${id}`,
+              helpUri: `${tool.docsUrl}#${id}`,
               defaultConfiguration: config.rules[id].severity === "off" ? { enabled: false, level: "none" } : { level: config.rules[id].severity },
             })),
           },

@@ -7,6 +7,7 @@ import { declarationLine, policySarif } from "../../src/policy/sarif";
 import { RULE_IDS, UNKNOWN } from "../../src/policy/rules";
 import { client, token } from "./subjects";
 
+const TOOL = { version: "0.2.0", docsUrl: "https://registry.example/docs/guides/policy" };
 const config = (body: unknown): PolicyConfig => parsePolicyConfig(JSON.stringify(body, null, 2));
 const day = (text: string) => new Date(`${text}Z`);
 
@@ -126,7 +127,7 @@ describe("renderings", () => {
   });
 
   it("sarif: the 2.1.0 essentials, a rule per id, a result per finding at the resource's address", () => {
-    const sarif = policySarif(result, c, "0.2.0") as {
+    const sarif = policySarif(result, c, TOOL) as {
       $schema: string;
       version: string;
       runs: {
@@ -148,6 +149,7 @@ describe("renderings", () => {
     const [run] = sarif.runs;
     expect(run!.tool.driver.rules.map((r) => r.id)).toEqual([...RULE_IDS]);
     for (const r of run!.tool.driver.rules) expect(r.shortDescription.text.length).toBeGreaterThan(10);
+    expect((run!.tool.driver.rules[1] as unknown as { helpUri: string }).helpUri).toBe("https://registry.example/docs/guides/policy#token-scopes");
     expect(run!.results).toHaveLength(result.findings.length);
     for (const r of run!.results) {
       expect(run!.tool.driver.rules[r.ruleIndex]!.id).toBe(r.ruleId);
@@ -172,7 +174,7 @@ describe("renderings", () => {
     // After the "mgmt_token" line, not the SSH key of the same name before it.
     expect(declarationLine(json, "mgmt_token.admin")).toBe(8);
     expect(declarationLine(json, "mgmt_token.nowhere")).toBe(1);
-    const sarif = policySarif(result, c, "0.2.0", { uri: "stacks/main.tf", text: hcl }) as {
+    const sarif = policySarif(result, c, TOOL, { uri: "stacks/main.tf", text: hcl }) as {
       runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[] }[] }[];
     };
     const located = sarif.runs[0]!.results.map((r) => r.locations[0]!.physicalLocation);
