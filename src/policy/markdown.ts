@@ -6,8 +6,15 @@ import type { Waiver } from "./config";
 import { counts, fails, type Finding, type PolicyResult } from "./check";
 
 const code = (text: string): string => `\`${text.replace(/`/g, "'")}\``;
-const line = (f: Finding): string => `- ${code(f.address)} **${f.rule}**: ${f.message}`;
-const waiverLine = (w: Waiver): string => `- ${code(w.address)} **${w.rule}** (expires ${w.expires}${w.line > 0 ? `, line ${w.line}` : ""}): ${w.reason}`;
+/**
+ * A message as markdown with HTML escaped: a quoted value comes from the pull request under review and must not
+ * become markup in the comment (a label of `<img src=...>`). Everywhere, not only outside code spans: a value may
+ * hold a backtick and shift them, and the rules' own code spans hold no `<`, `>` or `&`.
+ */
+export const messageMarkdown = (message: string): string => message.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const line = (f: Finding): string => `- ${code(f.address)} **${f.rule}**: ${messageMarkdown(f.message)}`;
+const waiverLine = (w: Waiver): string =>
+  `- ${code(w.address)} **${w.rule}** (expires ${w.expires}${w.line > 0 ? `, line ${w.line}` : ""}): ${messageMarkdown(w.reason)}`;
 
 function section(title: string, lines: string[], open = false): string[] {
   if (lines.length === 0) return [];
@@ -36,7 +43,7 @@ export function renderPolicyMarkdown(result: PolicyResult, title = "Policy"): st
     ...section("Warnings", warnings.map(line), true),
     ...section(
       "Waived",
-      waived.map((f) => `${line(f)} — waived until ${f.waiver!.expires}: ${f.waiver!.reason}`),
+      waived.map((f) => `${line(f)} — waived until ${f.waiver!.expires}: ${messageMarkdown(f.waiver!.reason)}`),
     ),
     ...section("Not checkable at plan", unknown.map(line)),
     ...section("Stale waivers (they match nothing; remove them)", result.staleWaivers.map(waiverLine), true),

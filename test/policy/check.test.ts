@@ -2,7 +2,7 @@
 import { checkPolicy, waiverExpired, type PolicyResult } from "../../src/policy/check";
 import { parsePolicyConfig, type PolicyConfig } from "../../src/policy/config";
 import { policyJson } from "../../src/policy/json";
-import { renderPolicyMarkdown } from "../../src/policy/markdown";
+import { messageMarkdown, renderPolicyMarkdown } from "../../src/policy/markdown";
 import { declarationLine, policySarif } from "../../src/policy/sarif";
 import { RULE_IDS, UNKNOWN } from "../../src/policy/rules";
 import { client, token } from "./subjects";
@@ -109,6 +109,19 @@ describe("renderings", () => {
     );
     expect(md).toContain("- `mgmt_oauth_client.gone` **oauth-public** (expires 2026-12-31, line 15): removed last sprint");
     expect(md).not.toContain("secret-label");
+  });
+
+  it("markdown: a value from the pull request never becomes markup", () => {
+    const md = renderPolicyMarkdown(
+      checkPolicy(
+        [client({ label: '<img src=x onerror="alert(1)">' })],
+        config({ rules: { "label-pattern": { pattern: "^team-" } } }),
+        day("2026-03-01T00:00:00"),
+      ),
+    );
+    expect(md).toContain('`label` "&lt;img src=x onerror=\\"alert(1)\\"&gt;" does not match');
+    expect(md).not.toContain("<img");
+    expect(messageMarkdown('"`<b>" & <c>')).toBe('"`&lt;b&gt;" &amp; &lt;c&gt;');
   });
 
   it("json: counts, rules with their severity, findings with their waiver", () => {
