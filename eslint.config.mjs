@@ -81,6 +81,11 @@ export default tseslint.config(
     regex: climbsTo("client", "provider", "plugin", "server", "cli", "harness"),
     message: `layers: report is pure rendering and imports no client, provider, plugin, server, cli or harness ${SEE}`,
   }),
+  layer(["src/policy/**"], {
+    // The rules also run at synth, in the bindings package (aspect.ts, the one file that loads cdktf): no zod, nothing of the API's machinery.
+    regex: anyBut(NODE, OWN_FOLDER, "cdktf", "constructs", `\\.\\./contract/(?:${ZOD_FREE.join("|")})`, "\\.\\./report/plan-model"),
+    message: `layers: policy imports only the contract's zod-free modules (${ZOD_FREE.join(", ")}), the report's plan model, and cdktf for its Aspect ${SEE}`,
+  }),
   layer(["src/server/domain/**"], {
     regex: `${climbsTo("http", "admin")}|${FASTIFY}`,
     message: `layers: the server's domain never imports HTTP (src/server/http or fastify) or admin; the composition root (src/server/index.ts) wires them ${SEE}`,

@@ -106,7 +106,7 @@ const apart = {
 // node reads and V8 scans every byte of a file it loads, and the server, the report and the
 // scaffold together made every `mgmt` command (`mgmt warm`, `mgmt version`) pay ~0.25 s to load
 // one 4 MB bundle. The names are src/cli/main.ts's imports; `__dirname` is dist/ for all of them.
-const CLI_COMMANDS = ["serve", "schema", "docs", "install-provider", "plan-report", "drift", "init", "warm"];
+const CLI_COMMANDS = ["serve", "schema", "docs", "install-provider", "plan-report", "drift", "policy", "init", "warm"];
 const cliCommands = {
   name: "cli-commands",
   setup(build) {

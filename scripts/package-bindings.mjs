@@ -16,6 +16,7 @@ export const BINDINGS = {
   cdktf: {
     name: "@mgmt/cdktf-provider-mgmt",
     title: "cdktf",
+    library: "cdktf",
     generated: ["generated", "providers", "mgmt"],
     out: ["dist", "cdktf-bindings"],
     // The generated code compiles and synthesizes with cdktf 0.20.12 and 0.21.0 (the last release).
@@ -24,6 +25,7 @@ export const BINDINGS = {
   cdktn: {
     name: "@mgmt/cdktn-provider-mgmt",
     title: "CDK Terrain (cdktn)",
+    library: "cdktn",
     generated: ["examples", "cdktn", ".gen", "providers", "mgmt"],
     out: ["dist", "cdktn-bindings"],
     // cdktn at the range the example workspace builds them with, and constructs in cdktn's own
@@ -36,6 +38,42 @@ export const BINDINGS = {
     },
   },
 };
+
+/**
+ * The policy Aspect (src/policy/aspect.ts) as lib/policy.js: one bundle of the rules, zod-free, with the CDK
+ * library and constructs left to the project (an Aspect must see the project's own constructs). cdktn's package
+ * gets the same code importing cdktn, whose API it mirrors. Declarations go to lib/mgmt-policy/, re-exported by lib/policy.d.ts.
+ */
+async function packagePolicy(root, lib, cdk, ts) {
+  const library = BINDINGS[cdk].library;
+  await esbuild.build({
+    entryPoints: [join(root, "src/policy/aspect.ts")],
+    outfile: join(lib, "policy.js"),
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "es2020",
+    alias: library === "cdktf" ? {} : { cdktf: library },
+    external: [library, "constructs"],
+    logLevel: "warning",
+  });
+  const types = join(lib, "mgmt-policy");
+  const program = ts.createProgram([join(root, "src/policy/aspect.ts")], {
+    strict: true,
+    declaration: true,
+    emitDeclarationOnly: true,
+    noCheck: true,
+    skipLibCheck: true,
+    types: ["node"],
+    rootDir: join(root, "src"),
+    outDir: types,
+  });
+  const { emitSkipped } = program.emit();
+  if (emitSkipped) throw new Error(`declarations of the policy Aspect (${cdk}) failed`);
+  const aspectTypes = join(types, "policy", "aspect.d.ts");
+  writeFileSync(aspectTypes, readFileSync(aspectTypes, "utf8").replace(/from "cdktf"/g, `from "${library}"`));
+  writeFileSync(join(lib, "policy.d.ts"), `export * from "./mgmt-policy/policy/aspect";\n`);
+}
 
 export async function packageBindings(root, { source, version }, cdk = "cdktf") {
   const { name, title, generated: generatedPath, out: outPath, peers } = BINDINGS[cdk];
@@ -79,6 +117,7 @@ export async function packageBindings(root, { source, version }, cdk = "cdktf") 
     throw new Error(`declarations of the ${cdk} bindings failed:\n${ts.formatDiagnostics(diagnostics, host)}`);
   }
   await js;
+  await packagePolicy(root, lib, cdk, ts);
 
   const manifest = {
     name,
@@ -113,6 +152,16 @@ import { provider, sshKey } from "${name}";
 
 new provider.MgmtProvider(this, "mgmt", {});
 new sshKey.SshKey(this, "laptop", { label: "laptop", sshKey: "ssh-ed25519 AAAA... me@laptop" });
+\`\`\`
+
+The account's policy rules at synth (docs/guides/policy.md in the repository): a violation at error severity
+fails the synth, naming the construct and the rule.
+
+\`\`\`ts
+import { Aspects } from "${BINDINGS[cdk].library}";
+import { MgmtPolicy } from "${name}/lib/policy";
+
+Aspects.of(stack).add(new MgmtPolicy()); // reads mgmt-policy.json in the current folder when present
 \`\`\`
 
 The constructs only describe the configuration: the engine still needs the provider itself

@@ -11,6 +11,7 @@ commands:
   install-provider  install the provider package as a local mirror (see: mgmt install-provider --help)
   plan-report  a pull-request comment or JSON summary from 'show -json PLANFILE'
   drift    refresh-only drift report, optionally with unmanaged objects and import blocks
+  policy   check a plan against the account's rules (see: mgmt policy --help)
   init     write a team's infrastructure repository: stack, tests, CI (see: mgmt init --help)
   warm     start the provider once for every engine command of CMD (see: mgmt warm --help)
   version  print the version as JSON
@@ -31,6 +32,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./plan-report")).runPlanReport(rest);
     case "drift":
       return (await import("./drift")).runDrift(rest);
+    case "policy":
+      return (await import("./policy")).runPolicy(rest);
     case "init":
       return (await import("./init")).runInit(rest);
     case "warm":

@@ -124,3 +124,11 @@ export function sameSshKey(a: string, b: string): boolean {
   if (!pa.ok || !pb.ok) return a.trim() === b.trim();
   return pa.key.algorithm === pb.key.algorithm && pa.key.blob === pb.key.blob;
 }
+
+/**
+ * The wire strings of a parsed key's blob after its name (for `ssh-rsa`: e, then the modulus n), for
+ * checks on the key itself such as its size.
+ */
+export function sshKeyFields(key: SshPublicKey): Buffer[] {
+  return (readStrings(Buffer.from(key.blob, "base64")) ?? []).slice(1);
+}

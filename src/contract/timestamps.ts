@@ -54,3 +54,16 @@ export function parseDateTimeInput(text: string): string | undefined {
   const wire = formatTimestamp(ms);
   return TIMESTAMP_PATTERN.test(wire) ? wire : undefined;
 }
+
+const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+
+/**
+ * Milliseconds of a Go-style duration of hours, minutes, seconds and milliseconds ("2160h", "1h30m"), or undefined: the
+ * form the provider's `expires_in` and `renew_before` take, read by the provider and the policy checks alike.
+ */
+export function parseDuration(text: string): number | undefined {
+  if (!/^(\d+(\.\d+)?(h|ms|m|s))+$/.test(text)) return undefined;
+  let total = 0;
+  for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s)/g)) total += Number(amount) * UNIT_MS[unit!]!;
+  return total;
+}

@@ -3,7 +3,10 @@
  * offset) and Go-style durations ("2160h", "1h30m"), the forms Terraform users already write
  * for `timeadd()` and `time_rotating`. Instants are read by the contract's time module.
  */
-import { parseRfc3339 } from "../contract/timestamps";
+import { parseDuration, parseRfc3339 } from "../contract/timestamps";
+
+// Durations are the contract's (policy checks read them too); re-exported where the provider has always found them.
+export { parseDuration };
 
 /** The API's UTC timestamps (no offset) shown in state as RFC 3339, which Terraform functions parse. */
 export const toRfc3339 = (apiTimestamp: string): string => (apiTimestamp.endsWith("Z") ? apiTimestamp : `${apiTimestamp}Z`);
@@ -21,16 +24,6 @@ export function sameInstant(a: string, b: string): boolean {
   const x = parseRfc3339(a);
   const y = parseRfc3339(b);
   return x !== undefined && y !== undefined && Math.floor(x / 1000) === Math.floor(y / 1000);
-}
-
-const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
-
-/** Milliseconds of a Go-style duration of hours, minutes, seconds and milliseconds ("2160h", "1h30m"), or undefined. */
-export function parseDuration(text: string): number | undefined {
-  if (!/^(\d+(\.\d+)?(h|ms|m|s))+$/.test(text)) return undefined;
-  let total = 0;
-  for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s)/g)) total += Number(amount) * UNIT_MS[unit!]!;
-  return total;
 }
 
 export function positiveDuration(text: string): string | undefined {

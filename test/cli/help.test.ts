@@ -9,13 +9,16 @@ const mgmt = (args: string[], cwd = process.cwd()) =>
   spawnSync(process.execPath, [repoPath("dist/cli.js"), ...args], { cwd, encoding: "utf8", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });
 
 describe("mgmt subcommands", () => {
-  it.each(["serve", "schema", "docs", "install-provider", "plan-report", "drift", "warm", "version"])("%s --help and -h print usage and exit 0", (command) => {
-    for (const flag of ["--help", "-h"]) {
-      const r = mgmt([command, flag]);
-      expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
-      expect(r.stdout).toMatch(new RegExp(`usage: mgmt ${command}`));
-    }
-  });
+  it.each(["serve", "schema", "docs", "install-provider", "plan-report", "drift", "policy", "warm", "version"])(
+    "%s --help and -h print usage and exit 0",
+    (command) => {
+      for (const flag of ["--help", "-h"]) {
+        const r = mgmt([command, flag]);
+        expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+        expect(r.stdout).toMatch(new RegExp(`usage: mgmt ${command}`));
+      }
+    },
+  );
 
   it("docs --help writes nothing, docs with an unknown flag exits 2 naming it", () => {
     const cwd = mkdtempSync(join(tmpdir(), "mgmt-cli-"));

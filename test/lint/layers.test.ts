@@ -31,6 +31,7 @@ const PROVIDER = "layers: the provider imports the client and the contract, neve
 const PROVIDER_VALUES = "layers: the provider takes values only from the zod-free modules of the client and the contract";
 const PLUGIN = "layers: the plugin imports from the provider only its framework (src/provider/framework)";
 const REPORT = "layers: report is pure rendering";
+const POLICY = "layers: policy imports only the contract's zod-free modules";
 const DOMAIN = "layers: the server's domain never imports HTTP (src/server/http or fastify) or admin";
 const HTTP = "layers: HTTP's kernel knows no area, store or admin";
 const AREA_STORE = "layers: an area's store.ts imports kysely, the store kernel and other areas' store.ts";
@@ -62,6 +63,12 @@ const REFUSED: Array<[string, string, string, boolean]> = [
   [REPORT, "src/report/fixture.ts", "../provider", true],
   [REPORT, "src/report/fixture.ts", "../client", false],
   [REPORT, "src/report/fixture.ts", "../server/http/present", false],
+  [POLICY, "src/policy/fixture.ts", "../contract/tokens", false],
+  [POLICY, "src/policy/fixture.ts", "../contract", true],
+  [POLICY, "src/policy/fixture.ts", "zod", false],
+  [POLICY, "src/policy/fixture.ts", "../client/retry", false],
+  [POLICY, "src/policy/fixture.ts", "../provider/identity", false],
+  [POLICY, "src/policy/fixture.ts", "../report/summary", false],
   [DOMAIN, "src/server/domain/fixture.ts", "../http/router", true],
   [DOMAIN, "src/server/domain/fixture.ts", "../admin/context", false],
   [DOMAIN, "src/server/domain/fixture.ts", "fastify", false],
@@ -104,6 +111,10 @@ const ALLOWED: Array<[string, string, boolean?]> = [
   ["src/plugin/codec/fixture.ts", "../../provider/framework/value"],
   ["src/plugin/fixture.ts", "protobufjs"],
   ["src/report/fixture.ts", "./md"],
+  ["src/policy/fixture.ts", "../contract/scopes"],
+  ["src/policy/fixture.ts", "../report/plan-model"],
+  ["src/policy/fixture.ts", "./rules"],
+  ["src/policy/fixture.ts", "cdktf"],
   ["src/server/domain/fixture.ts", "../store/store"],
   ["src/server/domain/fixture.ts", "../../contract"],
   ["src/server/http/fixture.ts", "../domain/context"],

@@ -8,7 +8,7 @@ const sshString = (b: Buffer): Buffer => {
 };
 
 /** The key blob (SSH wire format) of a fresh key of the given kind. */
-export function sshKeyBlob(kind: "ed25519" | "ecdsa" | "rsa"): { algorithm: string; blob: Buffer } {
+export function sshKeyBlob(kind: "ed25519" | "ecdsa" | "rsa", rsaBits = 2048): { algorithm: string; blob: Buffer } {
   switch (kind) {
     case "ed25519": {
       const raw = generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" }).subarray(-32);
@@ -22,7 +22,7 @@ export function sshKeyBlob(kind: "ed25519" | "ecdsa" | "rsa"): { algorithm: stri
       };
     }
     case "rsa": {
-      const jwk = generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({ format: "jwk" });
+      const jwk = generateKeyPairSync("rsa", { modulusLength: rsaBits }).publicKey.export({ format: "jwk" });
       const mpint = (b64url: string) => {
         const b = Buffer.from(b64url, "base64url");
         return sshString(b[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), b]) : b);
@@ -32,7 +32,7 @@ export function sshKeyBlob(kind: "ed25519" | "ecdsa" | "rsa"): { algorithm: stri
   }
 }
 
-export function sshKeyText(kind: "ed25519" | "ecdsa" | "rsa", comment?: string): string {
-  const { algorithm, blob } = sshKeyBlob(kind);
+export function sshKeyText(kind: "ed25519" | "ecdsa" | "rsa", comment?: string, rsaBits = 2048): string {
+  const { algorithm, blob } = sshKeyBlob(kind, rsaBits);
   return [algorithm, blob.toString("base64"), comment].filter(Boolean).join(" ");
 }
