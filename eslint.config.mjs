@@ -86,6 +86,23 @@ export default tseslint.config(
     regex: anyBut(NODE, OWN_FOLDER, "cdktf", "constructs", `\\.\\./contract/(?:${ZOD_FREE.join("|")})`, "\\.\\./report/plan-model"),
     message: `layers: policy imports only the contract's zod-free modules (${ZOD_FREE.join(", ")}), the report's plan model, and cdktf for its Aspect ${SEE}`,
   }),
+  layer(["src/harness/**"], {
+    // Servers, engines and the provider run as processes: the harness names them, it does not load them.
+    regex: anyBut(NODE, OWN_FOLDER, "pg", "\\.\\./provider/identity"),
+    message: `layers: the harness starts the parts as processes and imports only node: built-ins, pg and the provider's identity ${SEE}`,
+  }),
+  layer(["src/server/store/**"], {
+    regex: anyBut("kysely", "pg", "better-sqlite3", NODE, OWN_FOLDER),
+    message: `layers: the store kernel imports only kysely, the database drivers and node: built-ins, nothing of the areas, domain, HTTP or admin ${SEE}`,
+  }),
+  layer(["src/server/admin/**"], {
+    regex: climbsTo("client", "provider", "plugin", "cli", "harness", "report", "policy"),
+    message: `layers: admin is part of the server and imports nothing of the client, provider, plugin, cli, harness, report or policy ${SEE}`,
+  }),
+  layer(["src/server/fixtures/**"], {
+    regex: `${climbsTo("http", "admin")}|${FASTIFY}`,
+    message: `layers: fixtures seed the store through the areas and never import HTTP (src/server/http or fastify) or admin ${SEE}`,
+  }),
   layer(["src/server/domain/**"], {
     regex: `${climbsTo("http", "admin")}|${FASTIFY}`,
     message: `layers: the server's domain never imports HTTP (src/server/http or fastify) or admin; the composition root (src/server/index.ts) wires them ${SEE}`,

@@ -38,6 +38,10 @@ const AREA_STORE = "layers: an area's store.ts imports kysely, the store kernel 
 const AREA_ROUTES = "layers: an area's routes never import admin or the store kernel";
 const AREA_RECORDS = "layers: an area's routes take records from store.ts as types only";
 const AREA_SERVICE = "layers: an area's services never import HTTP (src/server/http or fastify), admin or routes";
+const HARNESS = "layers: the harness starts the parts as processes";
+const STORE = "layers: the store kernel imports only kysely, the database drivers and node: built-ins";
+const ADMIN = "layers: admin is part of the server";
+const FIXTURES = "layers: fixtures seed the store through the areas";
 
 /** [rule's message, importing file, specifier, type-only import]: each must be refused. */
 const REFUSED: Array<[string, string, string, boolean]> = [
@@ -90,6 +94,17 @@ const REFUSED: Array<[string, string, string, boolean]> = [
   [AREA_SERVICE, "src/server/areas/account/child-accounts.ts", "../tokens/routes", true],
   [AREA_SERVICE, "src/server/areas/tags/objects.ts", "../../admin/context", false],
   [AREA_SERVICE, "src/server/areas/sshkeys/service.ts", "fastify", true],
+  [HARNESS, "src/harness/fixture.ts", "../server", false],
+  [HARNESS, "src/harness/fixture.ts", "../provider", true],
+  [HARNESS, "src/harness/fixture.ts", "../client", false],
+  [STORE, "src/server/store/fixture.ts", "../areas/sshkeys/store", true],
+  [STORE, "src/server/store/fixture.ts", "../domain/context", false],
+  [STORE, "src/server/store/fixture.ts", "zod", false],
+  [ADMIN, "src/server/admin/fixture.ts", "../../client", false],
+  [ADMIN, "src/server/admin/fixture.ts", "../../cli/serve", true],
+  [FIXTURES, "src/server/fixtures/fixture.ts", "../http/router", false],
+  [FIXTURES, "src/server/fixtures/sections/fixture.ts", "../../admin/context", true],
+  [FIXTURES, "src/server/fixtures/fixture.ts", "fastify", false],
 ];
 
 /** [importing file, specifier, type-only import]: imports the layers make, each allowed. */
@@ -132,6 +147,15 @@ const ALLOWED: Array<[string, string, boolean?]> = [
   ["src/server/areas/sshkeys/routes.ts", "./service"],
   ["src/server/areas/sshkeys/index.ts", "./routes"],
   ["src/server/admin/fixture.ts", "../http/router"],
+  ["src/server/admin/fixture.ts", "../store/store"],
+  ["src/harness/fixture.ts", "../provider/identity"],
+  ["src/harness/fixture.ts", "./paths"],
+  ["src/harness/fixture.ts", "pg"],
+  ["src/server/store/fixture.ts", "kysely"],
+  ["src/server/store/fixture.ts", "better-sqlite3"],
+  ["src/server/store/fixture.ts", "./store"],
+  ["src/server/fixtures/fixture.ts", "../areas"],
+  ["src/server/fixtures/fixture.ts", "../../contract"],
 ];
 
 const CYCLE: Case = { filePath: join(ROOT, "test/lint/fixtures/cycle/a.ts") };
