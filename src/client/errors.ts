@@ -167,3 +167,13 @@ export function isNotFound(err: unknown): err is ApiError {
 export function isTimeout(err: unknown): err is NetworkError {
   return err instanceof NetworkError && err.kind === "timeout";
 }
+
+/** The call's result, or null when the API says the object does not exist (404): gone is an answer, not a failure. */
+export async function orNullIfGone<T>(call: () => Promise<T>): Promise<T | null> {
+  try {
+    return await call();
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw err;
+  }
+}

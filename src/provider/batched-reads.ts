@@ -12,7 +12,7 @@ import type { MgmtClient } from "../client";
 import { formatTimestamp, parseTimestamp } from "../contract/timestamps";
 import type { Event } from "../contract/events";
 import { TAGGED_OBJECT_TYPES } from "../contract/enums";
-import { orNullIfGone } from "./resources/ids";
+import { orNullIfGone } from "../client/errors";
 
 export class BatchedCollection<T> {
   #snapshot: Promise<Map<string, T> | null> | undefined;

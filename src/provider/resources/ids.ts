@@ -1,4 +1,3 @@
-import { isNotFound } from "../../client/errors";
 import { PATH_ID_PATTERN } from "../../contract/field-rules";
 
 /** Why a text is not one of the API's integer ids (the contract's path id), or undefined when it is. */
@@ -10,16 +9,6 @@ export function parseId(id: string): number {
   const problem = idProblem(id);
   if (problem !== undefined) throw new Error(problem);
   return Number(id);
-}
-
-/** The call's result, or null when the API says the object does not exist (404): gone is an answer, not a failure. */
-export async function orNullIfGone<T>(call: () => Promise<T>): Promise<T | null> {
-  try {
-    return await call();
-  } catch (err) {
-    if (isNotFound(err)) return null;
-    throw err;
-  }
 }
 
 /** Said when a create whose answer was lost turned out to have happened, and its object was adopted. */

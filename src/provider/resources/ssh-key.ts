@@ -9,7 +9,8 @@ import { defineResource } from "../framework/resource";
 import { misplacedSecrets, refuseSecretsAtPlan, unlessSecret } from "../framework/validators";
 import type { StateOf } from "../framework/value-types";
 import { toRfc3339 } from "../timestamps";
-import { adoptedWarning, orNullIfGone, parseId, stateId } from "./ids";
+import { orNullIfGone } from "../../client/errors";
+import { adoptedWarning, parseId, stateId } from "./ids";
 
 const attributes = {
   id: string("computed", "The key's id.", { keepPrior: true }),

@@ -14,7 +14,8 @@ import { PartialApply, defineResource, type ResourceOperation } from "../framewo
 import { eachElement } from "../framework/validators";
 import type { ObjectValue, TfValue } from "../framework/value";
 import type { StateOf } from "../framework/value-types";
-import { adoptedWarning, orNullIfGone } from "./ids";
+import { orNullIfGone } from "../../client/errors";
+import { adoptedWarning } from "./ids";
 
 /** Each list of the create body, the object type of its items in `GET /tags/{label}`. */
 const LISTS = { computes: "compute", domains: "domain", volumes: "volume", nodebalancers: "nodebalancer" } as const satisfies Record<

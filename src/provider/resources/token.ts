@@ -18,7 +18,8 @@ import type { StateOf } from "../framework/value-types";
 import { formatTimestamp, parseRfc3339 } from "../../contract/timestamps";
 import { parseDuration, positiveDuration, rfc3339, sameInstant, toRfc3339 } from "../timestamps";
 import { closestArea, unknownScopeAreas } from "../scope-areas";
-import { orNullIfGone, parseId, stateId } from "./ids";
+import { orNullIfGone } from "../../client/errors";
+import { parseId, stateId } from "./ids";
 
 const attributes = {
   id: string("computed", "The token's id.", { keepPrior: true }),
