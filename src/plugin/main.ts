@@ -9,6 +9,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cacheFolder, installCompileCache } from "./compile-cache";
+import type { ProviderModule } from "../provider/framework/server";
 import { servePlugin } from "./serve";
 import { mark } from "./trace";
 
@@ -31,12 +32,12 @@ process.on("exit", () => {
   cache.flush();
 });
 
-const createProvider: Parameters<typeof servePlugin>[0] = async (log) => (require(PROVIDER_BUNDLE) as typeof import("../provider")).createProvider({ log });
+const createProvider: Parameters<typeof servePlugin>[0] = async (log) => (require(PROVIDER_BUNDLE) as ProviderModule).createProvider({ log });
 
 // `--warm`: one long-lived process the engines attach to (warm.ts, started by `mgmt warm`).
 if (process.argv[2] === "--warm")
   void (require("./warm") as typeof import("./warm")).serveWarm(createProvider, {
     schemaResponse: precomputedSchemaResponse(),
-    preload: () => (require(PROVIDER_BUNDLE) as typeof import("../provider")).preloadClient(),
+    preload: () => (require(PROVIDER_BUNDLE) as ProviderModule).preloadClient(),
   });
 else void servePlugin(createProvider, { schemaResponse: precomputedSchemaResponse(), cacheDir });

@@ -3,7 +3,7 @@ import { configureProvider, describeFailure, providerAttributes, providerDescrip
 import { dataSources } from "./datasources";
 import { childAccountTokenEphemeral } from "./ephemeral/child-account-token";
 import { createProviderServer, type ProviderDefinition, type ProviderServerOptions } from "./framework/provider-server";
-import type { ProviderServer } from "./framework/server";
+import type { ProviderModule, ProviderServer } from "./framework/server";
 import { functions } from "./functions";
 import { accountContactResource } from "./resources/account-contact";
 import { oauthClientResource } from "./resources/oauth-client";
@@ -48,3 +48,6 @@ export interface ProviderOptions extends ProviderServerOptions {
 export function createProvider(options: ProviderOptions = {}): ProviderServer {
   return createProviderServer(providerDefinition(options.env ?? process.env), options);
 }
+
+// The plugin loads this module's bundle by name and knows it only as the framework's ProviderModule.
+({ createProvider, preloadClient }) satisfies ProviderModule;

@@ -5,6 +5,7 @@
  */
 import type { AttributePath, Diagnostic } from "./diagnostics";
 import type { FunctionSignature, Schema } from "./schema";
+import type { Log } from "./log";
 import type { ObjectValue, TfValue } from "./value";
 
 export interface ProviderSchemas {
@@ -99,4 +100,15 @@ export interface ProviderServer {
   stop(): Promise<void>;
   /** The process is ending (the engine's Shutdown): release what configure acquired. */
   close(): Promise<void>;
+}
+
+/**
+ * What a provider bundle exports, as the plugin sees it: the plugin loads the bundle at run time
+ * (so a start that only fetches the schema never does) and knows it only by this shape, which the
+ * provider's entry is checked against.
+ */
+export interface ProviderModule {
+  createProvider(options?: { readonly log?: Log }): ProviderServer;
+  /** Loads the API client ahead of the first ConfigureProvider (`mgmt warm`). */
+  preloadClient(): Promise<void>;
 }
