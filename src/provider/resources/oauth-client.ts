@@ -24,7 +24,8 @@ import { PartialApply, defineResource } from "../framework/resource";
 import { misplacedSecrets, refuseSecretsAtPlan, unlessSecret } from "../framework/validators";
 import { Unknown } from "../framework/value";
 import type { PlannedOf, StateOf } from "../framework/value-types";
-import { adoptedWarning, orNullIfGone, stateId } from "./ids";
+import { orNullIfGone } from "../../client/errors";
+import { adoptedWarning, stateId } from "./ids";
 
 /** Base64 as `filebase64()` writes it; whitespace (line-wrapped input) is ignored. */
 export function decodeThumbnail(text: string): Buffer | undefined {
