@@ -14,7 +14,8 @@ import { attr, error, type AttributePath, type Diagnostic } from "./framework/di
 import type { Log } from "./framework/log";
 import type { Attributes } from "./framework/resource";
 import { atLeast, between } from "./framework/validators";
-import { isUnknown, knownNumber, type ObjectValue } from "./framework/value";
+import { isUnknown, known, type ObjectValue } from "./framework/value";
+import type { ConfigOf } from "./framework/value-types";
 import { childAccountClient } from "./proxy-session";
 
 export interface ProviderContext {
@@ -41,7 +42,7 @@ export const providerDescription = "Manages a Management API account: SSH keys, 
 /** The child account to act in: the provider's child_account block and mgmt_child_account_token take it alike. */
 export const childAccountEuuid = string("required", "The child account's euuid (see data.mgmt_child_accounts).", { validate: euuidRule });
 
-export const providerAttributes: Attributes = {
+export const providerAttributes = {
   url: string(
     "optional",
     "Base URL of the Management API including the version prefix, e.g. http://127.0.0.1:8080/v4 (what `mgmt serve` prints). Falls back to the MGMT_URL environment variable.",
@@ -87,11 +88,14 @@ export const providerAttributes: Attributes = {
     { euuid: childAccountEuuid },
     { maxItems: 1 },
   ),
-};
+} satisfies Attributes;
 
-export function validateProviderConfig(config: ObjectValue): Diagnostic[] {
-  const min = knownNumber(config, "retry_min_delay_ms");
-  const max = knownNumber(config, "retry_max_delay_ms");
+/** The provider's configuration as validation and configure see it (a value may still be unknown). */
+export type ProviderConfig = ConfigOf<typeof providerAttributes>;
+
+export function validateProviderConfig(config: ProviderConfig): Diagnostic[] {
+  const min = known(config.retry_min_delay_ms);
+  const max = known(config.retry_max_delay_ms);
   if (min !== undefined && max !== undefined && min > max) {
     return [error("Invalid retry_max_delay_ms", `retry_max_delay_ms (${max}) must not be below retry_min_delay_ms (${min}).`, attr("retry_max_delay_ms"))];
   }
@@ -99,7 +103,7 @@ export function validateProviderConfig(config: ObjectValue): Diagnostic[] {
 }
 
 export async function configureProvider(
-  config: ObjectValue,
+  config: ProviderConfig,
   env: NodeJS.ProcessEnv,
   { signal, log, now }: { readonly signal: AbortSignal; readonly log: Log; readonly now: () => Date },
 ): Promise<{ ctx: ProviderContext } | { diagnostics: Diagnostic[] }> {
@@ -130,7 +134,8 @@ export async function configureProvider(
   // The client, and zod that shapes its answers, load only here: most plugin starts only answer the
   // schema and validate a configuration, and loading them was most of such a start's time.
   const { MgmtClient } = await import("../client");
-  const minDelay = knownNumber(config, "retry_min_delay_ms") ?? PROVIDER_DEFAULTS.retryMinDelayMs;
+  const minDelay = known(config.retry_min_delay_ms) ?? PROVIDER_DEFAULTS.retryMinDelayMs;
+  const maxRetries = known(config.max_retries);
   const secureContext = new URL(url).protocol === "https:" ? extraCaContext(env, log) : undefined;
   const clientWith = (credentials: string | Credentials) =>
     new MgmtClient({
@@ -138,9 +143,9 @@ export async function configureProvider(
       token: credentials,
       signal,
       ...(secureContext ? { secureContext } : {}),
-      timeoutMs: (knownNumber(config, "request_timeout") ?? PROVIDER_DEFAULTS.requestTimeoutSeconds) * 1000,
-      ...(knownNumber(config, "max_retries") !== undefined ? { maxRetries: knownNumber(config, "max_retries") } : {}),
-      retry: { baseDelayMs: minDelay, maxDelayMs: knownNumber(config, "retry_max_delay_ms") ?? Math.max(minDelay, PROVIDER_DEFAULTS.retryMaxDelayMs) },
+      timeoutMs: (known(config.request_timeout) ?? PROVIDER_DEFAULTS.requestTimeoutSeconds) * 1000,
+      ...(maxRetries !== undefined ? { maxRetries } : {}),
+      retry: { baseDelayMs: minDelay, maxDelayMs: known(config.retry_max_delay_ms) ?? Math.max(minDelay, PROVIDER_DEFAULTS.retryMaxDelayMs) },
       // Method, path, status and timing only: headers carry the token, bodies carry secrets.
       onAttempt: (e) =>
         log(e.status !== undefined && e.status < 400 ? "debug" : "warn", `${e.method} ${e.path} ${e.status ?? e.failure}`, {

@@ -16,7 +16,7 @@ import { PROVIDER_VERSION } from "./identity";
 
 export { PROVIDER_SOURCE, PROVIDER_VERSION } from "./identity";
 
-export function providerDefinition(env: NodeJS.ProcessEnv = process.env): ProviderDefinition<ProviderContext> {
+export function providerDefinition(env: NodeJS.ProcessEnv = process.env): ProviderDefinition<ProviderContext, typeof providerAttributes> {
   return {
     description: providerDescription,
     version: PROVIDER_VERSION,

@@ -14,7 +14,6 @@ import { ApiError } from "../../client/errors";
 import { childAccountEuuid, type ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { defineEphemeralResource, type Operation } from "../framework/resource";
-import { requireString } from "../framework/value";
 import { renewalTime, revokeWithItself } from "../proxy-session";
 import { toRfc3339 } from "../timestamps";
 
@@ -33,7 +32,7 @@ function decode(priv: Uint8Array | undefined): Opened {
   return o;
 }
 
-export const childAccountTokenEphemeral = defineEphemeralResource<ProviderContext>({
+export const childAccountTokenEphemeral = defineEphemeralResource<ProviderContext>()({
   typeName: "mgmt_child_account_token",
   description:
     "A proxy-user token of a child account, for one plan or apply: never stored in state or plan, revoked when the run ends. The configured token needs OAuth scope child_account:read_write. Requires Terraform 1.10 or later (ephemeral resources).",
@@ -45,7 +44,7 @@ export const childAccountTokenEphemeral = defineEphemeralResource<ProviderContex
   },
 
   async open(op, config) {
-    const euuid = requireString(config, "euuid");
+    const { euuid } = config;
     const minted = await op.ctx.client.createChildAccountToken(euuid, { signal: op.signal });
     // Only the proxy user can revoke its token, so close needs the value; the engine opens and
     // closes in the same provider process.

@@ -18,20 +18,22 @@ import {
   type ResourceDefinition,
 } from "./resource";
 import { PrivateState } from "./private-state";
+import type { ConfigOf } from "./value-types";
 import { functionSignature, schemaOf } from "./schema";
 import { schemaVersion, upgradeStoredState } from "./state-upgrade";
 import type { Diagnosed, ProviderSchemas, ProviderServer } from "./server";
 import { isWhollyKnown, type ObjectValue } from "./value";
 
-export interface ProviderDefinition<Ctx> {
+/** A provider: its own configuration typed from `attributes`, as a resource's is. */
+export interface ProviderDefinition<Ctx, A extends Attributes = Attributes> {
   readonly description: string;
   /** The release, for messages that tell one release from another. */
   readonly version: string;
-  readonly attributes: Attributes;
-  validate?(config: ObjectValue): readonly Diagnostic[];
-  /** Returns the context resources act with, or diagnostics saying why it cannot. */
+  readonly attributes: A;
+  validate?(config: ConfigOf<A>): readonly Diagnostic[];
+  /** Returns the context resources act with, or diagnostics saying why it cannot (a value still unknown among them). */
   configure(
-    config: ObjectValue,
+    config: ConfigOf<A>,
     env: { readonly signal: AbortSignal; readonly log: Log; readonly now: () => Date },
   ): Promise<{ ctx: Ctx } | { diagnostics: readonly Diagnostic[] }>;
   readonly resources: readonly ResourceDefinition<Ctx>[];

@@ -88,9 +88,9 @@ export interface DataSourceDefinition<Ctx, A extends Attributes = Attributes> {
 }
 
 /** What an ephemeral resource's open returns: the value, and what renew and close will need. */
-export interface EphemeralOpened {
+export interface EphemeralOpened<A extends Attributes = Attributes> {
   /** Every attribute of the schema, wholly known. */
-  readonly value: ObjectValue;
+  readonly value: StateOf<A>;
   /** When the engine should call renew while the value is in use; none: it never needs renewing. */
   readonly renewAt?: Date;
   /** Handed back to renew and close; held by the engine in memory only, never written anywhere. */
@@ -101,12 +101,12 @@ export interface EphemeralOpened {
  * A value that exists only for the length of one plan or apply (protocol 6.7), never stored
  * in state or plan: open makes it, renew keeps it valid while the run needs it, close ends it.
  */
-export interface EphemeralResourceDefinition<Ctx> {
+export interface EphemeralResourceDefinition<Ctx, A extends Attributes = Attributes> {
   readonly typeName: string;
   readonly description: string;
-  readonly attributes: Attributes;
-  validate?(config: ObjectValue): readonly Diagnostic[];
-  open(op: Operation<Ctx>, config: ObjectValue): Promise<EphemeralOpened>;
+  readonly attributes: A;
+  validate?(config: ConfigOf<A>): readonly Diagnostic[];
+  open(op: Operation<Ctx>, config: AppliedConfigOf<A>): Promise<EphemeralOpened<A>>;
   renew?(op: Operation<Ctx>, priv: Uint8Array | undefined): Promise<Omit<EphemeralOpened, "value">>;
   close?(op: Operation<Ctx>, priv: Uint8Array | undefined): Promise<void>;
 }
@@ -144,7 +144,10 @@ export const defineDataSource =
   <Ctx>() =>
   <A extends Attributes>(def: DataSourceDefinition<Ctx, A>): DataSourceDefinition<Ctx, A> =>
     def;
-export const defineEphemeralResource = <Ctx>(def: EphemeralResourceDefinition<Ctx>): EphemeralResourceDefinition<Ctx> => def;
+export const defineEphemeralResource =
+  <Ctx>() =>
+  <A extends Attributes>(def: EphemeralResourceDefinition<Ctx, A>): EphemeralResourceDefinition<Ctx, A> =>
+    def;
 export const defineFunction = (def: FunctionDefinition): FunctionDefinition => def;
 
 /** A function's answer to an argument it cannot take; the engine shows it against that argument. */

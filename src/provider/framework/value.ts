@@ -52,22 +52,3 @@ export function isDynamic(v: unknown): v is DynamicValue {
 /** A value that is there and known, or undefined for null/unknown (a typed attribute: `known(config.scopes)`). */
 export const known = <T>(v: T | null | UnknownValue | undefined): Exclude<T, UnknownValue> | undefined =>
   v === null || v === undefined || v === Unknown ? undefined : (v as Exclude<T, UnknownValue>);
-
-/** A known string attribute, or undefined for null/unknown (callers decide which they accept). */
-export function knownString(obj: ObjectValue | null, name: string): string | undefined {
-  const v = obj?.[name];
-  return typeof v === "string" ? v : undefined;
-}
-
-/** A known string attribute that must be there (a planned value or a state's id). */
-export function requireString(obj: ObjectValue, name: string): string {
-  const v = obj[name];
-  if (typeof v !== "string") throw new Error(`attribute "${name}" must be a known string`);
-  return v;
-}
-
-/** A known number attribute, or undefined for null/unknown. */
-export function knownNumber(obj: ObjectValue | null, name: string): number | undefined {
-  const v = obj?.[name];
-  return typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : undefined;
-}

@@ -7,11 +7,11 @@ import type { Account, AccountUpdate } from "../../contract";
 import { ACCOUNT_CONTACT_FIELDS, type AccountContactField } from "../../contract/enums";
 import { ACCOUNT_CONTACT_RULES, addressProblems } from "../../contract/field-rules";
 import type { ProviderContext } from "../config";
-import { string, type AttributeSpec } from "../framework/attributes";
+import { string, type Declared } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import { defineResource } from "../framework/resource";
-import { knownString, type ObjectValue } from "../framework/value";
-import type { StateOf } from "../framework/value-types";
+import { known } from "../framework/value";
+import type { ConfigOf, StateOf } from "../framework/value-types";
 import { singletonCrud } from "./singleton";
 
 const DESCRIPTIONS: Record<AccountContactField, string> = {
@@ -31,7 +31,7 @@ const DESCRIPTIONS: Record<AccountContactField, string> = {
 
 const caseInsensitive = (a: string, b: string) => a.toUpperCase() === b.toUpperCase();
 
-function field(name: AccountContactField): AttributeSpec {
+function field(name: AccountContactField): Declared<string, "optional_computed"> {
   const upperCase = name === "country" || name === "state";
   return string("optional_computed", `${DESCRIPTIONS[name]} Managed only when set.`, {
     keepPrior: true,
@@ -40,17 +40,23 @@ function field(name: AccountContactField): AttributeSpec {
   });
 }
 
+/** One value per contact field, typed field by field (which Object.fromEntries cannot say: hence its one cast). */
+function perField<T>(value: (name: AccountContactField) => T): { readonly [F in AccountContactField]: T } {
+  return Object.fromEntries(ACCOUNT_CONTACT_FIELDS.map((name) => [name, value(name)])) as { readonly [F in AccountContactField]: T };
+}
+
 const attributes = {
   id: string("computed", "The account's euuid.", { keepPrior: true }),
-  ...Object.fromEntries(ACCOUNT_CONTACT_FIELDS.map((name) => [name, field(name)])),
+  ...perField(field),
 };
 
-const toState = (a: Account): StateOf<typeof attributes> => ({ id: a.euuid, ...Object.fromEntries(ACCOUNT_CONTACT_FIELDS.map((f) => [f, a[f]])) });
+const toState = (a: Account): StateOf<typeof attributes> => ({ id: a.euuid, ...perField((name) => a[name]) });
 
 /** The contract's address rule, when the configuration says the country (otherwise the API decides at apply). */
-export function addressDiagnostics(config: ObjectValue): Diagnostic[] {
-  return addressProblems({ country: knownString(config, "country"), zip: knownString(config, "zip"), state: knownString(config, "state") }).map((p) =>
-    error(`Invalid ${p.field}`, `${p.reason}; got "${knownString(config, p.field)}"`, attr(p.field)),
+export function addressDiagnostics(config: ConfigOf<typeof attributes>): Diagnostic[] {
+  const [country, zip, state] = [known(config.country), known(config.zip), known(config.state)];
+  return addressProblems({ country, zip, state }).map((p) =>
+    error(`Invalid ${p.field}`, `${p.reason}; got "${p.field === "zip" ? zip : state}"`, attr(p.field)),
   );
 }
 
