@@ -3,6 +3,9 @@
  * and exit codes live here; everything it prints is made by the pure modules in src/report.
  */
 import { readFileSync } from "node:fs";
+import { renderPolicyMarkdown } from "../policy/markdown";
+import { PolicyJsonError, parsePolicyJson, policyResultFromJson } from "../policy/read-json";
+import type { PolicyJson } from "../policy/json";
 import { parseEngineLog } from "../report/engine-log";
 import { planReportJson } from "../report/json";
 import { detailedEntries, lineCount, renderMarkdown } from "../report/markdown";
@@ -12,7 +15,7 @@ import { DEFAULT_MAX_CHARS, fit } from "../report/truncate";
 import { REPORT_OPTIONS, parseCommand, reportSettings } from "./args";
 
 export const PLAN_REPORT_USAGE = `usage: mgmt plan-report [--plan FILE|-] [--log FILE] [--format markdown|json] [--title TEXT]
-                        [--max-chars N] [--detailed-exitcode]
+                        [--policy FILE] [--max-chars N] [--detailed-exitcode]
 
 Reads the JSON of 'terraform show -json PLANFILE' or 'tofu show -json PLANFILE' and
 prints a report of it on stdout. Sensitive values print as (sensitive), values known
@@ -28,6 +31,10 @@ options:
                         grouped by action, drift and output changes in folds;
                         json: counts, addresses and attribute names, never values
   --title TEXT          the comment's heading (default "Plan result")
+  --policy FILE         the output of 'mgmt policy check --format json' on the same plan:
+                        the comment gains its Policy section, the JSON a "policy" object
+                        with its counts; the check's own exit code gates the job, this
+                        command's does not change
   --max-chars N         keep the markdown under N characters by leaving out attribute
                         details, then resource lines, from the end, with a note saying
                         so (default ${DEFAULT_MAX_CHARS}; GitHub's comment limit is 65536)
@@ -48,7 +55,13 @@ export async function runPlanReport(args: string[]): Promise<number> {
     "plan-report",
     PLAN_REPORT_USAGE,
     args,
-    { plan: { type: "string", default: "-" }, log: { type: "string" }, ...REPORT_OPTIONS, "detailed-exitcode": { type: "boolean", default: false } },
+    {
+      plan: { type: "string", default: "-" },
+      log: { type: "string" },
+      policy: { type: "string" },
+      ...REPORT_OPTIONS,
+      "detailed-exitcode": { type: "boolean", default: false },
+    },
     { usageExit: 1 },
   );
   if ("exit" in parsed) return parsed.exit;
@@ -79,6 +92,27 @@ export async function runPlanReport(args: string[]): Promise<number> {
       return 1;
     }
   }
+  let policy: PolicyJson | undefined;
+  if (values.policy !== undefined) {
+    if (values.policy === "-" && values.plan === "-") {
+      process.stderr.write("mgmt plan-report: --policy - and the plan cannot both be read from stdin; give --plan FILE\n");
+      return 1;
+    }
+    let policyText: string;
+    try {
+      policyText = readInput(values.policy);
+    } catch (err) {
+      process.stderr.write(`mgmt plan-report: cannot read the policy check ${values.policy}: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    }
+    try {
+      policy = parsePolicyJson(policyText);
+    } catch (err) {
+      if (!(err instanceof PolicyJsonError)) throw err;
+      process.stderr.write(`mgmt plan-report: --policy ${values.policy}: ${err.message}\n`);
+      return 1;
+    }
+  }
   let summary;
   try {
     const diagnostics = logText === undefined ? [] : parseEngineLog(logText);
@@ -90,10 +124,19 @@ export async function runPlanReport(args: string[]): Promise<number> {
   }
 
   if (settings.format === "json") {
-    process.stdout.write(`${JSON.stringify(planReportJson(summary), null, 2)}\n`);
+    const json = planReportJson(summary);
+    if (policy !== undefined) json.policy = { passed: policy.passed, ...policy.summary };
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
     const title = values.title !== undefined ? { title: values.title } : {};
-    const fitted = fit((budget, note) => renderMarkdown(summary, budget, title, note), detailedEntries(summary), lineCount(summary), settings.maxChars);
+    // Inside what fit measures, so --max-chars holds for the whole comment: the plan's details give way, never the policy.
+    const policySection = policy === undefined ? "" : `\n${renderPolicyMarkdown(policyResultFromJson(policy))}`;
+    const fitted = fit(
+      (budget, note) => `${renderMarkdown(summary, budget, title, note)}${policySection}`,
+      detailedEntries(summary),
+      lineCount(summary),
+      settings.maxChars,
+    );
     process.stdout.write(fitted.text);
   }
   if (summary.errored) {

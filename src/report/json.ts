@@ -36,6 +36,20 @@ export interface PlanReportJson {
   /** The engine's warnings from the plan's log (with `--log`), masked as the comment shows them. */
   warnings: { count: number; items: { summary: string; detail: string; address?: string; filename?: string; line?: number }[] };
   has_destroy: boolean;
+  /** With `--policy`: the counts of `mgmt policy check --format json`, as that check found them (its `summary` and `passed`). */
+  policy?: PolicyCounts;
+}
+
+/** Written out here, not imported: report renders plans and knows nothing of the rules (eslint.config.mjs, layers). */
+export interface PolicyCounts {
+  passed: boolean;
+  checked: number;
+  errors: number;
+  warnings: number;
+  waived: number;
+  waivers_expired: number;
+  not_checkable: number;
+  stale_waivers: number;
 }
 
 export function planReportJson(s: PlanSummary): PlanReportJson {

@@ -15,6 +15,7 @@ import { scaffoldFiles } from "../../src/cli/init/scaffold";
 import { OBJECT_PATHS } from "../../src/cli/init/templates/live-imports";
 import { stackInit } from "../../src/cli/init/templates/state-init";
 import { UNMANAGED_TYPES } from "../../src/cli/unmanaged-types";
+import { DEFAULT_CONFIG, parsePolicyConfig } from "../../src/policy/config";
 import { MgmtClient } from "../../src/client";
 import { startServe } from "../../src/harness/serve";
 import { packFolder, readManifest } from "../../src/cli/init/tarball";
@@ -281,7 +282,8 @@ describe("the scaffold's text", () => {
     expect(manifest.scripts!.destroy).toMatch(/&& tofu destroy -input=false$/);
     expect(manifest.scripts!["test:engine"]).toMatch(/mgmt serve --ephemeral -- sh -c 'ts-node main\.ts && cp -R tests cdktf\.out\/stacks\/account\//);
     const main = files.get("main.ts")!.text;
-    expect(main).toContain('import { App, PgBackend, TerraformOutput, TerraformStack } from "cdktn";');
+    expect(main).toContain('import { App, Aspects, PgBackend, TerraformOutput, TerraformStack } from "cdktn";');
+    expect(main).toContain('import { MgmtPolicy } from "@mgmt/cdktn-provider-mgmt/lib/policy";');
     expect(main).toContain('} from "@mgmt/cdktn-provider-mgmt";');
     expect(files.get("jest.setup.js")!.text).toContain('require("cdktn")');
     expect(files.get("__tests__/stack.test.ts")!.text).toContain('import { Testing } from "cdktn";');
@@ -425,6 +427,62 @@ describe("the scaffold's scripts and pointers", () => {
   });
 });
 
+describe("the account's rules in the scaffold", () => {
+  it("writes mgmt-policy.json with every rule at its default, as the real parser reads it", () => {
+    const text = scaffoldFiles(context()).get("mgmt-policy.json")!.text;
+    expect(parsePolicyConfig(text, "mgmt-policy.json")).toEqual(DEFAULT_CONFIG);
+    // Each rule written out, so a team sees what it may tighten, turn off or waive.
+    expect(Object.keys((JSON.parse(text) as { rules: object }).rules)).toEqual(Object.keys(DEFAULT_CONFIG.rules));
+  });
+
+  it.each([
+    ["cdktf", context(), "cdktf", "@mgmt/cdktf-provider-mgmt"],
+    ["cdktn", cdktnContext(), "cdktn", "@mgmt/cdktn-provider-mgmt"],
+  ])("adds the MgmtPolicy Aspect to the %s stack from its bindings' lib/policy", (_name, c, cdk, bindings) => {
+    const main = scaffoldFiles(c).get("main.ts")!.text;
+    expect(main).toContain(`import { App, Aspects, TerraformOutput, TerraformStack } from "${cdk}";`);
+    expect(main).toContain(`import { MgmtPolicy } from "${bindings}/lib/policy";`);
+    expect(main).toMatch(/super\(scope, id\);\n(?: *\/\/.*\n)* *Aspects\.of\(this\)\.add\(new MgmtPolicy\(\)\);/);
+  });
+
+  it("checks the plan in both CI files and in the stack's test; the comment shows it and the job fails after it", () => {
+    const files = scaffoldFiles(context());
+    type Step = { name?: string; id?: string; run?: string; uses?: string; if?: string; with?: Record<string, string> };
+    const workflow = parseDocument(files.get(".github/workflows/plan.yml")!.text).toJS() as {
+      permissions: Record<string, string>;
+      jobs: { plan: { steps: Step[] } };
+    };
+    expect(workflow.permissions["security-events"]).toBe("write");
+    const steps = workflow.jobs.plan.steps;
+    const at = (name: string) => steps.findIndex((s) => s.name === name);
+    const check = steps[at("Check the policy")]!;
+    expect(check.id).toBe("policy");
+    expect(check.run).toContain(
+      'npx mgmt policy check --plan "$RUNNER_TEMP/plan.json" --config mgmt-policy.json --format json > "$RUNNER_TEMP/policy.json" || status=$?',
+    );
+    expect(check.run).toContain('--format sarif --source "cdktf.out/stacks/$STACK/cdk.tf.json" > "$RUNNER_TEMP/policy.sarif"');
+    expect(steps[at("Render the comment")]!.run!.match(/--policy "\$RUNNER_TEMP\/policy\.json"/g)).toHaveLength(2);
+    expect(steps[at("Upload the policy findings")]).toMatchObject({
+      uses: "github/codeql-action/upload-sarif@v3",
+      with: { sarif_file: "${{ runner.temp }}/policy.sarif" },
+    });
+    // The gate is the last step: after the comment, and after the step that would replace it with "the plan failed".
+    expect(steps.at(-1)).toMatchObject({ name: "Fail on a policy violation", if: "steps.policy.outputs.status == '2'" });
+    expect(at("Check the policy")).toBeLessThan(at("Render the comment"));
+
+    const gitlab = parseDocument(files.get(".gitlab-ci.yml")!.text).toJS() as Record<string, { script: string[]; after_script: string[] }>;
+    const script = gitlab.plan!.script.join("\n");
+    expect(script).toContain("npx mgmt policy check --plan plan.json --config mgmt-policy.json --format json > policy.json || policy=$?");
+    expect(script.match(/--policy policy\.json/g)).toHaveLength(2);
+    expect(gitlab.plan!.script.at(-1)).toMatch(/if \[ "\$policy" -eq 2 \]; then\n {2}touch policy-violated[\s\S]*exit 2/);
+    expect(gitlab.plan!.after_script[0]).toContain('if [ "$CI_JOB_STATUS" = "failed" ] && [ ! -e policy-violated ]; then');
+
+    const test = files.get("__tests__/stack.test.ts")!.text;
+    expect(test).toContain('spawnSync("mgmt", ["policy", "check", "--plan", "-", "--config", join(__dirname, "..", "mgmt-policy.json")]');
+    expect(test).toContain('engine("apply", "-input=false", "-auto-approve", "test.tfplan");');
+  });
+});
+
 describe("the CI files", () => {
   it("capture the plan's machine-readable log and print the plan with show; --log only once plan-report takes it", () => {
     const files = scaffoldFiles(context({ backend: "pg" }));
@@ -490,7 +548,8 @@ describe("the scaffold's main.ts", () => {
   let lastStderr = "";
   /**
    * Synthesizes main.ts with the bindings this build generated standing in for the package: cdktf's
-   * from generated/, cdktn's from the cdktn example's workspace, with that workspace's cdktn.
+   * from generated/, cdktn's from the cdktn example's workspace, with that workspace's cdktn; the
+   * policy Aspect from the build's bindings packages.
    */
   async function synth(c: ScaffoldContext, env: NodeJS.ProcessEnv, adopt?: string): Promise<string> {
     const [bindings, modules] =
@@ -499,7 +558,9 @@ describe("the scaffold's main.ts", () => {
         : ["generated/providers/mgmt/index.ts", "node_modules"];
     const dir = mkdtempSync(join(work, `synth-${c.backend}-`));
     const files = scaffoldFiles(c);
-    const main = files.get("main.ts")!.text;
+    // The Aspect as the bindings package ships it, built beside the bindings (scripts/package-bindings.mjs).
+    const policy = repoPath(`dist/${c.cdk === "cdktn" ? "cdktn" : "cdktf"}-bindings/lib/policy.js`);
+    const main = files.get("main.ts")!.text.replace(`"${c.bindings.name}/lib/policy"`, JSON.stringify(policy));
     // With `adopt`, an imports.ts module called as the README says: its two lines uncommented.
     writeFileSync(
       join(dir, "main.ts"),

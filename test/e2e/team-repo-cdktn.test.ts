@@ -105,6 +105,8 @@ describe("a repository from mgmt init --cdk cdktn, after npm install", () => {
     expect(posts).toHaveLength(1);
     const body = (JSON.parse(posts[0]![posts[0]!.indexOf("--data") + 1]!) as { body: string }).body;
     expect(body).toMatch(/^<!-- mgmt-plan-report:account -->\n## Plan: account/);
+    // The cdktn stack's Aspect passed at synth, and the plan's check passes in the note.
+    expect(body).toMatch(/\n## Policy\n\n\*\*Passed\.\*\*/);
   });
 
   it("passes its own npm test as generated (tofu test and jest, each against mgmt serve --ephemeral)", () => {

@@ -145,6 +145,9 @@ describe("its GitHub jobs, run with terraform", () => {
     expect(comments.map((c) => c.issue)).toEqual([7]);
     expect(comments[0]!.body).toMatch(/^<!-- mgmt-plan-report:account -->\n## Plan: account/);
     expect(comments[0]!.body).toContain("team-infra");
+    // mgmt-policy.json at its defaults passes the example, so the comment says so and the gate stays shut.
+    expect(comments[0]!.body).toMatch(/\n## Policy\n\n\*\*Passed\.\*\*/);
+    expect(job.steps.find((s) => s.name === "Fail on a policy violation")!.skipped).toBe(true);
   });
 });
 
@@ -199,7 +202,13 @@ describe("drift imported as code, as the drift job delivers it", () => {
       .replace("// importUnmanaged(this);", "importUnmanaged(this);");
     expect(adopted).not.toBe(source);
     writeFileSync(main, adopted);
-    ok("git", ["add", "imports.ts", "main.ts"], repo);
+    // The adopted "old laptop" token expires in 2030, past the default 90 days: adopting it as it is takes a
+    // waiver with a reason and a date (docs/guides/policy.md), or the stack's MgmtPolicy Aspect fails the synth.
+    const policyFile = join(repo, "mgmt-policy.json");
+    const policy = JSON.parse(readFileSync(policyFile, "utf8")) as { waivers: unknown[] };
+    policy.waivers.push({ rule: "token-expiry", address: "mgmt_token.token_old_laptop", reason: "adopted as it is; rotate by 2030", expires: "2999-12-31" });
+    writeFileSync(policyFile, `${JSON.stringify(policy, null, 2)}\n`);
+    ok("git", ["add", "imports.ts", "main.ts", "mgmt-policy.json"], repo);
     ok("git", ["commit", "-qm", "Adopt what drift found"], repo);
 
     ok("npx", ["cdktf", "synth"], repo, env);

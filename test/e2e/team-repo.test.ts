@@ -183,12 +183,19 @@ describe("with --backend pg", () => {
         secrets: { MGMT_TOKEN: target.server.token, MGMT_DRIFT_TOKEN: target.server.token, PG_CONN_STR: target.pg },
       });
 
-    /** A pull request's commit: main.ts with `from` replaced by `to`, on branch pr. */
-    function commitToPr(from: string, to: string, message: string): void {
+    /** A pull request's commit: main.ts with `from` replaced by `to` (each pair in turn), on branch pr. */
+    function commitToPr(from: string, to: string, message: string, ...more: [string, string][]): void {
       const exists = sh("git", ["rev-parse", "--verify", "-q", "pr"], origin).code === 0;
       ok("git", exists ? ["checkout", "-q", "pr"] : ["checkout", "-q", "-b", "pr"], origin);
       const main = join(origin, "main.ts");
-      writeFileSync(main, readFileSync(main, "utf8").replace(from, to));
+      const edited = [[from, to], ...more].reduce(
+        (text, [f, t]) => {
+          expect(text).toContain(f);
+          return text.replace(f!, t!);
+        },
+        readFileSync(main, "utf8"),
+      );
+      writeFileSync(main, edited);
       ok("git", ["commit", "-qam", message], origin);
       ok("git", ["checkout", "-q", "main"], origin);
     }
@@ -207,6 +214,9 @@ describe("with --backend pg", () => {
       expect(comments[0]!.issue).toBe(7);
       expect(comments[0]!.body).toMatch(/^<!-- mgmt-plan-report:account -->\n## Plan: account/);
       expect(comments[0]!.body).toContain("team-infra");
+      // The example keeps the account's rules: the Policy section passes, and so does its step.
+      expect(comments[0]!.body).toMatch(/\n## Policy\n\n\*\*Passed\.\*\* \d+ resource\(s\) checked/);
+      expect(first.steps.find((s) => s.name === "Fail on a policy violation")!.skipped).toBe(true);
 
       commitToPr('timezone: "Europe/Berlin"', 'timezone: "UTC"', "Profile in UTC");
       const second = inCheckout("pr", (runner) => runGithubJob(workflow, "plan", runner, contexts(a)));
@@ -217,6 +227,28 @@ describe("with --backend pg", () => {
       expect(comments[0]!.body).toContain("timezone");
       const patches = api().calls.filter((c) => c.tool === "gh" && c.argv.includes("PATCH"));
       expect(patches).toHaveLength(1);
+
+      // A token whose lifetime is a variable: the Aspect cannot tell it at synth (it notes so), the plan knows 8760h.
+      commitToPr("TerraformStack } from", "TerraformStack, TerraformVariable } from", "A CI token for a year", [
+        "    // importUnmanaged(this);",
+        `    const lifetime = new TerraformVariable(this, "ci_lifetime", { type: "string", default: "8760h" });
+    new token.Token(this, "ci", { label: "ci", scopes: "account:read_only", expiresIn: lifetime.stringValue, renewBefore: "720h" });
+    // importUnmanaged(this);`,
+      ]);
+      const violating = inCheckout("pr", (runner) => runGithubJob(workflow, "plan", runner, contexts(a)));
+      expect(violating.ok).toBe(false);
+      // Everything ran, the comment was posted, then the last step failed the job on the check's exit code.
+      expect(violating.steps.filter((s) => !s.skipped && s.code !== 0).map((s) => [s.name, s.code])).toEqual([["Fail on a policy violation", 2]]);
+      expect(violating.steps.find((s) => s.name === "Say so in the comment when the plan failed")!.skipped).toBe(true);
+      expect(violating.steps.find((s) => s.name === "Upload the policy findings")!.code).toBe(0);
+      comments = api().github.comments;
+      expect(comments).toHaveLength(1);
+      const policy = comments[0]!.body.slice(comments[0]!.body.indexOf("\n## Policy\n"));
+      expect(policy).toMatch(/^\n## Policy\n\n\*\*1 violation at error severity\*\*/);
+      expect(policy).toMatch(/- `mgmt_token\.ci` \*\*token-expiry\*\*: `expires_in` .*8760h/);
+
+      // The pull request fixed again (the GitLab test below plans this branch): the same job passes.
+      ok("git", ["branch", "-f", "pr", "pr~1"], origin);
     });
 
     it("drift.yml files one issue while drift lasts, updates it, and closes it when there is none", async () => {

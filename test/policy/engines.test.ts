@@ -143,6 +143,45 @@ describe.each(availableEngines())("$name plans checked by mgmt policy check", (e
     expect(message("mgmt_ssh_key.rsa_weak")).toBe("RSA key of 2048 bits; at least 3072 are required (or use ed25519)");
   });
 
+  it("plan-report --policy: the check's JSON becomes the comment's Policy section and the JSON summary's counts", async () => {
+    const check = await policy(["--plan", "-", "--config", "policy.json", "--format", "json"]);
+    expect(check.code).toBe(2);
+    writeFileSync(join(dir, "policy-check.json"), check.stdout);
+    writeFileSync(join(dir, "plan.json"), planJson);
+    const report = (args: string[]) => runMgmt(["plan-report", "--plan", "plan.json", "--policy", "policy-check.json", ...args], { env, cwd: dir });
+
+    const md = await report([]);
+    // The comment is posted either way: the check's exit code, not plan-report's, fails the job.
+    expect({ code: md.code, stderr: md.stderr }).toEqual({ code: 0, stderr: "" });
+    noSecret(md.stdout);
+    expect(md.stdout).toMatch(/^## Plan result\n\n\*\*/);
+    const section = md.stdout.slice(md.stdout.indexOf("\n## Policy\n"));
+    expect(section).toMatch(/^\n## Policy\n\n\*\*10 violations at error severity\*\* 20 resource\(s\) checked · 3 warning\(s\) · 1 waived/);
+    expect(section).toContain("- `mgmt_token.forever` **token-expiry**: the token never expires");
+    expect(section).toContain("- `mgmt_ssh_key.gone` **ssh-key-strength** (expires 2999-12-31): removed");
+
+    // Under a tight budget the plan's details give way; the Policy section stays whole.
+    const tight = await report(["--max-chars", String(section.length + 1500)]);
+    expect(tight.code).toBe(0);
+    expect(tight.stdout.length).toBeLessThanOrEqual(section.length + 1500);
+    expect(tight.stdout.endsWith(section)).toBe(true);
+    expect(tight.stdout).toContain("> [!NOTE]");
+
+    const json = await report(["--format", "json"]);
+    expect(json.code).toBe(0);
+    noSecret(json.stdout);
+    expect((JSON.parse(json.stdout) as { policy: unknown }).policy).toEqual({
+      passed: false,
+      checked: 20,
+      errors: 10,
+      warnings: 3,
+      waived: 1,
+      waivers_expired: 1,
+      not_checkable: 1,
+      stale_waivers: 1,
+    });
+  });
+
   it("md (the default) from mgmt-policy.json in the current folder; sarif with a rule per id and a result per finding", async () => {
     writeFileSync(join(dir, "mgmt-policy.json"), JSON.stringify(POLICY));
     try {

@@ -40,6 +40,33 @@ describe("mgmt plan-report", () => {
     expect(r.stderr).toMatch(message);
   });
 
+  it("--policy: the check's JSON after the plan, its counts in the JSON; a file that is not one refused with exit 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mgmt-plan-report-policy-"));
+    try {
+      const passed = { format_version: "1", passed: true, rules: [], findings: [], stale_waivers: [] };
+      const summary = { checked: 1, errors: 0, warnings: 0, waived: 0, waivers_expired: 0, not_checkable: 0, stale_waivers: 0 };
+      writeFileSync(join(dir, "policy.json"), JSON.stringify({ ...passed, summary }));
+      writeFileSync(join(dir, "report.json"), changes);
+      const md = await runMgmt(["plan-report", "--policy", join(dir, "policy.json")], { input: changes });
+      expect({ code: md.code, stderr: md.stderr }).toEqual({ code: 0, stderr: "" });
+      expect(md.stdout).toMatch(/^## Plan result\n[^]*\n\n## Policy\n\n\*\*Passed\.\*\* 1 resource\(s\) checked/);
+      const json = await runMgmt(["plan-report", "--format", "json", "--policy", join(dir, "policy.json")], { input: changes });
+      expect((JSON.parse(json.stdout) as { policy: unknown }).policy).toEqual({ passed: true, ...summary });
+
+      for (const [args, message] of [
+        [["--policy", join(dir, "none.json")], /^mgmt plan-report: cannot read the policy check .*none\.json: ENOENT/],
+        [["--policy", join(dir, "report.json")], /^mgmt plan-report: --policy .*report\.json: not the output of 'mgmt policy check --format json'\n$/],
+        [["--policy", "-"], /--policy - and the plan cannot both be read from stdin/],
+      ] as const) {
+        const r = await runMgmt(["plan-report", ...args], { input: changes });
+        expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 1, stdout: "" });
+        expect(r.stderr).toMatch(message);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("reads unknown format versions as an error even with --detailed-exitcode", async () => {
     const r = await runMgmt(["plan-report", "--detailed-exitcode"], { input: '{"format_version":"2.0","resource_changes":[]}' });
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({

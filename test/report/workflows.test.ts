@@ -116,11 +116,11 @@ describe("CI workflow examples", () => {
 
   const commands = FILES.flatMap((f) => scripts(f, loaded[f]!).flatMap((s) => mgmtCommands(s).map((c) => [f, c] as const)));
 
-  it("install the provider and contain plan-report, drift and warm command lines in each CI", () => {
+  it("install the provider and contain plan-report, policy, drift and warm command lines in each CI", () => {
     const seen = (file: string) => [...new Set(commands.filter(([f]) => f === file).map(([, c]) => words(c)[0]))].sort();
-    expect(seen("examples/ci/github/plan.yml")).toEqual(["install-provider", "plan-report", "warm"]);
+    expect(seen("examples/ci/github/plan.yml")).toEqual(["install-provider", "plan-report", "policy", "warm"]);
     expect(seen("examples/ci/github/drift.yml")).toEqual(["drift", "install-provider"]);
-    expect(seen("examples/ci/gitlab-ci.yml")).toEqual(["drift", "install-provider", "plan-report", "warm"]);
+    expect(seen("examples/ci/gitlab-ci.yml")).toEqual(["drift", "install-provider", "plan-report", "policy", "warm"]);
   });
 
   it.each(commands)("%s: `mgmt %s` is accepted by the CLI", async (_file, command) => {

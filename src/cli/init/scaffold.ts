@@ -4,6 +4,7 @@ import { driftWorkflow, planWorkflow } from "./templates/github";
 import { gitlabCi } from "./templates/gitlab";
 import { cdktfJson, gitignore, packageJson, readme, tofuShim, tofuShimPackage, tsconfigJson } from "./templates/project";
 import { liveImportsTs } from "./templates/live-imports";
+import { policyJson } from "./templates/policy";
 import { mainTs } from "./templates/stack";
 import { exampleTest, jestConfig, jestSetup, stackTest, stackTftest } from "./templates/tests";
 
@@ -19,6 +20,7 @@ export function scaffoldFiles(c: ScaffoldContext): Map<string, ScaffoldFile> {
     ["tsconfig.json", { text: tsconfigJson() }],
     ["main.ts", { text: mainTs(c) }],
     ["live-imports.ts", { text: liveImportsTs(c) }],
+    ["mgmt-policy.json", { text: policyJson() }],
     [".gitignore", { text: gitignore(c) }],
     ["README.md", { text: readme(c) }],
     ["tests/stack.tftest.hcl", { text: stackTftest() }],

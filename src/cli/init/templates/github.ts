@@ -68,9 +68,10 @@ export function planWorkflow(c: ScaffoldContext): string {
     c.backend === "pg"
       ? "# State is shared in Postgres (PG_CONN_STR), so the plan shows what a merge would change."
       : '# State is local (terraform.<stack>.tfstate, not committed): a CI plan starts from no state and\n# proposes to create everything. Share state first (README.md, "Sharing state").';
-  return `# Pull requests: plan every stack, render the plan with \`mgmt plan-report\` and keep one comment per
-# stack up to date (edited in place on each push, never piled up). The job fails only when something
-# errs (synth, init, plan, the report); a plan with changes or destroys is what review is for.
+  return `# Pull requests: plan every stack, check the plan against the account's rules (mgmt-policy.json), render
+# both with \`mgmt plan-report\` and keep one comment per stack up to date (edited in place on each push,
+# never piled up). The job fails when something errs (synth, init, plan, the report) and, after the comment
+# is posted, when the plan violates a rule at error severity; changes or destroys are what review is for.
 #
 # Settings it reads:
 #   secrets.MGMT_TOKEN  a token that can read what the stacks manage (account:read_only is enough)
@@ -84,6 +85,8 @@ on:
 permissions:
   contents: read
   pull-requests: write
+  # The policy check's SARIF, for code scanning.
+  security-events: write
 
 concurrency:
   group: plan-\${{ github.event.pull_request.number }}
@@ -114,10 +117,21 @@ ${stackInit(c, "          ", '"$RUNNER_TEMP/init.log"')}          status=0
             exit "$status"
           fi
 
+      # Exit 2 (a rule violated at error severity) fails the job in its last step, after the comment says which;
+      # any other failure (an unreadable plan or mgmt-policy.json) fails it here.
+      - name: Check the policy
+        id: policy
+        run: |
+          status=0
+          npx mgmt policy check --plan "$RUNNER_TEMP/plan.json" --config mgmt-policy.json --format json > "$RUNNER_TEMP/policy.json" || status=$?
+          if [ "$status" -ne 0 ] && [ "$status" -ne 2 ]; then exit "$status"; fi
+          echo "status=$status" >> "$GITHUB_OUTPUT"
+          npx mgmt policy check --plan "$RUNNER_TEMP/plan.json" --config mgmt-policy.json --format sarif --source "cdktf.out/stacks/$STACK/cdk.tf.json" > "$RUNNER_TEMP/policy.sarif" || [ "$?" -eq 2 ]
+
       - name: Render the comment
         run: |
-          npx mgmt plan-report --plan "$RUNNER_TEMP/plan.json"${planReportLog('"$RUNNER_TEMP/plan.log.jsonl"')} --title "Plan: $STACK" > "$RUNNER_TEMP/report.md"
-          npx mgmt plan-report --plan "$RUNNER_TEMP/plan.json"${planReportLog('"$RUNNER_TEMP/plan.log.jsonl"')} --format json > "$RUNNER_TEMP/report.json"
+          npx mgmt plan-report --plan "$RUNNER_TEMP/plan.json"${planReportLog('"$RUNNER_TEMP/plan.log.jsonl"')} --policy "$RUNNER_TEMP/policy.json" --title "Plan: $STACK" > "$RUNNER_TEMP/report.md"
+          npx mgmt plan-report --plan "$RUNNER_TEMP/plan.json"${planReportLog('"$RUNNER_TEMP/plan.log.jsonl"')} --policy "$RUNNER_TEMP/policy.json" --format json > "$RUNNER_TEMP/report.json"
           cat "$RUNNER_TEMP/report.md" >> "$GITHUB_STEP_SUMMARY"
 
       - name: Post or update this stack's comment
@@ -133,12 +147,26 @@ ${postComment}
           name: plan-report-\${{ matrix.stack }}
           path: \${{ runner.temp }}/report.json
 
+      # Each finding as a code-scanning alert, on the line of the synthesized configuration that declares the resource.
+      - name: Upload the policy findings
+        uses: github/codeql-action/upload-sarif@v3
+        with:
+          sarif_file: \${{ runner.temp }}/policy.sarif
+          category: mgmt-policy-\${{ matrix.stack }}
+
       - name: Say so in the comment when the plan failed
         if: failure()
         run: |
           marker="<!-- mgmt-plan-report:$STACK -->"
           printf '%s\\n## Plan: %s\\n\\n:x: **The plan failed.** See the log: %s\\n' "$marker" "$STACK" "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID" > "$RUNNER_TEMP/body.md"
 ${postComment}
+
+      # Last, so that the comment above keeps the Policy section that says what to fix.
+      - name: Fail on a policy violation
+        if: steps.policy.outputs.status == '2'
+        run: |
+          echo "The plan violates the account's rules at error severity: see the Policy section of the comment (mgmt-policy.json)."
+          exit 2
 `;
 }
 

@@ -79,18 +79,32 @@ ${stackInit(c, "      ", '"$CI_PROJECT_DIR/init.log"')}      status=0
         ${printPlanDiagnostics("plan.log.jsonl")}
         exit "$status"
       fi
+    # The account's rules (mgmt-policy.json) on the plan: exit 2 (a rule violated at error severity) fails the job
+    # at the end, after the note says which; any other failure (an unreadable plan or mgmt-policy.json) fails it here.
     - |
-      npx mgmt plan-report --plan plan.json${planReportLog("plan.log.jsonl")} --title "Plan: $STACK" > report.md
-      npx mgmt plan-report --plan plan.json${planReportLog("plan.log.jsonl")} --format json > report.json
+      rm -f policy-violated
+      policy=0
+      npx mgmt policy check --plan plan.json --config mgmt-policy.json --format json > policy.json || policy=$?
+      if [ "$policy" -ne 0 ] && [ "$policy" -ne 2 ]; then exit "$policy"; fi
+    - |
+      npx mgmt plan-report --plan plan.json${planReportLog("plan.log.jsonl")} --policy policy.json --title "Plan: $STACK" > report.md
+      npx mgmt plan-report --plan plan.json${planReportLog("plan.log.jsonl")} --policy policy.json --format json > report.json
       rm plan.json
     - |
       marker="<!-- mgmt-plan-report:$STACK -->"
       { echo "$marker"; cat report.md; } > body.md
 ${postNote}
+    # Last, so that the note above keeps the Policy section that says what to fix (and after_script leaves it).
+    - |
+      if [ "$policy" -eq 2 ]; then
+        touch policy-violated
+        echo "The plan violates the account's rules at error severity: see the Policy section of the note (mgmt-policy.json)."
+        exit 2
+      fi
   # As GitHub's job does: a plan that failed (synth, init, plan, report) says so in this stack's note.
   after_script:
     - |
-      if [ "$CI_JOB_STATUS" = "failed" ]; then
+      if [ "$CI_JOB_STATUS" = "failed" ] && [ ! -e policy-violated ]; then
         marker="<!-- mgmt-plan-report:$STACK -->"
         printf '%s\\n## Plan: %s\\n\\n:x: **The plan failed.** See the log: %s\\n' "$marker" "$STACK" "$CI_JOB_URL" > body.md
   ${postNote.replace(/\n/g, "\n  ")}
@@ -98,7 +112,7 @@ ${postNote}
   # The JSON summary names addresses and attributes, never values; the plan itself holds secrets and is removed.
   artifacts:
     when: always
-    paths: [report.md, report.json]
+    paths: [report.md, report.json, policy.json]
 
 drift:
   stage: test

@@ -16,7 +16,7 @@ function backend(c: ScaffoldContext): string {
 }
 
 export function mainTs(c: ScaffoldContext): string {
-  const cdkImports = c.backend === "pg" ? "App, PgBackend, TerraformOutput, TerraformStack" : "App, TerraformOutput, TerraformStack";
+  const cdkImports = c.backend === "pg" ? "App, Aspects, PgBackend, TerraformOutput, TerraformStack" : "App, Aspects, TerraformOutput, TerraformStack";
   return `/**
  * The account as code: one stack with each kind of object the mgmt provider manages. The provider
  * reads MGMT_URL and MGMT_TOKEN from the environment, so no credential is written into the
@@ -25,6 +25,7 @@ export function mainTs(c: ScaffoldContext): string {
 import { ${cdkImports} } from "${cdkModule(c)}";
 import type { Construct } from "constructs";
 import { accountContact, dataMgmtProfile, oauthClient, profileSettings, provider, sshKey, tag, token } from "${c.bindings.name}";
+import { MgmtPolicy } from "${c.bindings.name}/lib/policy";
 // After \`mgmt drift --unmanaged --import-out imports.ts\`: adopt what the account has and no code manages.
 // import { importUnmanaged } from "./imports";
 import { importOnlyWhatExists } from "./live-imports";
@@ -32,6 +33,9 @@ import { importOnlyWhatExists } from "./live-imports";
 export class AccountStack extends TerraformStack {
   constructor(scope: Construct, id: string) {
     super(scope, id);
+    // The account's rules (mgmt-policy.json) at synth: a violation at error severity fails the synth, naming
+    // the construct and the rule. The plan job checks the plan against the same file, values and all.
+    Aspects.of(this).add(new MgmtPolicy());
     new provider.MgmtProvider(this, "mgmt", {});
 ${backend(c)}
     // Your own public key (the contents of ~/.ssh/id_ed25519.pub): the private half never leaves your machine.

@@ -46,7 +46,8 @@ export function stackTest(c: ScaffoldContext): string {
   const engine = c.engine;
   const driftEngine = c.engine === "terraform" ? ', "--engine", "terraform"' : "";
   return `/**
- * The stack main.ts declares, whatever it declares: synthesized (${cdkModule(c)}'s Testing), then applied
+ * The stack main.ts declares, whatever it declares: synthesized (${cdkModule(c)}'s Testing), planned and
+ * checked against the account's rules (mgmt policy check, mgmt-policy.json), then applied
  * through the engine to the API that \`mgmt serve --ephemeral\` starts for \`npm run test:jest\`
  * (MGMT_URL and MGMT_TOKEN in the environment), planned again with no changes, and destroyed, leaving
  * the API's objects as they were. Neither touches a real account. Checks of the example main.ts that
@@ -81,7 +82,16 @@ describe("AccountStack", () => {
     const engine = (...args: string[]) => execFileSync("${engine}", [...args, "-no-color"], { cwd: dir, encoding: "utf8" });
     engine("init", "-input=false");
     const before = liveObjects(dir);
-    engine("apply", "-input=false", "-auto-approve");
+    // The account's rules (mgmt-policy.json) on what the stack plans, as the CI plan job checks them.
+    engine("plan", "-input=false", "-out=test.tfplan");
+    const plan = execFileSync("${engine}", ["show", "-json", "test.tfplan"], { cwd: dir, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+    const policy = spawnSync("mgmt", ["policy", "check", "--plan", "-", "--config", join(__dirname, "..", "mgmt-policy.json")], {
+      input: plan,
+      encoding: "utf8",
+    });
+    // On a violation the report, which names each resource and rule, is the failure's message.
+    expect({ status: policy.status, report: policy.stdout + policy.stderr }).toEqual({ status: 0, report: expect.stringContaining("**Passed.**") });
+    engine("apply", "-input=false", "-auto-approve", "test.tfplan");
     // A second plan finds nothing to do: what the API returns is what the stack asked for.
     expect(engine("plan", "-input=false", "-detailed-exitcode")).toMatch(/No changes/);
     engine("destroy", "-input=false", "-auto-approve");
