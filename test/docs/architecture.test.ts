@@ -50,6 +50,9 @@ it("lists the mgmt commands the dispatcher has", () => {
     .sort();
   const main = readFileSync(repoPath("src/cli/main.ts"), "utf8");
   // Commands, not the help and version flags and their aliases.
-  const dispatched = [...main.matchAll(/^\s+case "([a-z][a-z-]*)":/gm)].map((m) => m[1]!).filter((c) => c !== "help").sort();
+  const dispatched = [...main.matchAll(/^\s+case "([a-z][a-z-]*)":/gm)]
+    .map((m) => m[1]!)
+    .filter((c) => c !== "help")
+    .sort();
   expect(listed).toEqual(dispatched);
 });
