@@ -69,6 +69,22 @@ describe("MgmtPolicy at synth", () => {
     expect(r.error).not.toContain("team/fine");
   });
 
+  it("holds labels to the configured pattern: a token and a client outside it fail, those inside pass", () => {
+    const r = synth(
+      (stack) => {
+        new MgmtToken(stack, "unowned", { ...GOOD, label: "deploy" });
+        new OauthClient(stack, "unowned-app", { label: "dashboard", redirectUri: "https://app.example.com/cb" });
+        new MgmtToken(stack, "owned", GOOD);
+        new OauthClient(stack, "owned-app", { label: "team-web", redirectUri: "https://app.example.com/cb" });
+      },
+      { rules: { "label-pattern": { pattern: "^team-" }, "oauth-public": "off" } },
+    );
+    expect(r.error).toContain("team/unowned");
+    expect(r.error).toContain("team/unowned-app");
+    expect(r.error).toMatch(/\[mgmt policy label-pattern\]/);
+    expect(r.error).not.toMatch(/team\/owned(-app)?\b(?!-)/);
+  });
+
   it("passes a clean stack; warnings, waivers and unknowns are annotations", () => {
     const r = synth(
       (stack) => {
