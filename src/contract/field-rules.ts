@@ -138,10 +138,11 @@ export const sshPublicKeyText: FieldRule = (text) => {
  * (32 random bytes). Recognised only as the whole value (with an optional `Bearer `), and only
  * with both digits and letters, as 32 random bytes practically always have: a name never looks so.
  */
-const MINTED_SECRET = /^(?:Bearer\s+)?[0-9a-f]{64}$/;
+export const MINTED_SECRET = /[0-9a-f]{64}/;
+const WHOLE_MINTED_SECRET = new RegExp(`^(?:Bearer\\s+)?${MINTED_SECRET.source}$`);
 const looksMinted = (text: string): boolean => {
   const t = text.trim();
-  return MINTED_SECRET.test(t) && /[0-9]/.test(t.slice(-64)) && /[a-f]/.test(t.slice(-64));
+  return WHOLE_MINTED_SECRET.test(t) && /[0-9]/.test(t.slice(-64)) && /[a-f]/.test(t.slice(-64));
 };
 
 /**

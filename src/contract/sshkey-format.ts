@@ -35,6 +35,8 @@ export type ParseResult = { ok: true; key: SshPublicKey } | { ok: false; reason:
  * `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----` of ssh.com; PuTTY's `.ppk` has a header line of its own.
  */
 const PRIVATE_KEY_ARMOUR = /-{4,5} ?BEGIN ([A-Z0-9]+(?: [A-Z0-9]+)*? )?PRIVATE KEY ?-{4,5}/;
+/** A whole private key in that armour, to the end of the text when its END line is missing (for masking free text). */
+export const PRIVATE_KEY_BLOCK = /-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY ?-{4,5}[\s\S]*?(?:-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY ?-{4,5}|$)/g;
 const PUTTY_PRIVATE_KEY = /^PuTTY-User-Key-File-\d+:/m;
 
 /** Which private key `text` holds ("an OpenSSH private key", ...), or undefined when it holds none. */

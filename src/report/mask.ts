@@ -6,6 +6,8 @@
  * at a whole subtree). Where the marker tree and the value disagree in shape, the value is masked:
  * a wrong guess must hide, never show.
  */
+import { MINTED_SECRET } from "../contract/field-rules";
+import { PRIVATE_KEY_BLOCK } from "../contract/sshkey-format";
 import type { AttributePath } from "./plan-model";
 
 export const SENSITIVE = "(sensitive)";
@@ -119,10 +121,8 @@ export function sensitiveStrings(value: unknown, sensitive: unknown): string[] {
   return out;
 }
 
-/** Private keys in any PEM-style armour, to the end of the text when their END line is missing. */
-const PRIVATE_KEY_BLOCK = /-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY ?-{4,5}[\s\S]*?(?:-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY ?-{4,5}|$)/g;
-/** 64 lowercase hex characters: how the API mints tokens and OAuth client secrets. */
-const MINTED_SECRET = /(?<![0-9A-Za-z])[0-9a-f]{64}(?![0-9A-Za-z])/g;
+/** A minted token or client secret standing alone in free text. */
+const MINTED_IN_TEXT = new RegExp(`(?<![0-9A-Za-z])${MINTED_SECRET.source}(?![0-9A-Za-z])`, "g");
 /** Shorter sensitive strings are left alone: replacing "no" or "1" everywhere would garble the text and hide nothing. */
 const SHORTEST_MASKED = 4;
 
@@ -134,5 +134,5 @@ export function maskText(text: string, secrets: readonly string[]): string {
   let masked = text;
   const longestFirst = [...new Set(secrets)].filter((s) => s.length >= SHORTEST_MASKED).sort((a, b) => b.length - a.length);
   for (const secret of longestFirst) masked = masked.split(secret).join(SENSITIVE);
-  return masked.replace(PRIVATE_KEY_BLOCK, SENSITIVE).replace(MINTED_SECRET, SENSITIVE);
+  return masked.replace(PRIVATE_KEY_BLOCK, SENSITIVE).replace(MINTED_IN_TEXT, SENSITIVE);
 }

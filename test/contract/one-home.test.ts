@@ -21,6 +21,8 @@ const FACTS: readonly Fact[] = [
     home: "src/contract/field-rules.ts",
     restated: [/public\s*(\?\?|:)\s*false\b/],
   },
+  { what: "how the API mints tokens and client secrets", home: "src/contract/field-rules.ts", restated: [/\[0-9a-f\]\{64\}/] },
+  { what: "a private key's armour", home: "src/contract/sshkey-format.ts", restated: [/BEGIN \[A-Z0-9/] },
   {
     what: "the US zip and state rule",
     home: "src/contract/field-rules.ts",
