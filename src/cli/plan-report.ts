@@ -72,39 +72,28 @@ export async function runPlanReport(args: string[]): Promise<number> {
     return 1;
   }
 
-  let text: string;
-  try {
-    text = readInput(values.plan);
-  } catch (err) {
-    process.stderr.write(`mgmt plan-report: cannot read ${values.plan === "-" ? "stdin" : values.plan}: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
-  }
-  let logText: string | undefined;
-  if (values.log !== undefined) {
-    if (values.log === "-" && values.plan === "-") {
-      process.stderr.write("mgmt plan-report: --log - and the plan cannot both be read from stdin; give --plan FILE\n");
-      return 1;
+  /** A file's text (stdin for `-`), or undefined after saying why it cannot be read; only one input may be stdin. */
+  const read = (file: string, what: string, option?: string): string | undefined => {
+    if (option !== undefined && file === "-" && values.plan === "-") {
+      process.stderr.write(`mgmt plan-report: --${option} - and the plan cannot both be read from stdin; give --plan FILE\n`);
+      return undefined;
     }
     try {
-      logText = readInput(values.log);
+      return readInput(file);
     } catch (err) {
-      process.stderr.write(`mgmt plan-report: cannot read the log ${values.log}: ${err instanceof Error ? err.message : String(err)}\n`);
-      return 1;
+      process.stderr.write(`mgmt plan-report: cannot read ${what}: ${err instanceof Error ? err.message : String(err)}\n`);
+      return undefined;
     }
-  }
+  };
+
+  const text = read(values.plan, values.plan === "-" ? "stdin" : values.plan);
+  if (text === undefined) return 1;
+  const logText = values.log === undefined ? undefined : read(values.log, `the log ${values.log}`, "log");
+  if (values.log !== undefined && logText === undefined) return 1;
   let policy: PolicyJson | undefined;
   if (values.policy !== undefined) {
-    if (values.policy === "-" && values.plan === "-") {
-      process.stderr.write("mgmt plan-report: --policy - and the plan cannot both be read from stdin; give --plan FILE\n");
-      return 1;
-    }
-    let policyText: string;
-    try {
-      policyText = readInput(values.policy);
-    } catch (err) {
-      process.stderr.write(`mgmt plan-report: cannot read the policy check ${values.policy}: ${err instanceof Error ? err.message : String(err)}\n`);
-      return 1;
-    }
+    const policyText = read(values.policy, `the policy check ${values.policy}`, "policy");
+    if (policyText === undefined) return 1;
     try {
       policy = parsePolicyJson(policyText);
     } catch (err) {
