@@ -103,18 +103,26 @@ export default tseslint.config(
     regex: `${climbsTo("http", "admin")}|${FASTIFY}`,
     message: `layers: fixtures seed the store through the areas and never import HTTP (src/server/http or fastify) or admin ${SEE}`,
   }),
-  layer(["src/server/domain/**"], {
-    regex: `${climbsTo("http", "admin")}|${FASTIFY}`,
-    message: `layers: the server's domain never imports HTTP (src/server/http or fastify) or admin; the composition root (src/server/index.ts) wires them ${SEE}`,
-  }),
+  layer(
+    ["src/server/domain/**"],
+    {
+      regex: `${climbsTo("http", "admin")}|${FASTIFY}`,
+      message: `layers: the server's domain never imports HTTP (src/server/http or fastify) or admin; the composition root (src/server/index.ts) wires them ${SEE}`,
+    },
+    {
+      // The kernel's own records (Actor's user and token) live in ./records.ts; the areas build on it.
+      regex: climbsTo("areas"),
+      message: `layers: the server's domain is the kernel below the areas and never imports one; the records it needs are its own (src/server/domain/records.ts) ${SEE}`,
+    },
+  ),
   layer(["src/server/http/**"], {
     regex: climbsTo("admin", "store", "areas"),
     message: `layers: HTTP's kernel knows no area, store or admin: the composition root (src/server/index.ts) registers the areas' routes and installs admin ${SEE}`,
   }),
   // An area (src/server/areas/<area>/): store.ts (and a sub-area's <sub>-store.ts) holds tables and queries, the services the rules, routes.ts (and <sub>-routes.ts) the HTTP.
   layer(["src/server/areas/*/store.ts", "src/server/areas/*/*-store.ts"], {
-    regex: anyBut("kysely", NODE, "\\.\\./\\.\\./store/[^]*", "\\.\\./[a-z-]+/store", "\\./[a-z-]+-store"),
-    message: `layers: an area's store.ts imports kysely, the store kernel and other areas' store.ts, never services, routes, HTTP or the domain ${SEE}`,
+    regex: anyBut("kysely", NODE, "\\.\\./\\.\\./store/[^]*", "\\.\\./\\.\\./domain/records", "\\.\\./[a-z-]+/store", "\\./[a-z-]+-store"),
+    message: `layers: an area's store.ts imports kysely, the store kernel, the domain's records and other areas' store.ts, never services, routes, HTTP or the rest of the domain ${SEE}`,
   }),
   layer(
     ["src/server/areas/*/routes.ts", "src/server/areas/*/*-routes.ts"],

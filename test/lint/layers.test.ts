@@ -33,8 +33,9 @@ const PLUGIN = "layers: the plugin imports from the provider only its framework 
 const REPORT = "layers: report is pure rendering";
 const POLICY = "layers: policy imports only the contract's zod-free modules";
 const DOMAIN = "layers: the server's domain never imports HTTP (src/server/http or fastify) or admin";
+const DOMAIN_AREAS = "layers: the server's domain is the kernel below the areas and never imports one";
 const HTTP = "layers: HTTP's kernel knows no area, store or admin";
-const AREA_STORE = "layers: an area's store.ts imports kysely, the store kernel and other areas' store.ts";
+const AREA_STORE = "layers: an area's store.ts imports kysely, the store kernel, the domain's records and other areas' store.ts";
 const AREA_ROUTES = "layers: an area's routes never import admin or the store kernel";
 const AREA_RECORDS = "layers: an area's routes take records from store.ts as types only";
 const AREA_SERVICE = "layers: an area's services never import HTTP (src/server/http or fastify), admin or routes";
@@ -78,6 +79,8 @@ const REFUSED: Array<[string, string, string, boolean]> = [
   [DOMAIN, "src/server/domain/fixture.ts", "fastify", false],
   [DOMAIN, "src/server/domain/fixture.ts", "fastify", true],
   [DOMAIN, "src/server/domain/fixture.ts", "@fastify/cors", false],
+  [DOMAIN_AREAS, "src/server/domain/fixture.ts", "../areas/profile/store", true],
+  [DOMAIN_AREAS, "src/server/domain/fixture.ts", "../areas", false],
   [HTTP, "src/server/http/fixture.ts", "../admin/install", false],
   [HTTP, "src/server/http/fixture.ts", "../store/store", true],
   [HTTP, "src/server/http/fixture.ts", "../areas", false],
@@ -140,6 +143,8 @@ const ALLOWED: Array<[string, string, boolean?]> = [
   ["src/server/areas/sshkeys/store.ts", "kysely"],
   ["src/server/areas/sshkeys/store.ts", "../../store/prepared"],
   ["src/server/areas/tokens/store.ts", "../profile/store"],
+  ["src/server/areas/tokens/store.ts", "../../domain/records", true],
+  ["src/server/domain/fixture.ts", "./records", true],
   ["src/server/areas/sshkeys/service.ts", "./store"],
   ["src/server/areas/sshkeys/service.ts", "../events/service"],
   ["src/server/areas/sshkeys/service.ts", "../../domain/context"],
