@@ -91,9 +91,14 @@ export default tseslint.config(
     regex: anyBut(NODE, OWN_FOLDER, "pg", "\\.\\./provider/identity"),
     message: `layers: the harness starts the parts as processes and imports only node: built-ins, pg and the provider's identity ${SEE}`,
   }),
-  layer(["src/server/store/**"], {
+  layer(["src/server/store/*.ts"], {
     regex: anyBut("kysely", "pg", "better-sqlite3", NODE, OWN_FOLDER),
     message: `layers: the store kernel imports only kysely, the database drivers and node: built-ins, nothing of the areas, domain, HTTP or admin ${SEE}`,
+  }),
+  layer(["src/server/store/throughput/**"], {
+    // prepared.ts takes a Handle from the kernel's store.ts; the stores that use the machinery are above it.
+    regex: anyBut("kysely", "pg", "better-sqlite3", NODE, OWN_FOLDER, "\\.\\./store"),
+    message: `layers: the store's throughput machinery imports only kysely, the database drivers, node: built-ins and the kernel's store.ts, never the stores that use it ${SEE}`,
   }),
   layer(["src/server/admin/**"], {
     regex: climbsTo("client", "provider", "plugin", "cli", "harness", "report", "policy"),
@@ -149,6 +154,29 @@ export default tseslint.config(
       "src/server/areas/*/*-routes.ts",
       "src/server/areas/*/index.ts",
     ],
+  },
+  {
+    // The store's throughput machinery has one door, its index.ts: by path, so every layer and every way of naming it is seen.
+    files: ["src/**/*.ts"],
+    ignores: ["src/server/store/throughput/**"],
+    plugins: { "import-x": importX },
+    settings: { "import-x/resolver-next": [createNodeResolver({ extensions: [".ts", ".js", ".json"] })] },
+    rules: {
+      "import-x/no-restricted-paths": [
+        "error",
+        {
+          basePath: import.meta.dirname,
+          zones: [
+            {
+              target: "./src",
+              from: "./src/server/store/throughput",
+              except: ["./index.ts"],
+              message: `layers: the store's throughput machinery is imported through its index (src/server/store/throughput), never a file behind it ${SEE}`,
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // test/lint/fixtures/cycle shows the rule at work (test/lint/layers.test.ts).

@@ -6,7 +6,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
-import type { IdBlocks } from "./id-blocks";
+import type { IdBlocks } from "./throughput";
 import { wipeDatabase } from "./wipe";
 import { changeMark, dumpDatabase, tablesOf, type Dump, type TableColumns } from "./dump";
 import type { Handle, StoreCore, StoreOf } from "./store";
@@ -53,7 +53,7 @@ export class KyselyStore<R extends object> implements StoreCore<R> {
     return new KyselyStore(db, repos, onClose, ids).asStore();
   }
 
-  /** `ids`: where new rows' ids are reserved ahead (Postgres, ./id-blocks.ts); none, the database assigns them at insert. */
+  /** `ids`: where new rows' ids are reserved ahead (Postgres, ./throughput/id-blocks.ts); none, the database assigns them at insert. */
   protected constructor(
     private readonly db: AnyDb,
     protected readonly repos: ReposOf<R>,
@@ -108,7 +108,7 @@ export class KyselyStore<R extends object> implements StoreCore<R> {
 
   /**
    * This store's repositories over an open transaction `trx`, built once per `trx`: on SQLite
-   * the transactions of one group commit share it (./group-commit.ts), and building every
+   * the transactions of one group commit share it (./throughput/group-commit.ts), and building every
    * area's repositories for each was a twentieth of a POST's CPU time. They hold nothing but
    * the handle, so one transaction leaves nothing in them for the next.
    */

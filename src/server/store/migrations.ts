@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type CreateTableBuilder } from "kysely";
-import { MARKED_TABLES, TABLE_MARKS } from "./table-marks";
+import { MARKED_TABLES, TABLE_MARKS } from "./throughput";
 
 export type SqlFlavor = "sqlite" | "postgres";
 
@@ -335,7 +335,7 @@ export function migrations(flavor: SqlFlavor): Record<string, Migration> {
       },
     },
     "0005_table_marks": {
-      // Postgres only (see ./table-marks.ts): SQLite counts its writes in process.
+      // Postgres only (see ./throughput/table-marks.ts): SQLite counts its writes in process.
       async up(db: Kysely<unknown>) {
         if (flavor !== "postgres") return;
         await db.schema

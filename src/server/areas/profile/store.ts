@@ -3,7 +3,7 @@
  * INTEGER 0/1 and lists JSON text in the tables; records carry the real types, converted here.
  */
 import type { Generated, Kysely, Selectable } from "kysely";
-import { prepared } from "../../store/prepared";
+import { prepared } from "../../store/throughput";
 import { Repository, countN, toCount, type Handle } from "../../store/store";
 import type { AuthenticationType, LishAuthMethod, UserRecord, UserType } from "../../domain/records";
 
@@ -106,7 +106,7 @@ function userColumns(fields: Partial<UserRecord>): Record<string, string | numbe
   return row;
 }
 
-/** Every authenticated request reads its user (see `../../store/prepared.ts`). */
+/** Every authenticated request reads its user (see `../../store/throughput/prepared.ts`). */
 const userById = prepared((db: Kysely<ProfileTables>, id: number) => db.selectFrom("users").selectAll().where("id", "=", id));
 
 export class Accounts extends Repository<ProfileTables> {

@@ -1,6 +1,6 @@
 /** Personal access tokens and OAuth tokens: the table, its record and queries. */
 import type { Generated, Kysely } from "kysely";
-import { prepared } from "../../store/prepared";
+import { prepared } from "../../store/throughput";
 import { Repository, countN, counted, totalOver, type Counted, type Handle, type Slice } from "../../store/store";
 import type { OAuthTables } from "../oauth/store";
 import type { ProfileTables } from "../profile/store";
@@ -18,7 +18,7 @@ type Tables = TokenTables & Pick<ProfileTables, "users"> & Pick<OAuthTables, "oa
 
 export type NewToken = Omit<TokenRecord, "id" | "revoked" | "app_id"> & { app_id?: number | null };
 
-/** Every authenticated request looks its token up (see `../../store/prepared.ts`). */
+/** Every authenticated request looks its token up (see `../../store/throughput/prepared.ts`). */
 const tokenByHash = prepared((db: Kysely<Tables>, hash: string) => db.selectFrom("tokens").selectAll().where("token_hash", "=", hash));
 
 export class Tokens extends Repository<Tables> {

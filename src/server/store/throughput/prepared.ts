@@ -14,7 +14,7 @@
  * Inserts have `preparedInsert`, which takes the row as an object.
  */
 import type { Compilable, CompiledQuery, Insertable, Kysely } from "kysely";
-import type { Handle } from "./store";
+import type { Handle } from "../store";
 
 /** Stands for the builder's `index`-th value while the query is compiled. */
 class Slot {

@@ -7,7 +7,7 @@
  * under the counts therefore outlives writes to other tables, where the database snapshot (the
  * mark of every other table) moves with every commit.
  *
- * The counts never go back: the admin reset (`./wipe.ts`) and dumps (`./dump.ts`) leave this
+ * The counts never go back: the admin reset (`../wipe.ts`) and dumps (`../dump.ts`) leave this
  * table out, so a count once read never comes back with other rows behind it.
  */
 export const TABLE_MARKS = "table_marks";
