@@ -68,12 +68,15 @@ export class KyselyStore<R extends object> implements StoreCore<R> {
       reserveId: (table) => ids?.take(table, handleDb),
     };
     // The repositories and the store's own operations on one object: `tx.sshKeys`, `tx.transaction`.
-    Object.assign(this, repos(handle));
+    this.#withRepos = Object.assign(this, repos(handle));
   }
 
-  /** This store with its repositories (assigned in the constructor). */
+  /** This object once the constructor gave it the repositories, typed as what it then is. */
+  readonly #withRepos: StoreOf<R>;
+
+  /** This store with its repositories. */
   asStore(): StoreOf<R> {
-    return this as unknown as StoreOf<R>;
+    return this.#withRepos;
   }
 
   private tables: Promise<TableColumns[]> | undefined;

@@ -20,4 +20,4 @@ export { WriteMarks, cascadesOf } from "./write-marks";
 export { NamedStatements } from "./named-statements";
 export { PostgresGroupCommit } from "./pg-group-commit";
 export { IdBlocks } from "./id-blocks";
-export { COUNTS_SQL, MARKED_TABLES, TABLE_MARKS, markOf, parseCounts } from "./table-marks";
+export { COUNTS_SQL, MARKED_TABLES, TABLE_MARKS, markOf, parseCounts, type TableMarksTables } from "./table-marks";

@@ -12,6 +12,11 @@
  */
 export const TABLE_MARKS = "table_marks";
 
+/** The counters' table as Kysely knows it: one row per marked table, `n` a bigint (text when read back). */
+export type TableMarksTables = {
+  [TABLE_MARKS]: { name: string; n: number | string };
+};
+
 /** The tables with a counter: rarely written, read by every authenticated request. */
 export const MARKED_TABLES = ["tokens", "users", "oauth_apps"] as const;
 
