@@ -86,6 +86,18 @@ export default tseslint.config(
     regex: anyBut(NODE, OWN_FOLDER, "cdktf", "constructs", `\\.\\./contract/(?:${ZOD_FREE.join("|")})`, "\\.\\./report/plan-model"),
     message: `layers: policy imports only the contract's zod-free modules (${ZOD_FREE.join(", ")}), the report's plan model, and cdktf for its Aspect ${SEE}`,
   }),
+  layer(
+    ["src/cli/**"],
+    {
+      // The top layer wires the parts: it may import any of them, but the server only as a whole.
+      regex: "^(?:\\.\\./)+server/[^]+",
+      message: `layers: the cli starts the server through its public index (src/server/index.ts), never its internals ${SEE}`,
+    },
+    {
+      regex: climbsTo("plugin"),
+      message: `layers: the cli runs the plugin as a process (the engines start it; mgmt warm spawns it), never imports it ${SEE}`,
+    },
+  ),
   layer(["src/harness/**"], {
     // Servers, engines and the provider run as processes: the harness names them, it does not load them.
     regex: anyBut(NODE, OWN_FOLDER, "pg", "\\.\\./provider/identity"),
@@ -155,8 +167,18 @@ export default tseslint.config(
       "src/server/areas/*/index.ts",
     ],
   },
+  // Outside src/: the benchmarks and the tests share testkit/, and a benchmark never imports a test file.
+  layer(["bench/**"], {
+    regex: climbsTo("test"),
+    message: `layers: a benchmark imports src/, testkit/ and other benchmarks, never a test file (test/); what both need lives in testkit/ ${SEE}`,
+  }),
+  layer(["testkit/**"], {
+    regex: climbsTo("test", "bench"),
+    message: `layers: testkit is what tests and benchmarks share: it imports src/ and packages, never test/ or bench/ ${SEE}`,
+  }),
   {
-    // The store's throughput machinery has one door, its index.ts: by path, so every layer and every way of naming it is seen.
+    // By path, so every layer and every way of naming a file is seen: the store's throughput machinery has one
+    // door, its index.ts, and the cli is imported by nothing in src/.
     files: ["src/**/*.ts"],
     ignores: ["src/server/store/throughput/**"],
     plugins: { "import-x": importX },
@@ -172,6 +194,12 @@ export default tseslint.config(
               from: "./src/server/store/throughput",
               except: ["./index.ts"],
               message: `layers: the store's throughput machinery is imported through its index (src/server/store/throughput), never a file behind it ${SEE}`,
+            },
+            {
+              // The cli is the top layer: only the entry points (bin/, the build's dist/cli.js) and tests load it.
+              target: "./src/!(cli)/**",
+              from: "./src/cli",
+              message: `layers: nothing in src/ imports the cli, the top layer; the parts it wires know nothing of it ${SEE}`,
             },
           ],
         },
