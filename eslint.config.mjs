@@ -178,7 +178,7 @@ export default tseslint.config(
   }),
   {
     // By path, so every layer and every way of naming a file is seen: the store's throughput machinery has one
-    // door, its index.ts, and the cli is imported by nothing in src/.
+    // door, its index.ts; the cli is imported by nothing in src/; src/ imports nothing outside it but packages.
     files: ["src/**/*.ts"],
     ignores: ["src/server/store/throughput/**"],
     plugins: { "import-x": importX },
@@ -200,6 +200,11 @@ export default tseslint.config(
               target: "./src/!(cli)/**",
               from: "./src/cli",
               message: `layers: nothing in src/ imports the cli, the top layer; the parts it wires know nothing of it ${SEE}`,
+            },
+            {
+              target: "./src",
+              from: ["./test", "./bench", "./testkit"],
+              message: `layers: src/ is what ships: it imports nothing of the tests, the benchmarks or testkit/ ${SEE}`,
             },
           ],
         },

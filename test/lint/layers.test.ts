@@ -52,7 +52,9 @@ const CLI_PLUGIN = "layers: the cli runs the plugin as a process";
 const CLI_IMPORTED = "layers: nothing in src/ imports the cli, the top layer";
 const BENCH = "layers: a benchmark imports src/, testkit/ and other benchmarks, never a test file (test/)";
 const TESTKIT = "layers: testkit is what tests and benchmarks share: it imports src/ and packages, never test/ or bench/";
-const BY_PATH = new Set([THROUGHPUT_DOOR, CLI_IMPORTED]);
+/** Seen by path too: what ships imports no test, benchmark or testkit file. */
+const SHIPPED = "layers: src/ is what ships: it imports nothing of the tests, the benchmarks or testkit/";
+const BY_PATH = new Set([THROUGHPUT_DOOR, CLI_IMPORTED, SHIPPED]);
 const ruleOf = (message: string): string => (BY_PATH.has(message) ? "import-x/no-restricted-paths" : "no-restricted-imports");
 
 /** [rule's message, importing file, specifier, type-only import]: each must be refused. */
@@ -134,6 +136,9 @@ const REFUSED: Array<[string, string, string, boolean]> = [
   [BENCH, "bench/fixture.ts", "../test/support/images", true],
   [TESTKIT, "testkit/fixture.ts", "../test/support/images", true],
   [TESTKIT, "testkit/fixture.ts", "../bench/local-api", false],
+  [SHIPPED, "src/provider/fixture.ts", "../../testkit/ssh-keys", false],
+  [SHIPPED, "src/cli/fixture.ts", "../../test/support/images", true],
+  [SHIPPED, "src/server/areas/sshkeys/service.ts", "../../../../bench/local-api", false],
 ];
 
 /** [importing file, specifier, type-only import]: imports the layers make, each allowed. */
