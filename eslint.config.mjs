@@ -86,14 +86,31 @@ export default tseslint.config(
     regex: anyBut(NODE, OWN_FOLDER, "cdktf", "constructs", `\\.\\./contract/(?:${ZOD_FREE.join("|")})`, "\\.\\./report/plan-model"),
     message: `layers: policy imports only the contract's zod-free modules (${ZOD_FREE.join(", ")}), the report's plan model, and cdktf for its Aspect ${SEE}`,
   }),
+  layer(
+    ["src/cli/**"],
+    {
+      // The top layer wires the parts: it may import any of them, but the server only as a whole.
+      regex: "^(?:\\.\\./)+server/[^]+",
+      message: `layers: the cli starts the server through its public index (src/server/index.ts), never its internals ${SEE}`,
+    },
+    {
+      regex: climbsTo("plugin"),
+      message: `layers: the cli runs the plugin as a process (the engines start it; mgmt warm spawns it), never imports it ${SEE}`,
+    },
+  ),
   layer(["src/harness/**"], {
     // Servers, engines and the provider run as processes: the harness names them, it does not load them.
     regex: anyBut(NODE, OWN_FOLDER, "pg", "\\.\\./provider/identity"),
     message: `layers: the harness starts the parts as processes and imports only node: built-ins, pg and the provider's identity ${SEE}`,
   }),
-  layer(["src/server/store/**"], {
+  layer(["src/server/store/*.ts"], {
     regex: anyBut("kysely", "pg", "better-sqlite3", NODE, OWN_FOLDER),
     message: `layers: the store kernel imports only kysely, the database drivers and node: built-ins, nothing of the areas, domain, HTTP or admin ${SEE}`,
+  }),
+  layer(["src/server/store/throughput/**"], {
+    // prepared.ts takes a Handle from the kernel's store.ts; the stores that use the machinery are above it.
+    regex: anyBut("kysely", "pg", "better-sqlite3", NODE, OWN_FOLDER, "\\.\\./store"),
+    message: `layers: the store's throughput machinery imports only kysely, the database drivers, node: built-ins and the kernel's store.ts, never the stores that use it ${SEE}`,
   }),
   layer(["src/server/admin/**"], {
     regex: climbsTo("client", "provider", "plugin", "cli", "harness", "report", "policy"),
@@ -103,18 +120,26 @@ export default tseslint.config(
     regex: `${climbsTo("http", "admin")}|${FASTIFY}`,
     message: `layers: fixtures seed the store through the areas and never import HTTP (src/server/http or fastify) or admin ${SEE}`,
   }),
-  layer(["src/server/domain/**"], {
-    regex: `${climbsTo("http", "admin")}|${FASTIFY}`,
-    message: `layers: the server's domain never imports HTTP (src/server/http or fastify) or admin; the composition root (src/server/index.ts) wires them ${SEE}`,
-  }),
+  layer(
+    ["src/server/domain/**"],
+    {
+      regex: `${climbsTo("http", "admin")}|${FASTIFY}`,
+      message: `layers: the server's domain never imports HTTP (src/server/http or fastify) or admin; the composition root (src/server/index.ts) wires them ${SEE}`,
+    },
+    {
+      // The kernel's own records (Actor's user and token) live in ./records.ts; the areas build on it.
+      regex: climbsTo("areas"),
+      message: `layers: the server's domain is the kernel below the areas and never imports one; the records it needs are its own (src/server/domain/records.ts) ${SEE}`,
+    },
+  ),
   layer(["src/server/http/**"], {
     regex: climbsTo("admin", "store", "areas"),
     message: `layers: HTTP's kernel knows no area, store or admin: the composition root (src/server/index.ts) registers the areas' routes and installs admin ${SEE}`,
   }),
   // An area (src/server/areas/<area>/): store.ts (and a sub-area's <sub>-store.ts) holds tables and queries, the services the rules, routes.ts (and <sub>-routes.ts) the HTTP.
   layer(["src/server/areas/*/store.ts", "src/server/areas/*/*-store.ts"], {
-    regex: anyBut("kysely", NODE, "\\.\\./\\.\\./store/[^]*", "\\.\\./[a-z-]+/store", "\\./[a-z-]+-store"),
-    message: `layers: an area's store.ts imports kysely, the store kernel and other areas' store.ts, never services, routes, HTTP or the domain ${SEE}`,
+    regex: anyBut("kysely", NODE, "\\.\\./\\.\\./store/[^]*", "\\.\\./\\.\\./domain/records", "\\.\\./[a-z-]+/store", "\\./[a-z-]+-store"),
+    message: `layers: an area's store.ts imports kysely, the store kernel, the domain's records and other areas' store.ts, never services, routes, HTTP or the rest of the domain ${SEE}`,
   }),
   layer(
     ["src/server/areas/*/routes.ts", "src/server/areas/*/*-routes.ts"],
@@ -141,6 +166,50 @@ export default tseslint.config(
       "src/server/areas/*/*-routes.ts",
       "src/server/areas/*/index.ts",
     ],
+  },
+  // Outside src/: the benchmarks and the tests share testkit/, and a benchmark never imports a test file.
+  layer(["bench/**"], {
+    regex: climbsTo("test"),
+    message: `layers: a benchmark imports src/, testkit/ and other benchmarks, never a test file (test/); what both need lives in testkit/ ${SEE}`,
+  }),
+  layer(["testkit/**"], {
+    regex: climbsTo("test", "bench"),
+    message: `layers: testkit is what tests and benchmarks share: it imports src/ and packages, never test/ or bench/ ${SEE}`,
+  }),
+  {
+    // By path, so every layer and every way of naming a file is seen: the store's throughput machinery has one
+    // door, its index.ts; the cli is imported by nothing in src/; src/ imports nothing outside it but packages.
+    files: ["src/**/*.ts"],
+    ignores: ["src/server/store/throughput/**"],
+    plugins: { "import-x": importX },
+    settings: { "import-x/resolver-next": [createNodeResolver({ extensions: [".ts", ".js", ".json"] })] },
+    rules: {
+      "import-x/no-restricted-paths": [
+        "error",
+        {
+          basePath: import.meta.dirname,
+          zones: [
+            {
+              target: "./src",
+              from: "./src/server/store/throughput",
+              except: ["./index.ts"],
+              message: `layers: the store's throughput machinery is imported through its index (src/server/store/throughput), never a file behind it ${SEE}`,
+            },
+            {
+              // The cli is the top layer: only the entry points (bin/, the build's dist/cli.js) and tests load it.
+              target: "./src/!(cli)/**",
+              from: "./src/cli",
+              message: `layers: nothing in src/ imports the cli, the top layer; the parts it wires know nothing of it ${SEE}`,
+            },
+            {
+              target: "./src",
+              from: ["./test", "./bench", "./testkit"],
+              message: `layers: src/ is what ships: it imports nothing of the tests, the benchmarks or testkit/ ${SEE}`,
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // test/lint/fixtures/cycle shows the rule at work (test/lint/layers.test.ts).

@@ -8,7 +8,7 @@ import { performance } from "node:perf_hooks";
 import { createProvider } from "../src/provider";
 import type { ObjectValue } from "../src/provider/framework/value";
 import { ManualClock, silentLogger, startServer } from "../src/server";
-import { FaultProxy } from "../test/support/fault-proxy";
+import { FaultProxy } from "../testkit/fault-proxy";
 
 const TOTAL = 2_000;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { availableEngines, engineEnvironment, runEngine, writeCliConfig, type Engine } from "../src/harness/engine";
 import { PROVIDER_SOURCE } from "../src/provider/identity";
-import { closedPort } from "../test/client/scripted-server";
-import { sshKeyText } from "../test/support/ssh-keys";
+import { closedPort } from "../testkit/closed-port";
+import { sshKeyText } from "../testkit/ssh-keys";
 import { withLocalApi } from "./local-api";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);

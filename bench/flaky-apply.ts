@@ -12,8 +12,8 @@ import { performance } from "node:perf_hooks";
 import { availableEngines, engineEnvironment, runEngine, writeCliConfig, type Engine } from "../src/harness/engine";
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from "../src/client/retry";
 import { PROVIDER_SOURCE } from "../src/provider/identity";
-import { overloaded, seeded, type FaultRule } from "../test/support/fault-proxy";
-import { sshKeyText } from "../test/support/ssh-keys";
+import { overloaded, seeded, type FaultRule } from "../testkit/fault-proxy";
+import { sshKeyText } from "../testkit/ssh-keys";
 import { withLocalApi } from "./local-api";
 
 const N = Number(process.env.BENCH_OBJECTS ?? 100);

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { connect as tlsConnect } from "node:tls";
 import { type SelfSignedCertificate, createSelfSignedCertificate } from "../src/plugin/tls";
-import { launchPlugin } from "../test/plugin/harness";
+import { launchPlugin } from "../testkit/plugin-harness";
 
 const floorCert = createSelfSignedCertificate();
 

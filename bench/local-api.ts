@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MgmtClient } from "../src/client";
 import { startServe, type RunningServer } from "../src/harness/serve";
-import { FaultProxy } from "../test/support/fault-proxy";
+import { FaultProxy } from "../testkit/fault-proxy";
 
 export interface LocalApi {
   readonly server: RunningServer;

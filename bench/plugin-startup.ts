@@ -26,7 +26,7 @@ import { encodeValue } from "../src/plugin/codec";
 import { tfplugin6 } from "../src/plugin/proto/gen/messages";
 import { createProvider } from "../src/provider";
 import { blockType } from "../src/provider/framework/schema";
-import { connectH2, goPluginClientCertificate, launchPlugin } from "../test/plugin/harness";
+import { connectH2, goPluginClientCertificate, launchPlugin } from "../testkit/plugin-harness";
 import { cpuSoFar, floorFirstAnswer } from "./floor-program";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);

@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import type { MgmtClient } from "../src/client";
 import { availableEngines, engineEnvironment, runEngine, writeCliConfig } from "../src/harness/engine";
 import { PROVIDER_SOURCE } from "../src/provider/identity";
-import { sshKeyText } from "../test/support/ssh-keys";
+import { sshKeyText } from "../testkit/ssh-keys";
 import { withLocalApi } from "./local-api";
 
 const SIZES = (process.env.BENCH_SIZES ?? "100,1000").split(",").map(Number);

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoPath } from "../src/harness/paths";
-import { PluginHarness } from "../test/plugin/harness";
+import { PluginHarness } from "../testkit/plugin-harness";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);

@@ -16,8 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoPath } from "../src/harness/paths";
 import type { ObjectValue } from "../src/provider/framework/value";
-import { PluginHarness } from "../test/plugin/harness";
-import { sshKeyText } from "../test/support/ssh-keys";
+import { PluginHarness } from "../testkit/plugin-harness";
+import { sshKeyText } from "../testkit/ssh-keys";
 import { type LocalApi, withLocalApi } from "./local-api";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);

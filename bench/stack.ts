@@ -20,10 +20,10 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { type Engine, availableEngines, engineEnvironment, runEngine, writeCliConfig } from "../src/harness/engine";
 import { repoPath } from "../src/harness/paths";
-import { goPluginClientCertificate } from "../test/plugin/harness";
+import { goPluginClientCertificate } from "../testkit/plugin-harness";
 import { floorFirstAnswer } from "./floor-program";
 import { PROVIDER_SOURCE } from "../src/provider/identity";
-import { sshKeyText } from "../test/support/ssh-keys";
+import { sshKeyText } from "../testkit/ssh-keys";
 import { type LocalApi, withLocalApi } from "./local-api";
 
 const SIZES = (process.env.BENCH_SIZES ?? "10,100,1000").split(",").filter(Boolean).map(Number);

@@ -29,7 +29,7 @@ const importsOf = (file) =>
       const base = resolve(dirname(file), spec);
       return [base, `${base}.ts`, join(base, "index.ts")].find((p) => existsSync(p) && p.endsWith(".ts"));
     })
-    .filter((p) => p !== undefined && /^(test|src[/\\]harness)[/\\]/.test(relative(ROOT, p)));
+    .filter((p) => p !== undefined && /^(test|testkit|src[/\\]harness)[/\\]/.test(relative(ROOT, p)));
 
 const why = new Map();
 /** Why a file is slow (its own text, or the first slow module it reaches), or undefined. */

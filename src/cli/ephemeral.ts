@@ -4,8 +4,7 @@
  * with MGMT_URL and MGMT_TOKEN set and the terminal (stdio) as its own; when CMD ends the server
  * stops, and mgmt exits with CMD's status, or 128 + the signal's number when a signal ended CMD.
  */
-import { startServer, type RunningServer } from "../server";
-import { lineLogger, type Logger } from "../server/logger";
+import { lineLogger, startServer, type Logger, type RunningServer } from "../server";
 import { parseFlags, type FlagParse } from "./args";
 import { EXIT, runWrapped, splitCommand } from "./wrapped-command";
 

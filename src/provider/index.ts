@@ -1,5 +1,6 @@
 /** The mgmt provider: its configuration, resources and data sources. */
-import { configureProvider, describeFailure, providerAttributes, providerDescription, validateProviderConfig, type ProviderContext } from "./config";
+import { configureProvider, providerAttributes, providerDescription, validateProviderConfig, type ProviderContext } from "./config";
+import { describeFailure } from "./failure-messages";
 import { dataSources } from "./datasources";
 import { childAccountTokenEphemeral } from "./ephemeral/child-account-token";
 import { createProviderServer, type ProviderDefinition, type ProviderServerOptions } from "./framework/provider-server";

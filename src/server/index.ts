@@ -187,3 +187,4 @@ export { DEFAULT_TIMEOUTS, type Timeouts } from "./http/app";
 export { originOf } from "./http/cors";
 export { lineLogger, silentLogger, stderrLogger, type Logger } from "./logger";
 export { isTokenText } from "./areas/tokens/service";
+export { isPostgresUrl } from "./store/postgres";

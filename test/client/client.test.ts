@@ -12,7 +12,8 @@ import {
   listAll,
   type MgmtClientOptions,
 } from "../../src/client";
-import { ScriptedServer, closedPort, recordingSleep } from "./scripted-server";
+import { ScriptedServer, recordingSleep } from "./scripted-server";
+import { closedPort } from "../../testkit/closed-port";
 import { PROFILE } from "./fixtures";
 
 const TOKEN = "tok-3f9a1c0d5e7b42a8b6c4d2e0f1a3b5c7";

@@ -3,8 +3,8 @@ import { MgmtClient } from "../../src/client";
 import { createOAuthClientOnce, createSshKeyOnce, createTagOnce, createTokenOnce, outcomeUnknown, sameTaggedObjects } from "../../src/client/create-once";
 import { ApiError, NetworkError } from "../../src/client/errors";
 import { ManualClock, silentLogger, startServer, type RunningServer } from "../../src/server";
-import { FaultProxy, type Fault } from "../support/fault-proxy";
-import { sshKeyText } from "../support/ssh-keys";
+import { FaultProxy, type Fault } from "../../testkit/fault-proxy";
+import { sshKeyText } from "../../testkit/ssh-keys";
 
 let server: RunningServer;
 let clock: ManualClock;

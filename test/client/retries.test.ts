@@ -3,7 +3,8 @@
  * here waits for a back-off and nothing asserts on wall-clock time.
  */
 import { ApiError, MgmtClient, NetworkError, isTimeout, type MgmtClientOptions, type RetryEvent } from "../../src/client";
-import { ScriptedServer, closedPort, recordingSleep, type Reply } from "./scripted-server";
+import { ScriptedServer, recordingSleep, type Reply } from "./scripted-server";
+import { closedPort } from "../../testkit/closed-port";
 import { PROFILE } from "./fixtures";
 
 const TOKEN = "tok-retry-7d1e5c3b9a";

@@ -108,15 +108,6 @@ export class ScriptedServer {
   }
 }
 
-/** A port on 127.0.0.1 that was just free and has nothing listening: connections are refused. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** A sleep that waits for nothing and records what was asked. */
 export function recordingSleep(): { sleep: (ms: number) => Promise<void>; delays: number[] } {
   const delays: number[] = [];

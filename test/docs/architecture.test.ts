@@ -1,6 +1,7 @@
 /**
- * docs/architecture.md against the code: its layer diagram names every folder of src/, the lint
- * (eslint.config.mjs) has a rule for every layer it names but the one that wires the rest, and
+ * docs/architecture.md against the code: its layer diagram names every folder of src/ and the
+ * folders outside it the lint rules, the lint (eslint.config.mjs) has a rule for every layer it
+ * names but the tests, and
  * every server folder the lint rules is named in its finer rules; the cli's command list is the
  * dispatcher's.
  */
@@ -12,21 +13,32 @@ const lint = readFileSync(repoPath("eslint.config.mjs"), "utf8");
 const diagram = /## Layers[\s\S]*?```\n([\s\S]*?)```/.exec(architecture)![1]!;
 const finerRules = /The finer rules:([\s\S]*?)\n## /.exec(architecture)![1]!;
 
-/** The layer names the diagram starts its lines with (after the tree's drawing). */
-const layers = diagram.split("\n").flatMap((line) => /^[\s│├└─]*([a-z]+)\s{2,}/.exec(line)?.[1] ?? []);
-/** The src/ folders the lint has a layer rule for: `layer(["src/provider/**"], ...`. */
-const linted = [...lint.matchAll(/layer\(\s*\[\s*"src\/([a-z-]+(?:\/[a-z-]+)?)/g)].map((m) => m[1]!);
-/** The one layer without import rules: it wires the parts together. */
-const WIRING = "cli";
+/** The layer names a part of the diagram starts its lines with (after the tree's drawing). */
+const namesIn = (text: string): string[] => text.split("\n").flatMap((line) => /^[\s│├└─]*([a-z]+)\s{2,}/.exec(line)?.[1] ?? []);
+/** The diagram's src/ layers, then the folders outside src/ it names after "outside src/". */
+const [insideSrc, outsideSrc] = diagram.split(/^outside src\/.*$/m) as [string, string];
+const layers = namesIn(insideSrc);
+const outside = namesIn(outsideSrc);
+/** The folders the lint has a layer rule for: `layer(["src/provider/**"], ...` as `provider`, `layer(["bench/**"], ...` as `bench`. */
+const linted = [...lint.matchAll(/layer\(\s*\[\s*"(?:src\/)?([a-z-]+(?:\/[a-z-]+)?)/g)].map((m) => m[1]!);
+/** The one folder without import rules: the suites may import anything. */
+const UNRULED = "test";
 
 it("names every folder of src/ in the layer diagram", () => {
   const folders = readdirSync(repoPath("src")).filter((f) => statSync(repoPath("src", f)).isDirectory());
   expect(layers.sort()).toEqual(folders.sort());
 });
 
-it("has a lint rule for every layer but the one that wires the parts", () => {
+it("names outside src/ folders that exist, among them every one the lint rules", () => {
+  for (const folder of outside)
+    expect({ folder, exists: statSync(repoPath(folder), { throwIfNoEntry: false })?.isDirectory() }).toEqual({ folder, exists: true });
+  const ruledOutside = linted.filter((path) => !path.includes("/") && !layers.includes(path));
+  expect(ruledOutside.filter((folder) => !outside.includes(folder))).toEqual([]);
+});
+
+it("has a lint rule for every layer, in src/ and out, but the tests", () => {
   const ruled = new Set(linted.map((path) => path.split("/")[0]));
-  expect(layers.filter((l) => !ruled.has(l)).sort()).toEqual([WIRING]);
+  expect([...layers, ...outside].filter((l) => !ruled.has(l)).sort()).toEqual([UNRULED]);
 });
 
 it("names in its finer rules every server folder the lint rules", () => {

@@ -15,7 +15,7 @@ import { availableEngines, engineEnvironment, runEngine, writeCliConfig, type En
 import { repoPath } from "../../src/harness/paths";
 import { runProcess } from "../../src/harness/process";
 import { startServe, type RunningServer } from "../../src/harness/serve";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 
 jest.setTimeout(300_000);
 

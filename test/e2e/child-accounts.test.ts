@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { availableEngines, type Engine } from "../../src/harness/engine";
 import { liveProxyTokens, seedChildAccount, type SeededChild } from "../support/child-account";
-import { FaultProxy } from "../support/fault-proxy";
+import { FaultProxy } from "../../testkit/fault-proxy";
 import { EngineStack } from "./stack";
 
 const ADMIN_TOKEN = "e2e-admin-child-accounts-4f1d";

@@ -18,9 +18,9 @@ import { runProcess } from "../../src/harness/process";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { runMgmt } from "../report/run-mgmt";
 import { PROVIDER_SOURCE } from "../../src/provider/identity";
-import { FaultProxy } from "../support/fault-proxy";
+import { FaultProxy } from "../../testkit/fault-proxy";
 import { liveProxyTokens, seedChildAccount } from "../support/child-account";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 
 jest.setTimeout(600_000);
 

@@ -3,7 +3,7 @@
  * real `mgmt serve`: the whole life of an SSH key, drift, import and refusal at plan.
  */
 import { availableEngines, type Engine } from "../../src/harness/engine";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 import { EngineStack } from "./stack";
 
 jest.setTimeout(180_000);

@@ -4,8 +4,8 @@
  * Retry-After: 1 succeeds on the first try, with no duplicate, and the next plan shows no changes.
  */
 import { availableEngines, type Engine } from "../../src/harness/engine";
-import { overloaded, seeded } from "../support/fault-proxy";
-import { sshKeyText } from "../support/ssh-keys";
+import { overloaded, seeded } from "../../testkit/fault-proxy";
+import { sshKeyText } from "../../testkit/ssh-keys";
 import { stackBehindFaultProxy } from "./stack";
 
 jest.setTimeout(900_000);

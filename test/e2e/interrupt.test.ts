@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import { request } from "undici";
 import { availableEngines, type Engine } from "../../src/harness/engine";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 import { EngineStack } from "./stack";
 
 jest.setTimeout(600_000);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { availableEngines, runEngine, type Engine } from "../../src/harness/engine";
 import { cryptoSecrets } from "../../src/server/clock";
 import { markers, privateKey } from "../support/private-keys";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 import { EngineStack } from "./stack";
 
 jest.setTimeout(240_000);

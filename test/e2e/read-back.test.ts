@@ -6,7 +6,7 @@
  */
 import { availableEngines, runEngine, type Engine } from "../../src/harness/engine";
 import { PNG_1X1 } from "../support/images";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 import { EngineStack } from "./stack";
 
 jest.setTimeout(600_000);

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { availableEngines, runEngine, type Engine } from "../../src/harness/engine";
 import { PNG_1X1 } from "../support/images";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 import { EngineStack, type PlanJson } from "./stack";
 
 jest.setTimeout(300_000);

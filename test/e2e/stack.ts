@@ -9,7 +9,7 @@ import { MgmtClient } from "../../src/client";
 import { engineEnvironment, runEngine, writeCliConfig, type Engine, type EngineResult } from "../../src/harness/engine";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE } from "../../src/provider/identity";
-import { FaultProxy } from "../support/fault-proxy";
+import { FaultProxy } from "../../testkit/fault-proxy";
 
 export interface PlanJson {
   resource_changes?: {

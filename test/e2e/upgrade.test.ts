@@ -15,7 +15,7 @@ import { buildRelease, type BuiltRelease } from "../../src/harness/release-build
 import { latestRelease } from "../../src/harness/releases";
 import { startServe } from "../../src/harness/serve";
 import { seedChildAccount } from "../support/child-account";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 import { corpusEntryDir, upgradeStack, type CorpusEntry } from "../upgrade/stack";
 import { EngineStack } from "./stack";
 

@@ -13,7 +13,7 @@ import { buildRelease, type BuiltRelease } from "../../src/harness/release-build
 import { latestRelease } from "../../src/harness/releases";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 
 jest.setTimeout(300_000);
 

@@ -16,7 +16,7 @@ import { runProcess } from "../../src/harness/process";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE } from "../../src/provider/identity";
 import { liveProxyTokens, seedChildAccount } from "../support/child-account";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 
 jest.setTimeout(300_000);
 

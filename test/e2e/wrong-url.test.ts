@@ -8,9 +8,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { availableEngines, runEngine, type Engine } from "../../src/harness/engine";
-import { closedPort } from "../client/scripted-server";
+import { closedPort } from "../../testkit/closed-port";
 import { runMgmt } from "../report/run-mgmt";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 import { EngineStack } from "./stack";
 
 jest.setTimeout(600_000);

@@ -11,8 +11,8 @@ import { basename, join } from "node:path";
 import { repoPath } from "../../src/harness/paths";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import type { ObjectValue } from "../../src/provider/framework/value";
-import { sshKeyText } from "../support/ssh-keys";
-import { PluginHarness } from "./harness";
+import { sshKeyText } from "../../testkit/ssh-keys";
+import { PluginHarness } from "../../testkit/plugin-harness";
 
 // Preloaded into the plugin's node: lists every file node compiles as a CommonJS module, at exit.
 const PROBE = `

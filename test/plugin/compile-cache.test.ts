@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { repoPath } from "../../src/harness/paths";
 import { cacheFolder, installCompileCache, runWithCodeCache } from "../../src/plugin/compile-cache";
 import { emptyProviderConfig } from "../support/provider-config";
-import { PluginHarness } from "./harness";
+import { PluginHarness } from "../../testkit/plugin-harness";
 
 jest.setTimeout(60_000);
 

@@ -12,7 +12,7 @@ import { tfplugin6 } from "../../src/plugin/proto/gen/messages";
 import { providerSchemaResponse } from "../../src/plugin/provider-service";
 import { createProvider } from "../../src/provider";
 import { EngineStack } from "../e2e/stack";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 
 jest.setTimeout(240_000);
 

@@ -9,7 +9,7 @@ import { blockType } from "../../src/provider/framework/schema";
 import type { ObjectValue } from "../../src/provider/framework/value";
 import { type BuiltPlugin, buildPlugin } from "./build-fixture";
 import { LEASE_RENEW_AT, leaseSchema } from "./fixtures/provider";
-import { PluginHarness } from "./harness";
+import { PluginHarness } from "../../testkit/plugin-harness";
 
 const P = tfplugin6;
 const leaseType = blockType(leaseSchema.block);

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MAGIC_COOKIE_VALUE, checkEnvironment, handshakeLine, listen, listenOnPath, pemCertificateDer } from "../../src/plugin/handshake";
 import { createSelfSignedCertificate, pinnedClientCertificate } from "../../src/plugin/tls";
-import { parseHandshake } from "./harness";
+import { parseHandshake } from "../../testkit/plugin-harness";
 
 const cookie = { TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE_VALUE };
 

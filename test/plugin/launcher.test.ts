@@ -18,7 +18,7 @@ import { startServe, type RunningServer } from "../../src/harness/serve";
 import { createSelfSignedCertificate } from "../../src/plugin/tls";
 import { HANDED_OVER_ENV } from "../../src/provider/extra-ca";
 import { emptyProviderConfig } from "../support/provider-config";
-import { PluginHarness } from "./harness";
+import { PluginHarness } from "../../testkit/plugin-harness";
 
 const LAUNCHER = repoPath("bin/terraform-provider-mgmt");
 

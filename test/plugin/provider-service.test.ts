@@ -8,7 +8,7 @@ import type { ObjectValue } from "../../src/provider/framework/value";
 import { Unknown } from "../../src/provider/framework/value";
 import { type BuiltPlugin, buildPlugin } from "./build-fixture";
 import { echoSchema, providerSchema, widgetSchema } from "./fixtures/provider";
-import { PluginHarness } from "./harness";
+import { PluginHarness } from "../../testkit/plugin-harness";
 
 let plugin: BuiltPlugin;
 let h: PluginHarness;

@@ -6,8 +6,8 @@ import { createProvider } from "../../src/provider";
 import { repoPath } from "../../src/harness/paths";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { Unknown, type ObjectValue } from "../../src/provider/framework/value";
-import { sshKeyText } from "../support/ssh-keys";
-import { PluginHarness } from "./harness";
+import { sshKeyText } from "../../testkit/ssh-keys";
+import { PluginHarness } from "../../testkit/plugin-harness";
 
 const KEY = sshKeyText("ed25519", "ops@bastion");
 const OTHER_KEY = sshKeyText("ecdsa", "ops@bastion");

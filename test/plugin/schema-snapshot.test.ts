@@ -11,7 +11,7 @@ import { repoPath } from "../../src/harness/paths";
 import { encodeProviderSchemaResponse } from "../../src/plugin/provider-service";
 import { tfplugin6 } from "../../src/plugin/proto/gen/messages";
 import { createProvider } from "../../src/provider";
-import { PluginHarness } from "./harness";
+import { PluginHarness } from "../../testkit/plugin-harness";
 
 let dir: string;
 let h: PluginHarness;

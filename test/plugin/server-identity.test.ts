@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { repoPath } from "../../src/harness/paths";
 import { CERT_LIFETIME_S, keptServerIdentity } from "../../src/plugin/server-identity";
 import { createSelfSignedCertificate } from "../../src/plugin/tls";
-import { PluginHarness, connectAndRequest, engineEnv } from "./harness";
+import { PluginHarness, connectAndRequest, engineEnv } from "../../testkit/plugin-harness";
 
 jest.setTimeout(60_000);
 

@@ -7,8 +7,8 @@
 import { repoPath } from "../../src/harness/paths";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import type { ObjectValue } from "../../src/provider/framework/value";
-import { sshKeyText } from "../support/ssh-keys";
-import { PluginHarness } from "./harness";
+import { sshKeyText } from "../../testkit/ssh-keys";
+import { PluginHarness } from "../../testkit/plugin-harness";
 
 const ADMIN_TOKEN = "plugin-sigterm-admin-2f8b";
 

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoPath } from "../../src/harness/paths";
-import { PluginHarness } from "./harness";
+import { PluginHarness } from "../../testkit/plugin-harness";
 
 jest.setTimeout(60_000);
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoPath } from "../../src/harness/paths";
 import { peakRssKiB } from "../../src/plugin/trace";
-import { PluginHarness } from "./harness";
+import { PluginHarness } from "../../testkit/plugin-harness";
 
 jest.setTimeout(60_000);
 

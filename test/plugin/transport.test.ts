@@ -10,7 +10,7 @@ import * as tls from "node:tls";
 import * as grpc from "@grpc/grpc-js";
 import { createSelfSignedCertificate, toPem } from "../../src/plugin/tls";
 import { type BuiltPlugin, buildPlugin } from "./build-fixture";
-import { PluginHarness, connectAndRequest, engineEnv, goPluginClientCertificate, launchPlugin } from "./harness";
+import { PluginHarness, connectAndRequest, engineEnv, goPluginClientCertificate, launchPlugin } from "../../testkit/plugin-harness";
 
 let plugin: BuiltPlugin;
 const running: PluginHarness[] = [];

@@ -7,7 +7,7 @@
 import { repoPath } from "../../src/harness/paths";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { liveProxyTokens, seedChildAccount } from "../support/child-account";
-import { PluginHarness } from "./harness";
+import { PluginHarness } from "../../testkit/plugin-harness";
 
 const ADMIN_TOKEN = "plugin-admin-warm-release-5d1a";
 

@@ -13,7 +13,7 @@ import { MgmtProvider } from "../../generated/providers/mgmt/provider";
 import { SshKey } from "../../generated/providers/mgmt/ssh-key";
 import { Token as MgmtToken } from "../../generated/providers/mgmt/token";
 import { repoPath } from "../../src/harness/paths";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 
 // The shipped bundle, typed by its source.
 const { MgmtPolicy } = require(repoPath("dist/cdktf-bindings/lib/policy.js")) as typeof import("../../src/policy/aspect");

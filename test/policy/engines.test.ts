@@ -10,7 +10,7 @@ import { startServe, type RunningServer } from "../../src/harness/serve";
 import type { PolicyJson } from "../../src/policy/json";
 import { PROVIDER_SOURCE } from "../../src/provider/identity";
 import { runMgmt } from "../report/run-mgmt";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 
 jest.setTimeout(300_000);
 

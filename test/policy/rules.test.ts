@@ -1,7 +1,7 @@
 /** Each rule alone, on subjects built by hand: a violating and a passing case, and what stays unknown at plan. */
 import { DEFAULT_CONFIG } from "../../src/policy/config";
 import { RULES, RULE_IDS, UNKNOWN, modulusBits, type Outcome, type RuleId, type RuleParams, type Subject } from "../../src/policy/rules";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 import { client, key, token } from "./subjects";
 
 const NOW = new Date("2026-06-01T12:00:00Z");

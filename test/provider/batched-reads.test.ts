@@ -4,8 +4,8 @@ import { createProvider } from "../../src/provider";
 import type { ProviderServer } from "../../src/provider/framework/server";
 import type { ObjectValue } from "../../src/provider/framework/value";
 import { silentLogger, startServer, type RunningServer } from "../../src/server";
-import { FaultProxy } from "../support/fault-proxy";
-import { sshKeyText } from "../support/ssh-keys";
+import { FaultProxy } from "../../testkit/fault-proxy";
+import { sshKeyText } from "../../testkit/ssh-keys";
 
 const N = 600;
 let server: RunningServer;

@@ -9,7 +9,7 @@ import { createProvider } from "../../src/provider";
 import type { ProviderServer } from "../../src/provider/framework/server";
 import type { ObjectValue } from "../../src/provider/framework/value";
 import { silentLogger, startServer, type RunningServer } from "../../src/server";
-import { FaultProxy } from "../support/fault-proxy";
+import { FaultProxy } from "../../testkit/fault-proxy";
 
 const N = 12;
 let server: RunningServer;

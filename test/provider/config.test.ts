@@ -1,7 +1,8 @@
 /** The provider block: its settings reach the client, every attempt is logged without secrets, and stop cancels. */
 import { createProvider } from "../../src/provider";
 import type { LogLevel } from "../../src/provider/framework/log";
-import { ScriptedServer, closedPort } from "../client/scripted-server";
+import { ScriptedServer } from "../client/scripted-server";
+import { closedPort } from "../../testkit/closed-port";
 import { PROFILE } from "../client/fixtures";
 
 const TOKEN = "s3cr3t-token-value-0123456789abcdef";

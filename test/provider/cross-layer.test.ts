@@ -27,7 +27,7 @@ import { profileSettingsResource } from "../../src/provider/resources/profile-se
 import { sshKeyResource } from "../../src/provider/resources/ssh-key";
 import { tagResource } from "../../src/provider/resources/tag";
 import { tokenResource } from "../../src/provider/resources/token";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 import { startHarness, type Harness } from "./harness";
 
 type Shape = z.ZodObject<z.ZodRawShape>;

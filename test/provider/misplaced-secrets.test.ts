@@ -8,7 +8,7 @@ import type { Diagnostic } from "../../src/provider/framework/diagnostics";
 import type { ObjectValue, TfValue } from "../../src/provider/framework/value";
 import { cryptoSecrets } from "../../src/server/clock";
 import { PRIVATE_KEY_FORMATS, markers, privateKey } from "../support/private-keys";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 
 const provider = createProvider({ env: {} });
 

@@ -4,7 +4,7 @@ import { createProvider } from "../../src/provider";
 import { Unknown, type ObjectValue } from "../../src/provider/framework/value";
 import { startServer, type RunningServer } from "../../src/server";
 import { silentLogger } from "../../src/server/logger";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 
 const KEY = sshKeyText("ed25519", "alice@laptop");
 

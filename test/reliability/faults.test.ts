@@ -7,8 +7,8 @@
  */
 import { availableEngines, type Engine } from "../../src/harness/engine";
 import { stackBehindFaultProxy } from "../e2e/stack";
-import { overloaded, seeded, type FaultRule } from "../support/fault-proxy";
-import { sshKeyText } from "../support/ssh-keys";
+import { overloaded, seeded, type FaultRule } from "../../testkit/fault-proxy";
+import { sshKeyText } from "../../testkit/ssh-keys";
 
 jest.setTimeout(600_000);
 

@@ -17,7 +17,7 @@ import { driftReportJson, renderDriftMarkdown, type DriftReport } from "../../sr
 import { cdktfImportModule, type ImportSubject } from "../../src/report/import-cdktf";
 import { FULL } from "../../src/report/truncate";
 import { findUnmanaged, type LiveObject } from "../../src/report/unmanaged";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 import { folds, runMgmt } from "./run-mgmt";
 
 const live = new Map<string, LiveObject[]>([

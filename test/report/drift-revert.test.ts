@@ -10,7 +10,7 @@ import { availableEngines, engineEnvironment, runEngine, writeCliConfig, type En
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE } from "../../src/provider/identity";
 import { REVERT_NOTE } from "../../src/report/md";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 import { folds, runMgmt } from "./run-mgmt";
 
 jest.setTimeout(300_000);

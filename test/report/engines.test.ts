@@ -15,7 +15,7 @@ import { SENSITIVE } from "../../src/report/mask";
 import { REVERT_NOTE } from "../../src/report/md";
 import { parsePlanJson } from "../../src/report/plan-model";
 import { summarize } from "../../src/report/summary";
-import { sshKeyText } from "../support/ssh-keys";
+import { sshKeyText } from "../../testkit/ssh-keys";
 import { folds, runMgmt, type MgmtResult } from "./run-mgmt";
 
 jest.setTimeout(300_000);

@@ -1,7 +1,7 @@
 /** Users, tokens and OAuth apps made through the domain, for tests of what the API cannot create. */
 import { Scopes } from "../../src/contract/scopes";
-import type { UserType } from "../../src/server/areas/profile/store";
 import type { TestServer } from "./helpers";
+import type { UserType } from "../../src/server/domain/records";
 
 let n = 0;
 

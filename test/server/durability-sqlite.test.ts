@@ -1,5 +1,5 @@
 /**
- * Writes on SQLite share commits (see src/server/store/group-commit.ts): what each transaction
+ * Writes on SQLite share commits (see src/server/store/throughput/group-commit.ts): what each transaction
  * must still be. One that fails is undone alone while the rest of its batch commits, and a
  * write acknowledged to a client survives the server being killed (SIGKILL) right after, even
  * with many writes in flight and committed together. (Postgres commits each transaction on its
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleCli } from "./cli-bundle";
 import { Kysely, SqliteDialect, sql } from "kysely";
-import { GroupCommit } from "../../src/server/store/group-commit";
+import { GroupCommit } from "../../src/server/store/throughput/group-commit";
 import { openSqliteStore } from "../../src/server/store/sqlite";
 import type { SshKeyTables } from "../../src/server/areas/sshkeys/store";
 import { repos, type Store } from "../../src/server/areas";

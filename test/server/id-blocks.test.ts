@@ -1,11 +1,11 @@
 /**
- * The Postgres store's blocks of reserved ids (src/server/store/id-blocks.ts), over stand-in
+ * The Postgres store's blocks of reserved ids (src/server/store/throughput/id-blocks.ts), over stand-in
  * connections that answer chosen blocks: ids ascend within a process even when two blocks
  * come back out of order, and only a primary-key violation of a table it reserves for counts
  * as a stale id. test/server/postgres/reserved-ids.test.ts runs them against Postgres.
  */
 import type { Kysely } from "kysely";
-import { BLOCK, IdBlocks } from "../../src/server/store/id-blocks";
+import { BLOCK, IdBlocks } from "../../src/server/store/throughput/id-blocks";
 
 const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
 

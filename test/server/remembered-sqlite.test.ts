@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqliteStore } from "../../src/server/store/sqlite";
-import { WriteMarks, cascadesOf } from "../../src/server/store/write-marks";
+import { WriteMarks, cascadesOf } from "../../src/server/store/throughput/write-marks";
 import { call, startTestServer, type TestServer } from "./helpers";
 import { repos } from "../../src/server/areas";
 

@@ -3,7 +3,7 @@
  * invalid key data) and ECDSA keys on the P-384 and P-521 curves.
  */
 import { generateKeyPairSync } from "node:crypto";
-import { sshKeyBlob, sshKeyText } from "../support/ssh-keys";
+import { sshKeyBlob, sshKeyText } from "../../testkit/ssh-keys";
 
 export const sshString = (data: Buffer | string): Buffer => {
   const buf = typeof data === "string" ? Buffer.from(data, "latin1") : data;

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDatabase, dropDatabase } from "../../src/server/store/postgres";
 import type { Store } from "../../src/server/areas";
-import type { NewUser, UserRecord } from "../../src/server/areas/profile/store";
+import type { NewUser } from "../../src/server/areas/profile/store";
+import type { UserRecord } from "../../src/server/domain/records";
 
 /** Set by `test/server/postgres/use-postgres.ts` in the `server-postgres` project only. */
 export const onPostgres = (): boolean => process.env.MGMT_TEST_STORE === "postgres";

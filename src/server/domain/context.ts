@@ -3,8 +3,7 @@ import { formatTimestamp } from "../../contract";
 import type { Clock, Secrets } from "../clock";
 import type { StoreOf } from "../store/store";
 import type { Scopes } from "../../contract/scopes";
-import type { UserRecord } from "../areas/profile/store";
-import type { TokenRecord } from "../areas/tokens/store";
+import type { TokenRecord, UserRecord } from "./records";
 
 /**
  * What a service is built from: the store with the repositories `R` it uses (each area's

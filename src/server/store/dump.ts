@@ -1,12 +1,12 @@
 /**
  * Every row of every table (not the migration bookkeeping, nor the change counters of
- * ./table-marks.ts, which count writes rather than hold data), as sorted text lines per table:
+ * ./throughput/table-marks.ts, which count writes rather than hold data), as sorted text lines per table:
  * a value two states of the store can be compared by, whatever the dialect's row order. For
  * tests and tooling that check a request changed nothing, so it is one query, however many
  * tables there are.
  */
 import { PostgresAdapter, sql, type Kysely, type RawBuilder } from "kysely";
-import { TABLE_MARKS } from "./table-marks";
+import { TABLE_MARKS } from "./throughput";
 
 export type Dump = Record<string, string[]>;
 

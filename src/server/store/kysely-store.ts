@@ -6,7 +6,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
-import type { IdBlocks } from "./id-blocks";
+import type { IdBlocks } from "./throughput";
 import { wipeDatabase } from "./wipe";
 import { changeMark, dumpDatabase, tablesOf, type Dump, type TableColumns } from "./dump";
 import type { Handle, StoreCore, StoreOf } from "./store";
@@ -53,7 +53,7 @@ export class KyselyStore<R extends object> implements StoreCore<R> {
     return new KyselyStore(db, repos, onClose, ids).asStore();
   }
 
-  /** `ids`: where new rows' ids are reserved ahead (Postgres, ./id-blocks.ts); none, the database assigns them at insert. */
+  /** `ids`: where new rows' ids are reserved ahead (Postgres, ./throughput/id-blocks.ts); none, the database assigns them at insert. */
   protected constructor(
     private readonly db: AnyDb,
     protected readonly repos: ReposOf<R>,
@@ -68,12 +68,15 @@ export class KyselyStore<R extends object> implements StoreCore<R> {
       reserveId: (table) => ids?.take(table, handleDb),
     };
     // The repositories and the store's own operations on one object: `tx.sshKeys`, `tx.transaction`.
-    Object.assign(this, repos(handle));
+    this.#withRepos = Object.assign(this, repos(handle));
   }
 
-  /** This store with its repositories (assigned in the constructor). */
+  /** This object once the constructor gave it the repositories, typed as what it then is. */
+  readonly #withRepos: StoreOf<R>;
+
+  /** This store with its repositories. */
   asStore(): StoreOf<R> {
-    return this as unknown as StoreOf<R>;
+    return this.#withRepos;
   }
 
   private tables: Promise<TableColumns[]> | undefined;
@@ -108,7 +111,7 @@ export class KyselyStore<R extends object> implements StoreCore<R> {
 
   /**
    * This store's repositories over an open transaction `trx`, built once per `trx`: on SQLite
-   * the transactions of one group commit share it (./group-commit.ts), and building every
+   * the transactions of one group commit share it (./throughput/group-commit.ts), and building every
    * area's repositories for each was a twentieth of a POST's CPU time. They hold nothing but
    * the handle, so one transaction leaves nothing in them for the next.
    */

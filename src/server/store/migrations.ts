@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type CreateTableBuilder } from "kysely";
-import { MARKED_TABLES, TABLE_MARKS } from "./table-marks";
+import { MARKED_TABLES, TABLE_MARKS, type TableMarksTables } from "./throughput";
 
 export type SqlFlavor = "sqlite" | "postgres";
 
@@ -231,9 +231,11 @@ export function migrations(flavor: SqlFlavor): Record<string, Migration> {
         await clients.addColumn("status", "text", (c) => c.notNull().defaultTo("active")).execute();
         await clients.addColumn("deleted", "text").execute();
         // Clients registered before this migration get a public id too.
-        const old = await (db as Kysely<{ oauth_clients: { id: number } }>).selectFrom("oauth_clients").select("id").execute();
+        // The table as it stands at this migration (the areas' types describe it as it is now).
+        const atThisPoint = db.withTables<{ oauth_clients: { id: number; public_id: string } }>();
+        const old = await atThisPoint.selectFrom("oauth_clients").select("id").execute();
         for (const { id } of old) {
-          await (db as Kysely<{ oauth_clients: { id: number; public_id: string } }>)
+          await atThisPoint
             .updateTable("oauth_clients")
             .set({ public_id: randomBytes(10).toString("hex") })
             .where("id", "=", id)
@@ -335,7 +337,7 @@ export function migrations(flavor: SqlFlavor): Record<string, Migration> {
       },
     },
     "0005_table_marks": {
-      // Postgres only (see ./table-marks.ts): SQLite counts its writes in process.
+      // Postgres only (see ./throughput/table-marks.ts): SQLite counts its writes in process.
       async up(db: Kysely<unknown>) {
         if (flavor !== "postgres") return;
         await db.schema
@@ -344,8 +346,9 @@ export function migrations(flavor: SqlFlavor): Record<string, Migration> {
           .addColumn("n", "bigint", (c) => c.notNull())
           .execute();
         await db
-          .insertInto(TABLE_MARKS as never)
-          .values(MARKED_TABLES.map((name) => ({ name, n: 0 })) as never)
+          .withTables<TableMarksTables>()
+          .insertInto(TABLE_MARKS)
+          .values(MARKED_TABLES.map((name) => ({ name, n: 0 })))
           .execute();
         await sql`create function mgmt_bump_table_mark() returns trigger language plpgsql as $$
           begin

@@ -7,12 +7,12 @@
  * - Migrations run under a session advisory lock (`MIGRATION_LOCK`), so two servers starting
  *   at once migrate one after the other; the second finds nothing left to do.
  * - Ids are identity columns (`withId`), drawn from their sequence: unique across processes.
- *   Some tables' ids are drawn ahead in blocks (./id-blocks.ts), so their inserts need no
+ *   Some tables' ids are drawn ahead in blocks (./throughput/id-blocks.ts), so their inserts need no
  *   answer before the commit.
  * - SQLite runs one transaction at a time; Postgres runs them side by side. So every
  *   `transaction()` here is SERIALIZABLE, and is run again from the start when Postgres
  *   reports a serialization failure or a deadlock. Those asked for while one runs share one
- *   transaction and one commit, each in a savepoint (./pg-group-commit.ts).
+ *   transaction and one commit, each in a savepoint (./throughput/pg-group-commit.ts).
  *   A read-modify-write in the domain (read a row, check a rule, write) therefore behaves as
  *   it does on SQLite: as if the transactions ran one after the other, never a lost update.
  *   A transaction body must not have side effects outside the store (none do: the SMS outbox
@@ -21,7 +21,7 @@
  *   atomic on their own.
  * - What was read may be remembered between requests (an authenticated token, a page's
  *   answer) only while its marks stay the same: the database's snapshot, and for the tables a
- *   token's lookup reads, their change counters (./table-marks.ts). Each request reads them
+ *   token's lookup reads, their change counters (./throughput/table-marks.ts). Each request reads them
  *   first (`requestMarks`, one short statement), so a commit by any server, a revocation say,
  *   is seen by the very next request everywhere.
  */
@@ -30,10 +30,7 @@ import { CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { KyselyStore, inTransaction, withOpenTransaction, type AnyDb, type ReposOf } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
-import { IdBlocks } from "./id-blocks";
-import { NamedStatements } from "./named-statements";
-import { PostgresGroupCommit } from "./pg-group-commit";
-import { COUNTS_SQL, markOf, parseCounts } from "./table-marks";
+import { IdBlocks, NamedStatements, PostgresGroupCommit, COUNTS_SQL, markOf, parseCounts } from "./throughput";
 import type { MarksRunner, StoreOf } from "./store";
 
 /** The key of the advisory lock held while migrating (any constant; "mgmt" in ASCII). */
@@ -67,7 +64,7 @@ export interface PostgresStoreOptions {
  * below `xmax`, and so was listed in progress in the first (and not in the second), or moved
  * `xmax` past it. Commits only accumulate, so whatever was read after the first and before
  * the second saw that same data. Ids are 64-bit (`xid8`): a text never comes back. Read with
- * the change counters of the tables that have them (./table-marks.ts), in one statement.
+ * the change counters of the tables that have them (./throughput/table-marks.ts), in one statement.
  */
 const MARKS = CompiledQuery.raw(`select pg_current_snapshot()::text as snapshot, ${COUNTS_SQL} as counts`);
 
@@ -94,7 +91,7 @@ class PostgresStore<R extends object> extends KyselyStore<R> {
     );
   }
 
-  /** The sequences restart: ids reserved before would be handed out again (./id-blocks.ts). */
+  /** The sequences restart: ids reserved before would be handed out again (./throughput/id-blocks.ts). */
   override async wipe(): Promise<void> {
     this.ids!.forget();
     try {
@@ -144,7 +141,7 @@ class PostgresStore<R extends object> extends KyselyStore<R> {
     return marks === undefined ? undefined : markOf(tables, marks.counts, marks.snapshot);
   }
 
-  /** Joins the next group (./pg-group-commit.ts); inside a transaction, runs in it. */
+  /** Joins the next group (./throughput/pg-group-commit.ts); inside a transaction, runs in it. */
   override async transaction<T>(fn: (store: StoreOf<R>) => Promise<T>): Promise<T> {
     if (this.pgDb.isTransaction || inTransaction(this.pgDb)) return fn(this.asStore());
     const work = (trx: AnyDb) => withOpenTransaction(this.pgDb, trx, () => fn(this.over(trx)));
@@ -157,7 +154,7 @@ class PostgresStore<R extends object> extends KyselyStore<R> {
       try {
         return await this.pgDb.transaction().setIsolationLevel("serializable").execute(work);
       } catch (err) {
-        // A reserved id that met its row after an admin reset (./id-blocks.ts) is taken afresh.
+        // A reserved id that met its row after an admin reset (./throughput/id-blocks.ts) is taken afresh.
         if (!(isRetryable(err) || this.ids!.collided(err)) || attempt >= TRANSACTION_ATTEMPTS) throw err;
         // A short, growing, random pause so that the transactions that collided spread out.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 * attempt, 20)));

@@ -1,12 +1,10 @@
 /** The embedded store: SQLite through better-sqlite3, a file or `:memory:`. */
 import type BetterSqlite3 from "better-sqlite3";
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from "kysely";
-import { GroupCommit } from "./group-commit";
+import { GroupCommit, fastStatements, WriteMarks, cascadesOf } from "./throughput";
 import { KyselyStore, inTransaction, withOpenTransaction, type AnyDb, type ReposOf } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
-import { fastStatements } from "./sqlite-statements";
 import type { StoreOf } from "./store";
-import { WriteMarks, cascadesOf } from "./write-marks";
 
 /**
  * Transactions begin `immediate`: they take SQLite's write lock at once, so while one is open
@@ -50,14 +48,14 @@ class SqliteStore<R extends object> extends KyselyStore<R> {
     });
   }
 
-  /** Joins the turn's batch (see `./group-commit.ts`); inside a transaction, runs in it. */
+  /** Joins the turn's batch (see `./throughput/group-commit.ts`); inside a transaction, runs in it. */
   override async transaction<T>(fn: (store: StoreOf<R>) => Promise<T>): Promise<T> {
     if (inTransaction(this.root)) return fn(this.asStore());
     return this.commits.run((trx) => withOpenTransaction(this.root, trx, () => fn(this.over(trx))));
   }
 
   /**
-   * Our own writes are counted as they run (see `./write-marks.ts`); another connection's
+   * Our own writes are counted as they run (see `./throughput/write-marks.ts`); another connection's
    * commits (another process on the same file) move SQLite's `data_version`, and cannot happen
    * while a transaction of ours is open (they begin `immediate`), so the mark holds then too.
    * Code running inside a transaction gets none: it may read its own uncommitted writes.

@@ -39,7 +39,7 @@ export interface Handle<DB> {
   /**
    * An id for a new row of `table` (an identity column `id`) that no other insert, here or on
    * another server, will take; undefined when the store assigns ids at insert (SQLite). See
-   * `./id-blocks.ts` and `preparedInsertReserved`.
+   * `./throughput/id-blocks.ts` and `preparedInsertReserved`.
    */
   reserveId(table: keyof DB & string): number | Promise<number> | undefined;
 }

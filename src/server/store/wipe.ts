@@ -3,10 +3,10 @@
  * restarts id sequences: what the admin namespace's reset needs before a fresh bootstrap.
  * SQLite: foreign keys are checked at commit (`defer_foreign_keys`), so table order does not
  * matter. Postgres: one `TRUNCATE ... RESTART IDENTITY CASCADE`. The change counters stay
- * (./table-marks.ts): the truncation moves them, as any write does.
+ * (./throughput/table-marks.ts): the truncation moves them, as any write does.
  */
 import { PostgresAdapter, sql, type Kysely } from "kysely";
-import { TABLE_MARKS } from "./table-marks";
+import { TABLE_MARKS } from "./throughput";
 
 export async function wipeDatabase(db: Kysely<unknown>): Promise<void> {
   const tables = (await db.introspection.getTables()).filter((t) => !t.isView && t.name !== TABLE_MARKS).map((t) => t.name);

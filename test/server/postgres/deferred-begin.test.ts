@@ -1,14 +1,14 @@
 /**
  * A transaction's begin goes out with its first statement, and its writes marked `LATER` with
- * its next statement or its commit (src/server/store/deferred-begin.ts, named-statements.ts):
+ * its next statement or its commit (src/server/store/throughput/deferred-begin.ts, named-statements.ts):
  * fewer round trips once the connection has prepared them, every statement still inside the
  * transaction (serializable, undone with it), a failure of any failing the transaction alone,
  * and nothing held back past the connection's release.
  */
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { NamedStatements } from "../../../src/server/store/named-statements";
-import { preparedInsertLater } from "../../../src/server/store/prepared";
+import { NamedStatements } from "../../../src/server/store/throughput/named-statements";
+import { preparedInsertLater } from "../../../src/server/store/throughput/prepared";
 import { freshPostgresDb, type TestDb } from "../test-store";
 
 interface Tables {

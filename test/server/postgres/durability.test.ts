@@ -55,7 +55,7 @@ test("a server killed with SIGKILL keeps every SSH key (and its event) it acknow
       expect(page.results).toBe(keys.size);
       expect(page.data.map((k) => k.id)).toEqual(expect.arrayContaining([...acknowledged.keys()]));
 
-      // Ids are reserved in blocks (src/server/store/id-blocks.ts): none the killed server held,
+      // Ids are reserved in blocks (src/server/store/throughput/id-blocks.ts): none the killed server held,
       // used or not, is handed out again.
       const after = await Promise.all(
         Array.from({ length: 40 }, (_, i) => call(other, "POST", "/profile/sshkeys", { token, json: { label: `after ${i}`, ssh_key: ed25519Key() } })),

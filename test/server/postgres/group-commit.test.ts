@@ -1,5 +1,5 @@
 /**
- * Group commit on Postgres (src/server/store/pg-group-commit.ts): the transactions asked for
+ * Group commit on Postgres (src/server/store/throughput/pg-group-commit.ts): the transactions asked for
  * together share one serializable transaction and one commit, each in a savepoint; one that
  * fails on its own fails alone; none is answered before the commit; a group that fails as a
  * whole (a serialization failure, a neighbour's held-back write) has each of its transactions
@@ -7,10 +7,10 @@
  */
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { NamedStatements } from "../../../src/server/store/named-statements";
-import { PostgresGroupCommit } from "../../../src/server/store/pg-group-commit";
+import { NamedStatements } from "../../../src/server/store/throughput/named-statements";
+import { PostgresGroupCommit } from "../../../src/server/store/throughput/pg-group-commit";
 import { isRetryable } from "../../../src/server/store/postgres";
-import { preparedInsertLater } from "../../../src/server/store/prepared";
+import { preparedInsertLater } from "../../../src/server/store/throughput/prepared";
 import { freshPostgresDb, type TestDb } from "../test-store";
 
 interface Tables {

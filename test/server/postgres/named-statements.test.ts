@@ -4,7 +4,7 @@
  * past the bound, and queries before naming, go unnamed.
  */
 import pg from "pg";
-import { MAX_NAMED, NamedStatements } from "../../../src/server/store/named-statements";
+import { MAX_NAMED, NamedStatements } from "../../../src/server/store/throughput/named-statements";
 import { freshPostgresDb, type TestDb } from "../test-store";
 
 let testDb: TestDb;

@@ -7,7 +7,7 @@
  * next request.
  */
 import pg from "pg";
-import { MARKED_TABLES } from "../../../src/server/store/table-marks";
+import { MARKED_TABLES } from "../../../src/server/store/throughput/table-marks";
 import { call, startTestServer, type TestServer } from "../helpers";
 import { ed25519Key } from "../sshkey-gen";
 import { freshPostgresDb, type TestDb } from "../test-store";

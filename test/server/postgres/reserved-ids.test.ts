@@ -1,5 +1,5 @@
 /**
- * Ids reserved ahead in blocks (src/server/store/id-blocks.ts), on Postgres: an SSH key's insert
+ * Ids reserved ahead in blocks (src/server/store/throughput/id-blocks.ts), on Postgres: an SSH key's insert
  * brings its id and goes out with its group's commit. No id is handed out twice, by two stores
  * on one database, by a store opened after another stopped, or after an admin reset restarted
  * the sequences under a store that still held ids; a transaction of a group that fails does
@@ -7,7 +7,7 @@
  */
 import pg from "pg";
 import { repos, type Store } from "../../../src/server/areas";
-import { BLOCK } from "../../../src/server/store/id-blocks";
+import { BLOCK } from "../../../src/server/store/throughput/id-blocks";
 import { openPostgresStore } from "../../../src/server/store/postgres";
 import { ed25519Key } from "../sshkey-gen";
 import { call, startTestServer } from "../helpers";

@@ -7,8 +7,7 @@
 import { createHash } from "node:crypto";
 import { PROXY_TOKEN_MINUTES, TOKEN_LABEL, type Page, type PageQuery } from "../../../contract";
 import type { StoreOf } from "../../store/store";
-import type { AccountRecord, UserRecord } from "../profile/store";
-import type { TokenRecord } from "../tokens/store";
+import type { AccountRecord } from "../profile/store";
 import type { AccountBillingRecord, AccountDetails } from "./store";
 import { AccountDetailsService, type AccountAreaRepos, type AccountView, defaultDetails } from "./details";
 import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
@@ -18,6 +17,7 @@ import { Scopes } from "../../../contract/scopes";
 import type { TokenService } from "../tokens/service";
 import { grantsOf, unauthorized } from "../profile/grants";
 import { newUser } from "../profile/users";
+import type { TokenRecord, UserRecord } from "../../domain/records";
 
 /** The proxy user's name: `<company[0..15]>_<sha256(company + euuid)[0..16]>`. */
 export function proxyUsername(parentCompany: string, childEuuid: string): string {

@@ -8,7 +8,7 @@ import { addressProblems, type EventAction, type AccountUpdate } from "../../../
 import type { z } from "zod";
 import type { StoreOf } from "../../store/store";
 import type { EventRepos } from "../events/store";
-import type { ProfileRepos, AccountRecord, UserRecord } from "../profile/store";
+import type { ProfileRepos, AccountRecord } from "../profile/store";
 import type { SessionRepos } from "../sessions/store";
 import type { TokenRepos } from "../tokens/store";
 import type { AccountBillingRecord, AccountDetails, AccountRepos, PaymentMethodRecord } from "./store";
@@ -17,6 +17,7 @@ import { DomainError, forbidden, notFound } from "../../domain/errors";
 import { requireAccountAccess, requireUnrestricted } from "../profile/grants";
 import { entities, recordEvent } from "../events/service";
 import type { EventEntity } from "../events/store";
+import type { UserRecord } from "../../domain/records";
 
 export type AccountUpdateInput = z.output<typeof AccountUpdate>;
 

@@ -20,10 +20,10 @@ import type { EventAction, GrantsResponse, Page, PageQuery } from "../../../cont
 import type { StoreOf } from "../../store/store";
 import { DAY, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { grantsOf, type GrantRepos } from "../profile/grants";
-import type { UserRecord } from "../profile/store";
 import type { EventEntity, EventRecord, EventRepos, EventStatus, NewEvent } from "./store";
 import { notFound } from "../../domain/errors";
 import { pageFrom } from "../../domain/paging";
+import type { UserRecord } from "../../domain/records";
 
 export interface RecordInput {
   /** Who caused it; null: the system (no user, no username). */

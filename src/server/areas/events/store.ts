@@ -1,6 +1,6 @@
 /** The event feed: tables, records and queries. Entities are JSON text in their columns. */
 import type { Generated, Selectable } from "kysely";
-import { preparedInsert, preparedInsertLater } from "../../store/prepared";
+import { preparedInsert, preparedInsertLater } from "../../store/throughput";
 import { Repository, type Handle } from "../../store/store";
 
 export interface EventsTable {
@@ -70,7 +70,7 @@ const eventRecord = ({ entity_type: _, entity_id: __, ...row }: Selectable<Event
   secondary_entity: entityOf(row.secondary_entity),
 });
 
-/** Every write records an event: prepared (see `../../store/prepared.ts`). */
+/** Every write records an event: prepared (see `../../store/throughput/prepared.ts`). */
 const EVENT_COLUMNS = [
   "account_id",
   "user_id",

@@ -7,11 +7,12 @@
 import { bootstrapTokenLabel } from "../../../contract";
 import type { EventRepos } from "../events/store";
 import type { TokenRepos } from "../tokens/store";
-import type { ProfileRepos, UserRecord } from "./store";
+import type { ProfileRepos } from "./store";
 import { timestamp, type Deps } from "../../domain/context";
 import { Scopes } from "../../../contract/scopes";
 import type { TokenService } from "../tokens/service";
 import { newUser } from "./users";
+import type { UserRecord } from "../../domain/records";
 
 export interface BootstrapOptions {
   /** A fixed token value for the bootstrap user, created if its hash is not stored yet. */

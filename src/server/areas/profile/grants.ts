@@ -5,8 +5,9 @@
  */
 import { GrantsResponse, emptyGrants } from "../../../contract";
 import type { Actor } from "../../domain/context";
-import type { ProfileRepos, UserRecord } from "./store";
+import type { ProfileRepos } from "./store";
 import { forbidden, type DomainError } from "../../domain/errors";
+import type { UserRecord } from "../../domain/records";
 
 /** What reading grants takes. */
 export type GrantRepos = Pick<ProfileRepos, "users" | "grants">;

@@ -2,10 +2,11 @@
 import type { z } from "zod";
 import type { ProfileUpdate } from "../../../contract";
 import type { EventRepos } from "../events/store";
-import type { ProfileRepos, UserPatch, UserRecord } from "./store";
+import type { ProfileRepos, UserPatch } from "./store";
 import type { Actor, Deps } from "../../domain/context";
 import { forbidden, invalid, invalidToken } from "../../domain/errors";
 import { entities, noteEvent } from "../events/service";
+import type { UserRecord } from "../../domain/records";
 
 export type ProfileChange = z.output<typeof ProfileUpdate>;
 

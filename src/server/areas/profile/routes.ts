@@ -5,7 +5,7 @@ import type { ProfileService } from "./profile";
 import type { UserService } from "./users";
 import { answer } from "../../http/present";
 import type { Router } from "../../http/router";
-import type { UserRecord } from "./store";
+import type { UserRecord } from "../../domain/records";
 
 /** Where referral links point (the contract shows no host). */
 export const REFERRAL_URL_BASE = "https://www.example.com/?r=";

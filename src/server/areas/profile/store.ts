@@ -3,8 +3,9 @@
  * INTEGER 0/1 and lists JSON text in the tables; records carry the real types, converted here.
  */
 import type { Generated, Kysely, Selectable } from "kysely";
-import { prepared } from "../../store/prepared";
+import { prepared } from "../../store/throughput";
 import { Repository, countN, toCount, type Handle } from "../../store/store";
+import type { AuthenticationType, LishAuthMethod, UserRecord, UserType } from "../../domain/records";
 
 export interface AccountsTable {
   id: Generated<number>;
@@ -12,27 +13,33 @@ export interface AccountsTable {
   active_since: string;
 }
 
-export interface UsersTable {
+/**
+ * The domain's `UserRecord` (src/server/domain/records.ts) in column types: booleans as INTEGER 0/1,
+ * lists as JSON text, the unions as text; `userRecord` converts back.
+ */
+export type UsersTable = Omit<UserRecord, ColumnTyped> & {
   id: Generated<number>;
-  account_id: number;
-  username: string;
-  email: string;
   restricted: number;
   authentication_type: string;
   authorized_keys: string | null;
   email_notifications: number;
   ip_whitelist_enabled: number;
   lish_auth_method: string;
-  timezone: string;
   two_factor_auth: number;
-  verified_phone_number: string | null;
-  referral_code: string;
-  created: string;
-  /** `default` or `proxy` (a parent-account user acting in a child account). */
   user_type: Generated<string>;
-  /** Opted in to SMS by requesting a phone code; out by deleting the number. */
   sms_opt_in: Generated<number>;
-}
+};
+type ColumnTyped =
+  | "id"
+  | "restricted"
+  | "authentication_type"
+  | "authorized_keys"
+  | "email_notifications"
+  | "ip_whitelist_enabled"
+  | "lish_auth_method"
+  | "two_factor_auth"
+  | "user_type"
+  | "sms_opt_in";
 
 /** Preferences per (user, OAuth client); client_key 0 is "no client" (personal access tokens). */
 export interface PreferencesTable {
@@ -57,34 +64,6 @@ export interface ProfileTables {
 export type AccountRecord = Selectable<AccountsTable>;
 export type NewAccount = Omit<AccountRecord, "id">;
 
-export type AuthenticationType = "password" | "idp";
-export type LishAuthMethod = "password_keys" | "keys_only" | "disabled";
-/** `proxy`: a parent-account user acting in a child account. */
-export type UserType = "default" | "proxy";
-
-/** A user: the table's columns in their real types. */
-export type UserRecord = Omit<
-  Selectable<UsersTable>,
-  | "restricted"
-  | "authentication_type"
-  | "authorized_keys"
-  | "email_notifications"
-  | "ip_whitelist_enabled"
-  | "lish_auth_method"
-  | "two_factor_auth"
-  | "user_type"
-  | "sms_opt_in"
-> & {
-  restricted: boolean;
-  authentication_type: AuthenticationType;
-  authorized_keys: string[] | null;
-  email_notifications: boolean;
-  ip_whitelist_enabled: boolean;
-  lish_auth_method: LishAuthMethod;
-  two_factor_auth: boolean;
-  user_type: UserType;
-  sms_opt_in: boolean;
-};
 export type NewUser = Omit<UserRecord, "id" | "user_type" | "sms_opt_in"> & Partial<Pick<UserRecord, "user_type" | "sms_opt_in">>;
 /** The fields a profile update may change. */
 export type UserPatch = Partial<
@@ -127,7 +106,7 @@ function userColumns(fields: Partial<UserRecord>): Record<string, string | numbe
   return row;
 }
 
-/** Every authenticated request reads its user (see `../../store/prepared.ts`). */
+/** Every authenticated request reads its user (see `../../store/throughput/prepared.ts`). */
 const userById = prepared((db: Kysely<ProfileTables>, id: number) => db.selectFrom("users").selectAll().where("id", "=", id));
 
 export class Accounts extends Repository<ProfileTables> {

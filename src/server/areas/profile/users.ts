@@ -4,10 +4,11 @@
  * Grants matter to restricted users only: an unrestricted user may do everything.
  */
 import { GrantsResponse } from "../../../contract";
-import type { NewUser, ProfileRepos, UserRecord, UserType } from "./store";
+import type { NewUser, ProfileRepos } from "./store";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { grantsOf } from "./grants";
 import { DomainError, notFound } from "../../domain/errors";
+import type { UserRecord, UserType } from "../../domain/records";
 
 export interface NewUserInput {
   username: string;

@@ -1,6 +1,6 @@
 /** SSH keys of a user's profile: the table, its record and queries. */
 import type { Generated, Kysely, Selectable } from "kysely";
-import { prepared, preparedInsertReserved } from "../../store/prepared";
+import { prepared, preparedInsertReserved } from "../../store/throughput";
 import { Repository, countN, counted, type Counted, type Handle, type Slice } from "../../store/store";
 
 export interface SshKeysTable {
@@ -18,8 +18,8 @@ export interface SshKeyTables {
 export type SshKeyRecord = Selectable<SshKeysTable>;
 export type NewSshKey = Omit<SshKeyRecord, "id">;
 
-// The list and the create are hot paths (see `../../store/prepared.ts`). A key's id may be
-// reserved ahead: nothing orders keys by creation beyond their list (see `../../store/id-blocks.ts`).
+// The list and the create are hot paths (see `../../store/throughput/prepared.ts`). A key's id may be
+// reserved ahead: nothing orders keys by creation beyond their list (see `../../store/throughput/id-blocks.ts`).
 const insertSshKey = preparedInsertReserved<SshKeyTables>()("ssh_keys", ["user_id", "label", "ssh_key", "created"]);
 const countSshKeys = prepared((db: Kysely<SshKeyTables>, userId: number) => db.selectFrom("ssh_keys").select(countN).where("user_id", "=", userId));
 /**

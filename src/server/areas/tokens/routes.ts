@@ -3,7 +3,7 @@ import { API_FILTERABLE, EmptyBody, PersonalAccessToken, TokenCreate, TokenUpdat
 import type { TokenService } from "./service";
 import { answer, pageView } from "../../http/present";
 import { pathId, type Router } from "../../http/router";
-import type { TokenRecord } from "./store";
+import type { TokenRecord } from "../../domain/records";
 
 export const tokenView = (token: TokenRecord, fullValue?: string): PersonalAccessToken => ({
   id: token.id,

@@ -14,7 +14,8 @@ import type { EventRepos } from "../events/store";
 import type { OAuthRepos } from "../oauth/store";
 import type { ProfileRepos } from "../profile/store";
 import { Scopes } from "../../../contract/scopes";
-import type { TokenRecord, TokenRepos } from "./store";
+import type { TokenRepos } from "./store";
+import type { TokenRecord } from "../../domain/records";
 
 /** Characters a bearer token may hold (RFC 6750 `b64token`), at most 256 of them. */
 export const TOKEN_PATTERN = /^[A-Za-z0-9._~+/-]+=*$/;

@@ -1,25 +1,13 @@
 /** Personal access tokens and OAuth tokens: the table, its record and queries. */
-import type { Generated, Kysely, Selectable } from "kysely";
-import { prepared } from "../../store/prepared";
+import type { Generated, Kysely } from "kysely";
+import { prepared } from "../../store/throughput";
 import { Repository, countN, counted, totalOver, type Counted, type Handle, type Slice } from "../../store/store";
 import type { OAuthTables } from "../oauth/store";
 import type { ProfileTables } from "../profile/store";
+import type { TokenRecord } from "../../domain/records";
 
-export interface TokensTable {
-  id: Generated<number>;
-  user_id: number;
-  label: string;
-  scopes: string;
-  /** SHA-256 of the token, hex. The token itself is never stored. */
-  token_hash: string;
-  /** The first 16 characters, for display. */
-  token_prefix: string;
-  created: string;
-  expiry: string | null;
-  revoked: string | null;
-  /** The OAuth authorization (authorized app) an OAuth token belongs to; null for a personal access token. */
-  app_id: Generated<number | null>;
-}
+/** The table is the domain's `TokenRecord` (src/server/domain/records.ts), with the ids the database assigns. */
+export type TokensTable = Omit<TokenRecord, "id" | "app_id"> & { id: Generated<number>; app_id: Generated<number | null> };
 
 export interface TokenTables {
   tokens: TokensTable;
@@ -28,10 +16,9 @@ export interface TokenTables {
 /** What the token queries read: their table, the users of an account and the apps that authenticate. */
 type Tables = TokenTables & Pick<ProfileTables, "users"> & Pick<OAuthTables, "oauth_apps">;
 
-export type TokenRecord = Selectable<TokensTable>;
 export type NewToken = Omit<TokenRecord, "id" | "revoked" | "app_id"> & { app_id?: number | null };
 
-/** Every authenticated request looks its token up (see `../../store/prepared.ts`). */
+/** Every authenticated request looks its token up (see `../../store/throughput/prepared.ts`). */
 const tokenByHash = prepared((db: Kysely<Tables>, hash: string) => db.selectFrom("tokens").selectAll().where("token_hash", "=", hash));
 
 export class Tokens extends Repository<Tables> {

@@ -7,10 +7,15 @@
  * under the counts therefore outlives writes to other tables, where the database snapshot (the
  * mark of every other table) moves with every commit.
  *
- * The counts never go back: the admin reset (`./wipe.ts`) and dumps (`./dump.ts`) leave this
+ * The counts never go back: the admin reset (`../wipe.ts`) and dumps (`../dump.ts`) leave this
  * table out, so a count once read never comes back with other rows behind it.
  */
 export const TABLE_MARKS = "table_marks";
+
+/** The counters' table as Kysely knows it: one row per marked table, `n` a bigint (text when read back). */
+export type TableMarksTables = {
+  [TABLE_MARKS]: { name: string; n: number | string };
+};
 
 /** The tables with a counter: rarely written, read by every authenticated request. */
 export const MARKED_TABLES = ["tokens", "users", "oauth_apps"] as const;

@@ -57,12 +57,19 @@ interface QueryInternals {
   handleCommandComplete(msg: unknown, connection: WireConnection): void;
   handleError(err: unknown, connection: WireConnection): void;
 }
+/**
+ * The one `as unknown as` of the store: `pg` declares its Query without the message handlers a
+ * subclass overrides and with `submit` as a property, which a method may not override, so its
+ * declared type cannot be extended as the class really is (pg.Query with the config's callback,
+ * in pg 8).
+ */
 const PgQuery = pg.Query as unknown as new (config: pg.QueryConfig & { callback: (err: Error | null, res: pg.QueryResult) => void }) => QueryInternals;
 
 /** True when `client`'s connection has prepared the statement `name` (see the module comment). */
 export function hasPrepared(client: pg.PoolClient, name: string): boolean {
-  // Read from pg internals: should a later pg not keep them, nothing is held back (every query goes as before).
-  return (client as unknown as { connection?: Partial<WireConnection> }).connection?.parsedStatements?.[name] !== undefined;
+  // Read from pg internals (not in its type declarations): should a later pg not keep them, nothing is held back (every query goes as before).
+  const statements: unknown = Reflect.get(client.connection ?? {}, "parsedStatements");
+  return typeof statements === "object" && statements !== null && Reflect.get(statements, name) !== undefined;
 }
 
 const HELD_BACK_FAILED = Symbol("held back failed");

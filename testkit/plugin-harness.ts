@@ -20,13 +20,13 @@ import * as net from "node:net";
 import * as tls from "node:tls";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import type { AttributePath, Diagnostic, PathStep } from "../../src/provider/framework/diagnostics";
-import { type Attribute, type Block, type BlockType, type Schema, blockType } from "../../src/provider/framework/schema";
-import type { ObjectValue, TfType, TfValue } from "../../src/provider/framework/value";
-import { decodeJsonValue, decodeValue, encodeValue } from "../../src/plugin/codec";
-import { repoPath } from "../../src/harness/paths";
-import { MAGIC_COOKIE_VALUE } from "../../src/plugin/handshake";
-import { type SelfSignedCertificate, createSelfSignedCertificate, toPem } from "../../src/plugin/tls";
+import type { AttributePath, Diagnostic, PathStep } from "../src/provider/framework/diagnostics";
+import { type Attribute, type Block, type BlockType, type Schema, blockType } from "../src/provider/framework/schema";
+import type { ObjectValue, TfType, TfValue } from "../src/provider/framework/value";
+import { decodeJsonValue, decodeValue, encodeValue } from "../src/plugin/codec";
+import { repoPath } from "../src/harness/paths";
+import { MAGIC_COOKIE_VALUE } from "../src/plugin/handshake";
+import { type SelfSignedCertificate, createSelfSignedCertificate, toPem } from "../src/plugin/tls";
 
 // From the repository root, so that bench programs bundled into .tmp/ find the files too.
 export const PROTO_DIR = repoPath("src", "plugin", "proto");

@@ -14,7 +14,7 @@
  * forgets everything kept; all of it runs through here (the migrations, at start), never kept.
  *
  * Every statement that may write is announced to `onWrite` (with its SQL) just before it runs,
- * which is how the store knows what its own connection changed (see `./sqlite.ts`).
+ * which is how the store knows what its own connection changed (see `../sqlite.ts`).
  */
 import type BetterSqlite3 from "better-sqlite3";
 import type { SqliteDatabase, SqliteStatement } from "kysely";

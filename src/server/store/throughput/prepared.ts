@@ -13,8 +13,8 @@
  * `offset`, an inserted value); it is checked on first use that each arrives as a parameter.
  * Inserts have `preparedInsert`, which takes the row as an object.
  */
-import type { Compilable, CompiledQuery, Insertable, Kysely } from "kysely";
-import type { Handle } from "./store";
+import { sql, type Compilable, type CompiledQuery, type Insertable, type Kysely, type RawBuilder } from "kysely";
+import type { Handle } from "../store";
 
 /** Stands for the builder's `index`-th value while the query is compiled. */
 class Slot {
@@ -43,11 +43,16 @@ export function prepared<DB, A extends unknown[], R>(
   };
 }
 
-/** A prepared insert's row at compile time: each column with its value (a stand-in) in order. */
-const rowOf = (columns: readonly string[], values: readonly unknown[]): Record<string, unknown> => Object.fromEntries(columns.map((c, i) => [c, values[i]]));
+/**
+ * `insert into <table> (<columns>) values (<values>)`, the SQL Kysely's builder writes for it. Written
+ * from names rather than with the builder: at compile time the values are stand-ins, which no table
+ * type describes, so the builder could only take them cast to `never`.
+ */
+const insertSql = (table: string, columns: readonly string[], values: readonly unknown[]): RawBuilder<unknown> =>
+  sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) values (${sql.join(values.map((v) => sql.val(v)))})`;
 
 /** A row's values in the order of `columns`, as a prepared insert takes them. */
-const valuesOf = (columns: readonly string[], row: object): unknown[] => columns.map((c) => (row as Record<string, unknown>)[c]);
+const valuesOf = (columns: readonly string[], row: object): unknown[] => columns.map((c) => Reflect.get(row, c));
 
 /**
  * `insert into <table> (<columns>) values (...) returning id`, prepared: answers the new row's
@@ -62,14 +67,11 @@ export const preparedInsert =
     table: T,
     columns: readonly C[],
   ): ((db: Kysely<DB>, row: Pick<Insertable<DB[T]>, C>) => Promise<number>) => {
-    const insert = prepared(
-      (db: Kysely<DB>, ...values: unknown[]) =>
-        db
-          .insertInto(table as never)
-          .values(rowOf(columns, values) as never)
-          .returning("id" as never) as unknown as Compilable<{ id: number }>,
-      columns.length,
-    );
+    const insert = prepared((db: Kysely<DB>, ...values: unknown[]): Compilable<{ id: number }> => {
+      // Every table a prepared insert serves has an integer `id` (the doc comment above).
+      const query = sql<{ id: number }>`${insertSql(table, columns, values)} returning ${sql.ref("id")}`;
+      return { compile: () => query.compile(db) };
+    }, columns.length);
     return async (db, row) => {
       const [inserted] = await insert(db, ...valuesOf(columns, row));
       return inserted!.id;
@@ -96,13 +98,8 @@ export const preparedInsertLater =
     columns: readonly C[],
   ): ((db: Kysely<DB>, row: Pick<Insertable<DB[T]>, C>) => Promise<void>) => {
     const insert = prepared((db: Kysely<DB>, ...values: unknown[]): Compilable<unknown> => {
-      const query = db.insertInto(table as never).values(rowOf(columns, values) as never);
-      return {
-        compile: () => {
-          const compiled = query.compile();
-          return { ...compiled, sql: compiled.sql + LATER };
-        },
-      };
+      const query = sql`${insertSql(table, columns, values)}${sql.raw(LATER)}`;
+      return { compile: () => query.compile(db) };
     }, columns.length);
     return async (db, row) => {
       await insert(db, ...valuesOf(columns, row));
