@@ -93,7 +93,11 @@ export class Billing extends Repository<AccountTables> {
   }
 }
 
-/** One handle serves every table of the area; each sub-area's repositories name only their own tables. */
+/**
+ * One handle serves every table of the area; each sub-area's repositories name only their own tables.
+ * Cast through unknown: kysely's `Kysely<DB>` is invariant in DB, so no handle of the whole area is one of a part,
+ * though every query of a part reads only tables the whole has (`AccountTables extends BillingTables, NoticeTables`).
+ */
 const part = <T>(handle: Handle<AccountTables>): Handle<T> => handle as unknown as Handle<T>;
 
 export const accountRepos = (handle: Handle<AccountTables>) => ({

@@ -2,7 +2,7 @@
  * Accounts, users, their preferences and grants: tables, records and queries. Booleans are
  * INTEGER 0/1 and lists JSON text in the tables; records carry the real types, converted here.
  */
-import type { Generated, Kysely, Selectable } from "kysely";
+import type { Generated, Insertable, Kysely, Selectable } from "kysely";
 import { prepared } from "../../store/prepared";
 import { Repository, countN, toCount, type Handle } from "../../store/store";
 
@@ -115,6 +115,20 @@ const userRecord = (row: Selectable<UsersTable>): UserRecord => ({
   sms_opt_in: row.sms_opt_in !== 0,
 });
 
+const bit = (b: boolean): number => (b ? 1 : 0);
+
+/** A new user in column types: booleans as 0/1, lists as JSON text. */
+const newUserRow = (user: NewUser): Insertable<UsersTable> => ({
+  ...user,
+  restricted: bit(user.restricted),
+  authorized_keys: user.authorized_keys === null ? null : JSON.stringify(user.authorized_keys),
+  email_notifications: bit(user.email_notifications),
+  ip_whitelist_enabled: bit(user.ip_whitelist_enabled),
+  two_factor_auth: bit(user.two_factor_auth),
+  user_type: user.user_type ?? "default",
+  sms_opt_in: bit(user.sms_opt_in ?? false),
+});
+
 /** Record fields in column types: booleans as 0/1, lists as JSON text; absent fields stay absent. */
 function userColumns(fields: Partial<UserRecord>): Record<string, string | number | null> {
   const row: Record<string, string | number | null> = {};
@@ -151,11 +165,7 @@ export class Accounts extends Repository<ProfileTables> {
 
 export class Users extends Repository<ProfileTables> {
   async insert(user: NewUser): Promise<UserRecord> {
-    const row = await this.db
-      .insertInto("users")
-      .values({ ...userColumns({ user_type: "default", sms_opt_in: false, ...user }) } as never)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await this.db.insertInto("users").values(newUserRow(user)).returningAll().executeTakeFirstOrThrow();
     return userRecord(row);
   }
 
