@@ -2,7 +2,7 @@
  * Accounts, users, their preferences and grants: tables, records and queries. Booleans are
  * INTEGER 0/1 and lists JSON text in the tables; records carry the real types, converted here.
  */
-import type { Generated, Insertable, Kysely, Selectable } from "kysely";
+import type { Generated, Kysely, Selectable } from "kysely";
 import { prepared } from "../../store/prepared";
 import { Repository, countN, toCount, type Handle } from "../../store/store";
 
@@ -117,8 +117,8 @@ const userRecord = (row: Selectable<UsersTable>): UserRecord => ({
 
 const bit = (b: boolean): number => (b ? 1 : 0);
 
-/** A new user in column types: booleans as 0/1, lists as JSON text. */
-const newUserRow = (user: NewUser): Insertable<UsersTable> => ({
+/** A new user in column types: booleans as 0/1, lists as JSON text (the insert checks it against the table). */
+const newUserRow = (user: NewUser) => ({
   ...user,
   restricted: bit(user.restricted),
   authorized_keys: user.authorized_keys === null ? null : JSON.stringify(user.authorized_keys),
