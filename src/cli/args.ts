@@ -14,16 +14,24 @@ export type Parsed<V> = { readonly values: V; readonly positionals: string[] } |
 /** What the arguments ask for, printing nothing: the values, the usage, or a problem naming the flag or argument. */
 export type FlagParse<V> = { readonly values: V; readonly positionals: string[] } | { readonly help: true } | { readonly problem: string };
 
+const asksForHelp = (values: object): boolean => "help" in values && values.help === true;
+
 export function parseFlags<O extends Options>(args: string[], options: O, maxPositionals = 0): FlagParse<Values<O>> {
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    // Typed by the caller's options: `--help` is parsed too, but answered here and never among the values.
+    parsed = parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>({
+      args,
+      options: { ...options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
     return { problem: err instanceof Error ? err.message.split("\n")[0]! : String(err) };
   }
-  if ((parsed.values as { help?: boolean }).help) return { help: true };
+  if (asksForHelp(parsed.values)) return { help: true };
   if (parsed.positionals.length > maxPositionals) return { problem: `unexpected argument '${parsed.positionals[maxPositionals]}'` };
-  return { values: parsed.values as never, positionals: parsed.positionals };
+  return { values: parsed.values, positionals: parsed.positionals };
 }
 
 /** `parseFlags`, then `settle`. */

@@ -1,6 +1,7 @@
 /** `GET /profile/grants`: what a restricted user may do (204, no body, for an unrestricted user). */
 import { z } from "zod";
-import { GLOBAL_GRANT_FLAGS, GRANT_ENTITY_TYPES, GRANT_PERMISSIONS, type GlobalGrantFlag, type GrantEntityType } from "./enums";
+import { GLOBAL_GRANT_FLAGS, GRANT_ENTITY_TYPES, GRANT_PERMISSIONS } from "./enums";
+import { recordOf } from "./record-of";
 
 export const GrantPermission = z.enum(GRANT_PERMISSIONS).nullable();
 
@@ -9,20 +10,20 @@ export type EntityGrant = z.infer<typeof EntityGrant>;
 
 export const GlobalGrants = z.object({
   account_access: GrantPermission,
-  ...(Object.fromEntries(GLOBAL_GRANT_FLAGS.map((f) => [f, z.boolean()])) as Record<GlobalGrantFlag, z.ZodBoolean>),
+  ...recordOf(GLOBAL_GRANT_FLAGS, () => z.boolean()),
 });
 export type GlobalGrants = z.infer<typeof GlobalGrants>;
 
 export const GrantsResponse = z.object({
   global: GlobalGrants,
-  ...(Object.fromEntries(GRANT_ENTITY_TYPES.map((t) => [t, z.array(EntityGrant)])) as Record<GrantEntityType, z.ZodArray<typeof EntityGrant>>),
+  ...recordOf(GRANT_ENTITY_TYPES, () => z.array(EntityGrant)),
 });
 export type GrantsResponse = z.infer<typeof GrantsResponse>;
 
 /** A restricted user with no grants set: nothing. */
 export function emptyGrants(): GrantsResponse {
   return {
-    global: { account_access: null, ...(Object.fromEntries(GLOBAL_GRANT_FLAGS.map((f) => [f, false])) as Record<GlobalGrantFlag, boolean>) },
-    ...(Object.fromEntries(GRANT_ENTITY_TYPES.map((t) => [t, []])) as unknown as Record<GrantEntityType, EntityGrant[]>),
+    global: { account_access: null, ...recordOf(GLOBAL_GRANT_FLAGS, () => false) },
+    ...recordOf(GRANT_ENTITY_TYPES, (): EntityGrant[] => []),
   };
 }

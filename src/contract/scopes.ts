@@ -2,7 +2,9 @@
  * OAuth scopes: `*` (everything) or space-separated `<area>:<access>` with access `read_only`
  * or `read_write`; `read_write` on an area implies `read_only` on it.
  */
-export type Access = "read_only" | "read_write";
+const ACCESS_LEVELS = ["read_only", "read_write"] as const;
+export type Access = (typeof ACCESS_LEVELS)[number];
+const isAccess = (text: string | undefined): text is Access => (ACCESS_LEVELS as readonly (string | undefined)[]).includes(text);
 export type Scope = `${string}:${Access}`;
 
 const SCOPE_ITEM = /^([a-z][a-z_]*):(read_only|read_write)$/;
@@ -35,8 +37,10 @@ export class Scopes {
     const areas = new Map<string, Access>();
     for (const item of items) {
       const m = SCOPE_ITEM.exec(item);
-      if (m === null) return { ok: false, reason: `'${item}' is not a valid scope; use '*' or '<area>:read_only' / '<area>:read_write'` };
-      const [, area, access] = m as unknown as [string, string, Access];
+      const area = m?.[1];
+      const access = m?.[2];
+      if (area === undefined || !isAccess(access))
+        return { ok: false, reason: `'${item}' is not a valid scope; use '*' or '<area>:read_only' / '<area>:read_write'` };
       if (areas.get(area) !== "read_write") areas.set(area, access);
     }
     return { ok: true, scopes: new Scopes(areas) };

@@ -46,19 +46,41 @@ interface ModuleClass {
  * line. Under another loader (jest's), node:module itself.
  */
 function moduleClass(): ModuleClass {
-  const own = typeof module === "undefined" ? undefined : (module.constructor as unknown as Partial<ModuleClass>);
-  return own && typeof own.wrap === "function" && typeof own._nodeModulePaths === "function" ? (own as ModuleClass) : (require("node:module") as ModuleClass);
+  const own: unknown = typeof module === "undefined" ? undefined : module.constructor;
+  if (isModuleClass(own)) return own;
+  const fromNode: unknown = require("node:module");
+  if (isModuleClass(fromNode)) return fromNode;
+  throw new Error("node:module is not node's CommonJS Module class");
+}
+
+/** Whether `c` is node's Module class: what node's types do not declare (wrap, _nodeModulePaths) is checked here. */
+function isModuleClass(c: unknown): c is ModuleClass {
+  return (
+    typeof c === "function" &&
+    "wrap" in c &&
+    typeof c.wrap === "function" &&
+    "_nodeModulePaths" in c &&
+    typeof c._nodeModulePaths === "function" &&
+    "_resolveFilename" in c &&
+    typeof c._resolveFilename === "function"
+  );
 }
 
 /** node:vm on first use: nothing is compiled through a cache before the handshake line but the entry bundle. */
 const vm = () => require("node:vm") as typeof import("node:vm");
 
-/** What a module's code gets as `require`, as node's own loader makes it. */
-function requireFor(Module: ModuleClass, m: CompilingModule): NodeJS.Require {
+/** What a bundle's code uses of its `require`: the call, `require.resolve` and `require.cache`. */
+type BundleRequire = ((id: string) => unknown) & {
+  resolve(request: string, options?: { paths?: string[] }): string;
+  cache: Record<string, unknown>;
+};
+
+/** What a module's code gets as `require`, as node's own loader makes it (as far as the bundles use it). */
+function requireFor(Module: ModuleClass, m: CompilingModule): BundleRequire {
   return Object.assign((id: string) => m.require(id), {
     resolve: (request: string, options?: { paths?: string[] }) => Module._resolveFilename(request, m, false, options),
     cache: Module._cache,
-  }) as unknown as NodeJS.Require;
+  });
 }
 
 export interface CompileCache {
@@ -121,9 +143,14 @@ interface Shared {
 }
 const SHARED = Symbol.for("terraform-provider-mgmt.compile-cache");
 function shared(): Shared {
-  const g = globalThis as unknown as Record<symbol, Shared | undefined>;
-  return (g[SHARED] ??= { unwritten: new Set(), flagsSet: new Set() });
+  const found: unknown = Reflect.get(globalThis, SHARED);
+  if (isShared(found)) return found;
+  const made: Shared = { unwritten: new Set(), flagsSet: new Set() };
+  Reflect.set(globalThis, SHARED, made);
+  return made;
 }
+const isShared = (v: unknown): v is Shared =>
+  typeof v === "object" && v !== null && "unwritten" in v && v.unwritten instanceof Set && "flagsSet" in v && v.flagsSet instanceof Set;
 
 /**
  * Sets V8 `flags` for the rest of the process, once. V8 stamps a cache with the flags in force
@@ -217,7 +244,8 @@ export function runWithCodeCache(file: string, cacheDir: string | undefined, par
     parent.require(file);
     return { used: false, flush: () => {} };
   }
-  const Module = parent.constructor as unknown as ModuleClass;
+  const constructor: unknown = parent.constructor;
+  const Module = isModuleClass(constructor) ? constructor : moduleClass();
   const source = readFileSync(file);
   const stamp = Buffer.from(`${process.version} ${process.arch}\n`);
   const cacheFile = join(cacheDir, `${basename(file)}.${source.length}.v8`);

@@ -9,7 +9,7 @@ import { Annotations, TerraformResource, Token, type IAspect } from "cdktf";
 import type { IConstruct } from "constructs";
 import { judge } from "./check";
 import { DEFAULT_CONFIG, DEFAULT_CONFIG_FILE, parsePolicyConfig, type PolicyConfig } from "./config";
-import { RESOURCE_TYPES, RULES, RULE_IDS, UNKNOWN, type ResourceType, type Rule, type RuleId, type Subject, type Value } from "./rules";
+import { RESOURCE_TYPES, RULE_IDS, UNKNOWN, type ResourceType, type Subject, type Value } from "./rules";
 
 export interface MgmtPolicyOptions {
   /** The configuration file; default `mgmt-policy.json` in the current folder when present, else every rule at its default. */
@@ -56,7 +56,7 @@ export class MgmtPolicy implements IAspect {
     const subject = constructSubject(node);
     if (subject === undefined) return;
     for (const id of RULE_IDS) {
-      const f = judge(RULES[id] as Rule<RuleId>, subject, this.config, this.now);
+      const f = judge(id, subject, this.config, this.now);
       if (f === undefined) continue;
       const text = `[mgmt policy ${f.rule}] ${f.message}`;
       if (f.status === "violation" || f.status === "waiver_expired") {

@@ -3,7 +3,7 @@
  * and the Aspect annotates. `now` is a parameter (waivers expire, a token's `expiry` is an instant): the CLI
  * passes the clock, tests a fixed day.
  */
-import type { PolicyConfig, Waiver } from "./config";
+import type { PolicyConfig, RuleSetting, Waiver } from "./config";
 import { RULES, RULE_IDS, type Outcome, type Rule, type RuleId, type Severity, type Subject } from "./rules";
 
 /**
@@ -48,10 +48,12 @@ export function waiverExpired(waiver: Waiver, now: Date): boolean {
 }
 
 /** One rule's outcome on one subject, as a finding (or nothing when it passes or is off). */
-export function judge(rule: Rule<RuleId>, subject: Subject, config: PolicyConfig, now: Date, used?: Set<Waiver>): Finding | undefined {
-  const setting = config.rules[rule.id];
+export function judge<Id extends RuleId>(id: Id, subject: Subject, config: PolicyConfig, now: Date, used?: Set<Waiver>): Finding | undefined {
+  // Looked up by one id, the rule and its setting agree on the parameters' type.
+  const rule: Rule<Id> = RULES[id];
+  const setting: RuleSetting<Id> = config.rules[id];
   if (setting.severity === "off" || !rule.types.includes(subject.type)) return undefined;
-  const outcome: Outcome = (rule.check as Rule<RuleId>["check"])(subject, { params: setting.params as never, now });
+  const outcome: Outcome = rule.check(subject, { params: setting.params, now });
   if (outcome.kind === "pass") return undefined;
   const base = { rule: rule.id, severity: setting.severity, address: subject.address, type: subject.type, message: outcome.message };
   const names = [subject.address, ...(subject.aliases ?? [])];
@@ -74,7 +76,7 @@ export function checkPolicy(subjects: readonly Subject[], config: PolicyConfig, 
   const ordered = [...subjects].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   for (const subject of ordered) {
     for (const id of RULE_IDS) {
-      const finding = judge(RULES[id] as Rule<RuleId>, subject, config, now, used);
+      const finding = judge(id, subject, config, now, used);
       if (finding !== undefined) findings.push(finding);
     }
   }

@@ -53,9 +53,24 @@ const DEFAULT_PARAMS: { readonly [Id in RuleId]: RuleParams[Id] } = {
 
 const setting = <Id extends RuleId>(id: Id): RuleSetting<Id> => ({ severity: RULES[id].defaultSeverity, params: DEFAULT_PARAMS[id] });
 
+/**
+ * One setting per rule, each made for its own id: the entries are written out because a record built from
+ * RULE_IDS (Object.fromEntries) cannot carry each rule's own parameter type; the type checker holds them to
+ * RULE_IDS (a rule left out or a name not a rule fails the build).
+ */
+const perRule = (make: <Id extends RuleId>(id: Id) => RuleSetting<Id>): PolicyConfig["rules"] => ({
+  "token-expiry": make("token-expiry"),
+  "token-scopes": make("token-scopes"),
+  "token-renewal": make("token-renewal"),
+  "oauth-redirect-https": make("oauth-redirect-https"),
+  "oauth-public": make("oauth-public"),
+  "ssh-key-strength": make("ssh-key-strength"),
+  "label-pattern": make("label-pattern"),
+});
+
 /** Every rule at its default severity and parameters, no waivers: what applies without a file. */
 export const DEFAULT_CONFIG: PolicyConfig = {
-  rules: Object.fromEntries(RULE_IDS.map((id) => [id, setting(id)])) as unknown as PolicyConfig["rules"],
+  rules: perRule(setting),
   waivers: [],
 };
 
@@ -223,9 +238,12 @@ export function parsePolicyConfig(text: string, file = DEFAULT_CONFIG_FILE): Pol
   const top = objectOf(root, "the configuration", ["$schema", "rules", "waivers"], fail);
   const rulesNode = top.get("rules");
   const given = rulesNode === undefined ? new Map<string, JsonNode>() : objectOf(rulesNode, "rules", RULE_IDS, fail);
-  const rules = Object.fromEntries(RULE_IDS.map((id) => [id, given.has(id) ? ruleSetting(id, given.get(id)!, fail) : setting(id)]));
+  const rules = perRule((id) => {
+    const node = given.get(id);
+    return node === undefined ? setting(id) : ruleSetting(id, node, fail);
+  });
   const waiversNode = top.get("waivers");
   if (waiversNode !== undefined && waiversNode.kind !== "array") fail(waiversNode.line, `waivers must be an array, not ${kindName(waiversNode)}`);
   const waivers = waiversNode?.kind === "array" ? waiversNode.items.map((item, i) => waiverOf(item, i, fail)) : [];
-  return { rules: rules as unknown as PolicyConfig["rules"], waivers };
+  return { rules, waivers };
 }

@@ -5,15 +5,16 @@
 import type { Waiver } from "./config";
 import type { Finding, FindingStatus, PolicyResult } from "./check";
 import { POLICY_JSON_VERSION, type PolicyJson, type PolicyJsonWaiver } from "./json";
-import { RULE_IDS, type RuleId } from "./rules";
+import { RULE_IDS, type RuleId, type SeveritySetting } from "./rules";
 
 export class PolicyJsonError extends Error {}
 
 const STATUSES: readonly FindingStatus[] = ["violation", "waived", "waiver_expired", "not_checkable"];
-const SUMMARY_KEYS = ["checked", "errors", "warnings", "waived", "waivers_expired", "not_checkable", "stale_waivers"] as const;
+const SEVERITY_SETTINGS: readonly SeveritySetting[] = ["error", "warning", "off"];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isRule = (v: unknown): v is RuleId => (RULE_IDS as readonly unknown[]).includes(v);
+const isSeveritySetting = (v: unknown): v is SeveritySetting => (SEVERITY_SETTINGS as readonly unknown[]).includes(v);
 
 function waiver(v: unknown, where: string): PolicyJsonWaiver {
   if (!isObject(v) || !isRule(v.rule) || typeof v.address !== "string" || typeof v.reason !== "string" || typeof v.expires !== "string")
@@ -32,12 +33,33 @@ export function parsePolicyJson(text: string): PolicyJson {
   if (!isObject(doc) || !("findings" in doc)) throw new PolicyJsonError("not the output of 'mgmt policy check --format json'");
   if (doc.format_version !== POLICY_JSON_VERSION)
     throw new PolicyJsonError(`unsupported format_version ${JSON.stringify(doc.format_version)}: this reads format ${POLICY_JSON_VERSION}`);
-  const { summary, findings, stale_waivers: stale } = doc;
-  if (typeof doc.passed !== "boolean" || !isObject(summary) || !SUMMARY_KEYS.every((k) => Number.isInteger(summary[k])))
-    throw new PolicyJsonError("passed or summary is missing or malformed");
+  const { summary, findings, stale_waivers: stale, rules } = doc;
+  const passed = doc.passed;
+  if (typeof passed !== "boolean" || !isObject(summary)) throw new PolicyJsonError("passed or summary is missing or malformed");
+  const count = (key: string): number => {
+    const n = summary[key];
+    if (typeof n !== "number" || !Number.isInteger(n)) throw new PolicyJsonError("passed or summary is missing or malformed");
+    return n;
+  };
   if (!Array.isArray(findings) || !Array.isArray(stale)) throw new PolicyJsonError("findings or stale_waivers is not a list");
+  if (!Array.isArray(rules)) throw new PolicyJsonError("rules is not a list");
   return {
-    ...(doc as unknown as PolicyJson),
+    format_version: POLICY_JSON_VERSION,
+    passed,
+    summary: {
+      checked: count("checked"),
+      errors: count("errors"),
+      warnings: count("warnings"),
+      waived: count("waived"),
+      waivers_expired: count("waivers_expired"),
+      not_checkable: count("not_checkable"),
+      stale_waivers: count("stale_waivers"),
+    },
+    rules: rules.map((r, i) => {
+      if (!isObject(r) || !isRule(r.id) || !isSeveritySetting(r.severity) || typeof r.reason !== "string")
+        throw new PolicyJsonError(`rules[${i}] is not a rule (id, severity, reason)`);
+      return { id: r.id, severity: r.severity, reason: r.reason };
+    }),
     findings: findings.map((f, i) => {
       const where = `findings[${i}]`;
       if (

@@ -31,8 +31,9 @@ export interface SarifSource {
  */
 export function declarationLine(text: string, address: string): number {
   const m = /(?:^|\.)(mgmt_[a-z_]+)\.([A-Za-z0-9_-]+)(?:\[[^\]]*\])?$/.exec(address);
-  if (m === null) return 1;
-  const [, type, name] = m as unknown as [string, string, string];
+  const type = m?.[1];
+  const name = m?.[2];
+  if (type === undefined || name === undefined) return 1;
   const lines = text.split("\n");
   const hcl = lines.findIndex((l) => new RegExp(`^\\s*resource\\s+"${type}"\\s+"${name}"`).test(l));
   if (hcl >= 0) return hcl + 1;

@@ -144,7 +144,9 @@ describe("renderings", () => {
       $schema: string;
       version: string;
       runs: {
-        tool: { driver: { name: string; rules: { id: string; shortDescription: { text: string }; defaultConfiguration: { level: string } }[] } };
+        tool: {
+          driver: { name: string; rules: { id: string; shortDescription: { text: string }; helpUri: string; defaultConfiguration: { level: string } }[] };
+        };
         invocations: { toolConfigurationNotifications: { message: { text: string } }[] }[];
         results: {
           ruleId: string;
@@ -162,7 +164,7 @@ describe("renderings", () => {
     const [run] = sarif.runs;
     expect(run!.tool.driver.rules.map((r) => r.id)).toEqual([...RULE_IDS]);
     for (const r of run!.tool.driver.rules) expect(r.shortDescription.text.length).toBeGreaterThan(10);
-    expect((run!.tool.driver.rules[1] as unknown as { helpUri: string }).helpUri).toBe("https://registry.example/docs/guides/policy#token-scopes");
+    expect(run!.tool.driver.rules[1]!.helpUri).toBe("https://registry.example/docs/guides/policy#token-scopes");
     expect(run!.results).toHaveLength(result.findings.length);
     for (const r of run!.results) {
       expect(run!.tool.driver.rules[r.ruleIndex]!.id).toBe(r.ruleId);

@@ -46,6 +46,12 @@ describe("parsePolicyJson and policyResultFromJson", () => {
     ["no summary", JSON.stringify({ ...JSON.parse(text), summary: undefined }), /passed or summary is missing/],
     ["an unknown rule", text.replace('"rule": "token-scopes"', '"rule": "<script>"'), /findings\[\d\] is not a finding/],
     ["a bad waiver", text.replace('"expires": "2026-12-31"', '"expires": 5'), /stale_waivers\[0\] is not a waiver/],
+    [
+      "a rule of an unknown severity",
+      text.replace('"severity": "warning",\n      "reason"', '"severity": "loud",\n      "reason"'),
+      /rules\[\d\] is not a rule/,
+    ],
+    ["no rules", JSON.stringify({ ...JSON.parse(text), rules: undefined }), /rules is not a list/],
   ])("refuse %s", (_name, input, message) => {
     expect(() => parsePolicyJson(input)).toThrow(PolicyJsonError);
     expect(() => parsePolicyJson(input)).toThrow(message);

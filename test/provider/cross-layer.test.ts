@@ -33,7 +33,8 @@ import { startHarness, type Harness } from "./harness";
 type Shape = z.ZodObject<z.ZodRawShape>;
 
 interface Managed {
-  readonly resource: ResourceDefinition<unknown>;
+  /** What this test reads of a resource: every typed definition is one, whatever its context and attributes. */
+  readonly resource: Pick<ResourceDefinition<unknown>, "typeName" | "attributes">;
   /** The object as the API shows it, and where `mgmt serve` shows one (made for the test). */
   readonly view?: {
     readonly shape: Shape;
@@ -47,7 +48,7 @@ interface Managed {
 
 const MANAGED: readonly Managed[] = [
   {
-    resource: oauthClientResource as unknown as ResourceDefinition<unknown>,
+    resource: oauthClientResource,
     view: {
       shape: OAuthClient,
       path: async (h) => `/account/oauth-clients/${(await h.client.createOAuthClient({ label: "layers", redirect_uri: "https://example.com/cb" })).id}`,
@@ -55,17 +56,17 @@ const MANAGED: readonly Managed[] = [
     bodies: [OAuthClientCreate, OAuthClientUpdate],
   },
   {
-    resource: sshKeyResource as unknown as ResourceDefinition<unknown>,
+    resource: sshKeyResource,
     view: { shape: SshKey, path: async (h) => `/profile/sshkeys/${(await h.client.createSshKey({ label: "layers", ssh_key: sshKeyText("ed25519") })).id}` },
     bodies: [SshKeyCreate],
   },
   {
-    resource: tokenResource as unknown as ResourceDefinition<unknown>,
+    resource: tokenResource,
     view: { shape: PersonalAccessToken, path: async (h) => `/profile/tokens/${(await h.client.createToken({ label: "layers" })).id}` },
     bodies: [TokenCreate, TokenUpdate],
   },
   {
-    resource: tagResource as unknown as ResourceDefinition<unknown>,
+    resource: tagResource,
     view: {
       shape: Tag,
       path: async (h) => (await h.client.createTag({ label: "layers" }), "/tags"),
@@ -73,8 +74,8 @@ const MANAGED: readonly Managed[] = [
     },
     bodies: [TagCreate],
   },
-  { resource: accountContactResource as unknown as ResourceDefinition<unknown>, bodies: [AccountUpdate] },
-  { resource: profileSettingsResource as unknown as ResourceDefinition<unknown>, bodies: [ProfileUpdate] },
+  { resource: accountContactResource, bodies: [AccountUpdate] },
+  { resource: profileSettingsResource, bodies: [ProfileUpdate] },
 ];
 
 const fieldsOf = (shape: Shape) => Object.keys(shape.shape);

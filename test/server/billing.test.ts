@@ -217,7 +217,7 @@ describe("/account/invoices", () => {
     tax_summary: [{ name: "VAT", tax: 1 }],
     total: 11,
     billing_source: "compute",
-  };
+  } satisfies Omit<Invoice, "id">;
   const ITEM = {
     amount: 10,
     from: "2025-01-01T00:00:00",

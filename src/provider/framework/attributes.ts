@@ -16,6 +16,13 @@ import type { TfType, TfValue } from "./value";
  */
 export type Mode = "required" | "optional" | "computed" | "optional_computed";
 
+/**
+ * A function of an attribute's values. Written as a method's type, so that its parameters compare both ways: a
+ * spec typed by its value (`AttributeSpec<string>`, from a builder) is then also the erased `AttributeSpec` the
+ * lifecycle holds, which calls these only with known, non-null values of the attribute's own type.
+ */
+export type OfValues<A extends readonly TfValue[], R> = { call(...args: A): R }["call"];
+
 export interface AttributeSpec<T extends TfValue = TfValue> {
   readonly type: TfType;
   readonly mode: Mode;
@@ -24,7 +31,7 @@ export interface AttributeSpec<T extends TfValue = TfValue> {
   /** For `optional_computed` attributes: the value planned when the configuration leaves it null. */
   readonly default?: T;
   /** A change to the attribute destroys and re-creates the object (conditionally, with a function). */
-  readonly requiresReplace?: boolean | ((prior: T, planned: T) => boolean);
+  readonly requiresReplace?: boolean | OfValues<[prior: T, planned: T], boolean>;
   /**
    * For computed attributes: an update plans the prior value instead of "known after apply"
    * (terraform-plugin-framework's UseStateForUnknown). Use it for what an update never changes.
@@ -34,7 +41,7 @@ export interface AttributeSpec<T extends TfValue = TfValue> {
    * Values that mean the same (reordered scopes, one instant in two offsets): the plan keeps the
    * prior form and shows no change; a read keeps the state's form of the live value.
    */
-  readonly semanticEquals?: (a: T, b: T) => boolean;
+  readonly semanticEquals?: OfValues<[a: T, b: T], boolean>;
   /** Checked on known, non-null configuration values. */
   readonly validators: readonly Validator<T>[];
   /** Attributes that cannot be set together with this one. */
@@ -58,9 +65,9 @@ export interface Deprecation {
 interface Options<T extends TfValue> {
   readonly sensitive?: boolean;
   readonly default?: T;
-  readonly requiresReplace?: boolean | ((prior: T, planned: T) => boolean);
+  readonly requiresReplace?: boolean | OfValues<[prior: T, planned: T], boolean>;
   readonly keepPrior?: boolean;
-  readonly semanticEquals?: (a: T, b: T) => boolean;
+  readonly semanticEquals?: OfValues<[a: T, b: T], boolean>;
   readonly validate?: Validator<T> | readonly Validator<T>[];
   readonly conflictsWith?: readonly string[];
   readonly deprecated?: Deprecation;
@@ -83,7 +90,7 @@ function build<T extends TfValue, M extends Mode>(
   if (o.keepPrior && mode !== "computed" && mode !== "optional_computed") {
     throw new Error(`keepPrior applies to computed attributes only (description: "${description}")`);
   }
-  return {
+  const spec: AttributeSpec<T> & { readonly mode: M } = {
     type,
     mode,
     description,
@@ -96,7 +103,8 @@ function build<T extends TfValue, M extends Mode>(
     conflictsWith: o.conflictsWith ?? [],
     ...(nested ? { nested } : {}),
     ...(o.deprecated ? { deprecated: o.deprecated } : {}),
-  } as AttributeSpec<T> as unknown as Declared<T, M>;
+  };
+  return spec;
 }
 
 declare const valueType: unique symbol;

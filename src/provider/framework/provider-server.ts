@@ -61,8 +61,6 @@ export interface ProviderServerOptions {
 /** The summary of an import whose object does not exist, which callers tell apart from other failures. */
 export const IMPORT_NOT_FOUND = "Cannot import non-existent remote object";
 
-const none: Diagnosed = { diagnostics: [] };
-
 export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options: ProviderServerOptions = {}): ProviderServer {
   const now = options.now ?? (() => new Date());
   const log = options.log ?? silentLog;
@@ -116,18 +114,14 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
   }
 
   /** Every entry point reports failures as diagnostics (after any warnings) instead of failing the RPC. */
-  async function guarded<T extends Diagnosed>(
-    what: string,
-    fallback: Omit<T, "diagnostics">,
-    body: (diagnostics: Diagnostic[]) => Promise<Omit<T, "diagnostics">>,
-  ): Promise<T> {
+  async function guarded<R extends object>(what: string, fallback: R, body: (diagnostics: Diagnostic[]) => Promise<R>): Promise<R & Diagnosed> {
     const diagnostics: Diagnostic[] = [];
     try {
       const result = await body(diagnostics);
-      return { ...result, diagnostics } as unknown as T;
+      return { ...result, diagnostics };
     } catch (err) {
       const failure = err instanceof UnknownType ? [error(err.message)] : def.describeFailure(what, err);
-      return { ...fallback, diagnostics: [...diagnostics, ...failure] } as unknown as T;
+      return { ...fallback, diagnostics: [...diagnostics, ...failure] };
     }
   }
 
@@ -156,7 +150,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
         const result = await def.configure(config, { signal: stopping.signal, log, now });
         if ("diagnostics" in result) diagnostics.push(...result.diagnostics);
         else ctx = result.ctx;
-        return none;
+        return {};
       });
     },
 

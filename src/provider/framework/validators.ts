@@ -7,7 +7,8 @@
 import { error, type Diagnostic } from "./diagnostics";
 import type { TfValue } from "./value";
 
-export type Validator<T extends TfValue = TfValue> = (value: T) => string | undefined;
+/** A method's type (see `OfValues` in ./attributes): a validator of one type is also one of the erased spec. */
+export type Validator<T extends TfValue = TfValue> = { check(value: T): string | undefined }["check"];
 
 export function oneOf(values: readonly string[]): Validator<string> {
   return (value) => (values.includes(value) ? undefined : `must be one of ${values.map((v) => `"${v}"`).join(", ")}; got "${value}"`);

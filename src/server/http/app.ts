@@ -84,6 +84,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
     clientErrorHandler: onClientError,
     frameworkErrors: (error, _req, reply) => {
       const { status, body } = errorResponse(error);
+      // Cast through unknown: fastify types this reply by the generics of a route not yet found, whose `code` and `send`
+      // admit no status and no body at all; it is an ordinary reply, and answers as every route's does. (A reply
+      // decorator cannot stand in: fastify makes this reply without the app's decorations.)
       void (reply as unknown as FastifyReply).code(status).send(body);
     },
   });

@@ -14,6 +14,7 @@ import {
   validateFilters,
 } from "../../../src/provider/datasources/filter";
 import { dataSources } from "../../../src/provider/datasources";
+import { eventsDataSource } from "../../../src/provider/datasources/events";
 import { call, startTestServer } from "../../server/helpers";
 
 const item = {
@@ -188,7 +189,8 @@ it("the X-Filter table is the one mgmt serve publishes, and every list data sour
   } finally {
     await server.close();
   }
-  const events = dataSources.find((d) => d.typeName === "mgmt_events") as unknown as { fields: Record<string, { api?: string }> };
+  const events = eventsDataSource;
+  expect(dataSources).toContain(events);
   expect(
     Object.keys(events.fields)
       .filter((f) => events.fields[f]!.api !== undefined)

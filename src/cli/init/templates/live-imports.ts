@@ -50,15 +50,20 @@ const get = (path) =>
 Promise.all(paths.map(get)).then((statuses) => process.stdout.write(JSON.stringify(statuses)));
 \`;
 
-interface Imported {
-  _imported?: { id: string };
+/**
+ * The id a resource's \`.importFrom(id)\` set, if any. ${cdkModule(c)} keeps it in a private field and offers no way
+ * to read or drop it, so it is reached by name and checked for the shape it has there.
+ */
+function importedId(resource: TerraformResource): string | undefined {
+  const imported: unknown = Reflect.get(resource, "_imported");
+  return typeof imported === "object" && imported !== null && "id" in imported && typeof imported.id === "string" ? imported.id : undefined;
 }
 
 export function importOnlyWhatExists(scope: Construct): void {
   const imports = scope.node
     .findAll()
     .filter((c): c is TerraformResource => c instanceof TerraformResource)
-    .map((resource) => ({ resource, id: (resource as unknown as Imported)._imported?.id }))
+    .map((resource) => ({ resource, id: importedId(resource) }))
     .filter((i): i is { resource: TerraformResource; id: string } => typeof i.id === "string" && i.resource.terraformResourceType in OBJECT_PATHS);
   const url = process.env.MGMT_URL?.replace(/\\/+$/, "");
   if (imports.length === 0 || !url || process.env.MGMT_CHILD_ACCOUNT_EUUID) return;
@@ -73,7 +78,7 @@ export function importOnlyWhatExists(scope: Construct): void {
   }
   imports.forEach(({ resource, id }, i) => {
     if (statuses[i + 1] !== 404) return;
-    (resource as unknown as Imported)._imported = undefined;
+    Reflect.set(resource, "_imported", undefined);
     process.stderr.write(\`live-imports: \${resource.terraformResourceType}.\${resource.friendlyUniqueId}: \${id} is not in the account, so it is created, not imported\\n\`);
   });
 }

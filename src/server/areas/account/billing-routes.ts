@@ -67,12 +67,12 @@ export function billingRoutes(r: Router, billing: BillingService): void {
     "/account/invoices",
     "account:read_only",
     { item: Invoice, filter: API_FILTERABLE["/account/invoices"], summary: "List invoices" },
-    async ({ actor }, query) => (await billing.listInvoices(actor, query)) as never,
+    async ({ actor }, query) => billing.listInvoices(actor, query),
   );
   r.get(
     "/account/invoices/:invoiceId",
     "account:read_only",
-    async ({ req, actor }) => answer(Invoice, (await billing.getInvoice(actor, pathId(req, "invoiceId"))) as Invoice),
+    async ({ req, actor }) => answer(Invoice, await billing.getInvoice(actor, pathId(req, "invoiceId"))),
     { summary: "View an invoice", response: Invoice },
   );
   r.get(
@@ -81,7 +81,7 @@ export function billingRoutes(r: Router, billing: BillingService): void {
     async ({ req, actor }) => {
       const id = pathId(req, "invoiceId");
       const query = parseInput(PageQuery, req.query, "Query");
-      return answer(paginated(InvoiceItem), (await billing.listInvoiceItems(actor, id, query)) as never);
+      return answer(paginated(InvoiceItem), await billing.listInvoiceItems(actor, id, query));
     },
     { summary: "List an invoice's items", response: paginated(InvoiceItem) },
   );

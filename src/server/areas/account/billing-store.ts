@@ -1,38 +1,11 @@
 /**
- * Payment methods and invoices of an account: tables, records and queries. A method's `data`
- * and an invoice's body are JSON text; what is queried is a column.
+ * Payment methods and invoices of an account: records and queries (the tables are in
+ * `./tables-store.ts`). A method's `data` and an invoice's body are JSON text; what is queried
+ * is a column.
  */
-import type { Generated, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import { Repository, type Handle } from "../../store/store";
-
-export interface PaymentMethodsTable {
-  id: Generated<number>;
-  account_id: number;
-  type: string;
-  is_default: number;
-  created: string;
-  /** The method's `data` as JSON. */
-  data: string;
-  deleted: string | null;
-}
-
-/** Invoices and their items: the answer's body as JSON, plus what is filtered on. */
-export interface InvoicesTable {
-  id: Generated<number>;
-  account_id: number;
-  body: string;
-}
-export interface InvoiceItemsTable {
-  id: Generated<number>;
-  invoice_id: number;
-  body: string;
-}
-
-export interface BillingTables {
-  payment_methods: PaymentMethodsTable;
-  invoices: InvoicesTable;
-  invoice_items: InvoiceItemsTable;
-}
+import type { AccountTables, PaymentMethodsTable } from "./tables-store";
 
 /** An active payment method (deleted ones are never read). */
 export type PaymentMethodRecord = Omit<Selectable<PaymentMethodsTable>, "type" | "is_default" | "data" | "deleted"> & {
@@ -61,7 +34,7 @@ const paymentRecord = ({ deleted: _, ...row }: Selectable<PaymentMethodsTable>):
   data: JSON.parse(row.data) as Record<string, string>,
 });
 
-export class Payments extends Repository<BillingTables> {
+export class Payments extends Repository<AccountTables> {
   async insertPaymentMethod(method: NewPaymentMethod): Promise<PaymentMethodRecord> {
     const row = await this.db
       .insertInto("payment_methods")
@@ -131,4 +104,4 @@ export class Payments extends Repository<BillingTables> {
   }
 }
 
-export const billingRepos = (handle: Handle<BillingTables>) => ({ payments: new Payments(handle) });
+export const billingRepos = (handle: Handle<AccountTables>) => ({ payments: new Payments(handle) });

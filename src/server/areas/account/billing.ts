@@ -4,8 +4,18 @@
  * and invoices the API reads but cannot create come in through the `seed*` functions
  * (fixtures, the admin namespace, tests).
  */
-import { PAYMENT_METHODS_MAX, type EventAction, type CreditCardInput, type Page, type PageQuery, type PaymentMethodAdd } from "../../../contract";
+import {
+  PAYMENT_METHODS_MAX,
+  type EventAction,
+  type CreditCardInput,
+  type Invoice,
+  type InvoiceItem,
+  type Page,
+  type PageQuery,
+  type PaymentMethodAdd,
+} from "../../../contract";
 import type { PaymentMethodRecord } from "./store";
+import { invoiceItemView, invoiceView, type InvoiceBody } from "./stored-views";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { invalid, notFound } from "../../domain/errors";
 import { pageFrom } from "../../domain/paging";
@@ -109,29 +119,23 @@ export class BillingService {
 
   // --- invoices ---------------------------------------------------------------------------
 
-  async listInvoices(actor: Actor, query: PageQuery): Promise<Page<Record<string, unknown>>> {
+  async listInvoices(actor: Actor, query: PageQuery): Promise<Page<Invoice>> {
     await requireAccountAccess(this.deps.store, actor, "read_only");
     const rows = await this.deps.store.payments.listInvoices(actor.user.account_id);
-    return pageFrom(
-      query,
-      rows.map((r) => ({ ...r.body, id: r.id })),
-    );
+    return pageFrom(query, rows.map(invoiceView));
   }
 
-  async getInvoice(actor: Actor, id: number): Promise<Record<string, unknown>> {
+  async getInvoice(actor: Actor, id: number): Promise<Invoice> {
     await requireAccountAccess(this.deps.store, actor, "read_only");
     const row = (await this.deps.store.payments.listInvoices(actor.user.account_id)).find((r) => r.id === id);
     if (row === undefined) throw notFound();
-    return { ...row.body, id: row.id };
+    return invoiceView(row);
   }
 
-  async listInvoiceItems(actor: Actor, invoiceId: number, query: PageQuery): Promise<Page<Record<string, unknown>>> {
+  async listInvoiceItems(actor: Actor, invoiceId: number, query: PageQuery): Promise<Page<InvoiceItem>> {
     await this.getInvoice(actor, invoiceId);
     const rows = await this.deps.store.payments.listInvoiceItems(invoiceId);
-    return pageFrom(
-      query,
-      rows.map((r) => r.body),
-    );
+    return pageFrom(query, rows.map(invoiceItemView));
   }
 
   /** Adds a payment method as is (any type, no limits); `is_default` makes it the one default. */
@@ -162,7 +166,8 @@ export class BillingService {
     });
   }
 
-  async seedInvoice(accountId: number, invoice: Record<string, unknown>, items: Array<Record<string, unknown>> = []): Promise<number> {
+  /** Stores an invoice as the API answers it (an `id` given is ignored: the row's is the invoice's). */
+  async seedInvoice(accountId: number, invoice: InvoiceBody & { id?: number }, items: readonly InvoiceItem[] = []): Promise<number> {
     return this.deps.store.transaction(async (tx) => {
       const { id: _ignored, ...body } = invoice;
       const id = await tx.payments.insertInvoice(accountId, body);

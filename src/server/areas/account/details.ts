@@ -4,7 +4,7 @@
  * operations, and what a child-account user may not do. The other sub-areas of the account
  * build on this service: its row (`billing`), its view (`viewOf`) and its events (`emit`).
  */
-import { addressProblems, type EventAction, type AccountUpdate } from "../../../contract";
+import { AccountUpdate, addressProblems, type EventAction } from "../../../contract";
 import type { z } from "zod";
 import type { StoreOf } from "../../store/store";
 import type { EventRepos } from "../events/store";
@@ -20,6 +20,8 @@ import type { EventEntity } from "../events/store";
 import type { UserRecord } from "../../domain/records";
 
 export type AccountUpdateInput = z.output<typeof AccountUpdate>;
+/** The contact fields `PUT /account` may set. */
+const UPDATABLE = AccountUpdate.keyof().options;
 
 export const DEFAULT_CAPABILITIES = [
   "Block Storage",
@@ -139,8 +141,9 @@ export class AccountDetailsService {
         throw forbidden("company", "The company of a parent account cannot be changed");
       }
       const after: AccountDetails = { ...before };
-      for (const [key, value] of Object.entries(input) as Array<[keyof AccountUpdateInput, string | undefined]>) {
-        if (value !== undefined) (after as unknown as Record<string, string>)[key] = value;
+      for (const key of UPDATABLE) {
+        const value = input[key];
+        if (value !== undefined) after[key] = value;
       }
       const stateChecked = input.country !== undefined || input.state !== undefined;
       const items = addressProblems({

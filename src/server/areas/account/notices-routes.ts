@@ -20,12 +20,9 @@ export function noticeRoutes(r: Router, notices: AccountNoticeService): void {
     "/account/maintenance",
     "token",
     { item: MaintenanceItem, filter: API_FILTERABLE["/account/maintenance"], summary: "List maintenance" },
-    async ({ actor }, query) => (await notices.listMaintenance(actor, query)) as never,
+    async ({ actor }, query) => notices.listMaintenance(actor, query),
   );
-  r.list(
-    "/account/notifications",
-    "account:read_only",
-    { item: Notification, summary: "List notifications" },
-    async ({ actor }, query) => (await notices.listNotifications(actor, query)) as never,
+  r.list("/account/notifications", "account:read_only", { item: Notification, summary: "List notifications" }, async ({ actor }, query) =>
+    notices.listNotifications(actor, query),
   );
 }

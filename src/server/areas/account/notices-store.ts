@@ -1,38 +1,14 @@
 /**
- * What an account is told: region availability, maintenance and notifications. Tables,
- * records and queries; bodies are JSON text as the API answers them.
+ * What an account is told: region availability, maintenance and notifications. Records and
+ * queries (the tables are in `./tables-store.ts`); bodies are JSON text as the API answers them.
  */
-import type { Generated } from "kysely";
 import { Repository, type Handle } from "../../store/store";
+import type { AccountTables, RegionAvailabilityTable } from "./tables-store";
 import { bodyRecord, type BodyRecord } from "./billing-store";
-
-export interface RegionAvailabilityTable {
-  account_id: number;
-  region: string;
-  available: string;
-  unavailable: string;
-}
-export interface MaintenanceTable {
-  id: Generated<number>;
-  account_id: number;
-  body: string;
-}
-export interface NotificationsTable {
-  id: Generated<number>;
-  account_id: number;
-  body: string;
-  resolved: string | null;
-}
-
-export interface NoticeTables {
-  region_availability: RegionAvailabilityTable;
-  maintenance: MaintenanceTable;
-  notifications: NotificationsTable;
-}
 
 export type AvailabilityRecord = Omit<RegionAvailabilityTable, "account_id" | "available" | "unavailable"> & { available: string[]; unavailable: string[] };
 
-export class Notices extends Repository<NoticeTables> {
+export class Notices extends Repository<AccountTables> {
   async listAvailability(accountId: number): Promise<AvailabilityRecord[] | null> {
     const rows = await this.db.selectFrom("region_availability").selectAll().where("account_id", "=", accountId).orderBy("region").execute();
     if (rows.length === 0) return null;
@@ -95,4 +71,4 @@ export class Notices extends Repository<NoticeTables> {
   }
 }
 
-export const noticeRepos = (handle: Handle<NoticeTables>) => ({ notices: new Notices(handle) });
+export const noticeRepos = (handle: Handle<AccountTables>) => ({ notices: new Notices(handle) });

@@ -2,8 +2,9 @@
  * What the account is told: region availability, maintenance and notifications. All are
  * written by the operator (`seed*`: fixtures, the admin namespace, tests) and read by the API.
  */
-import type { Page, PageQuery } from "../../../contract";
+import type { MaintenanceItem, Notification, Page, PageQuery } from "../../../contract";
 import type { AvailabilityRecord } from "./store";
+import { maintenanceView, notificationView } from "./stored-views";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { notFound } from "../../domain/errors";
 import { pageFrom } from "../../domain/paging";
@@ -51,25 +52,25 @@ export class AccountNoticeService {
   // --- maintenance and notifications ------------------------------------------------------
 
   /** Not canceled, and only entities the user may view (compute grants for a restricted user). */
-  async listMaintenance(actor: Actor, query: PageQuery): Promise<Page<Record<string, unknown>>> {
+  async listMaintenance(actor: Actor, query: PageQuery): Promise<Page<MaintenanceItem>> {
     const grants = await grantsOf(this.deps.store, actor);
     const visible = grants === null ? null : new Set(grants.compute.filter((g) => g.permissions !== null).map((g) => String(g.id)));
     const rows = await this.deps.store.notices.listMaintenance(actor.user.account_id);
     const items = rows
-      .map((r) => r.body)
-      .filter((b) => b.status !== "canceled")
-      .filter((b) => visible === null || visible.has(String((b.entity as { id: unknown }).id)));
+      .map(maintenanceView)
+      .filter((m) => m.status !== "canceled")
+      .filter((m) => visible === null || visible.has(String(m.entity.id)));
     return pageFrom(query, items);
   }
 
   /** Unresolved notifications whose `until` has not passed. */
-  async listNotifications(actor: Actor, query: PageQuery): Promise<Page<Record<string, unknown>>> {
+  async listNotifications(actor: Actor, query: PageQuery): Promise<Page<Notification>> {
     await requireAccountAccess(this.deps.store, actor, "read_only");
     const now = timestamp(this.deps.clock);
     const rows = await this.deps.store.notices.listNotifications(actor.user.account_id);
     return pageFrom(
       query,
-      rows.map((r) => r.body).filter((b) => b.until == null || (b.until as string) > now),
+      rows.map(notificationView).filter((n) => n.until === null || n.until > now),
     );
   }
 
@@ -77,11 +78,11 @@ export class AccountNoticeService {
     await this.deps.store.transaction((tx) => tx.notices.replaceAvailability(accountId, regions));
   }
 
-  async seedMaintenance(accountId: number, item: Record<string, unknown>): Promise<number> {
+  async seedMaintenance(accountId: number, item: MaintenanceItem): Promise<number> {
     return this.deps.store.notices.insertMaintenance(accountId, item);
   }
 
-  async seedNotification(accountId: number, notification: Record<string, unknown>): Promise<number> {
+  async seedNotification(accountId: number, notification: Notification): Promise<number> {
     return this.deps.store.notices.insertNotification(accountId, notification);
   }
 

@@ -3,27 +3,15 @@
  * here, payment methods and invoices in `billing-store.ts`, availability, maintenance and
  * notifications in `notices-store.ts`. Account details that nothing queries by (contact
  * fields, balances, capabilities, promotions) live as one JSON body per account; what is
- * queried is a column.
+ * queried is a column. The tables of all three are in `tables-store.ts`.
  */
 import { Repository, type Handle } from "../../store/store";
-import { billingRepos, type BillingTables } from "./billing-store";
-import { noticeRepos, type NoticeTables } from "./notices-store";
+import { billingRepos } from "./billing-store";
+import { noticeRepos } from "./notices-store";
+import type { AccountBillingTable, AccountTables } from "./tables-store";
 
 export type { BodyRecord, PaymentMethodRecord } from "./billing-store";
 export type { AvailabilityRecord } from "./notices-store";
-
-export interface AccountBillingTable {
-  account_id: number;
-  parent_account_id: number | null;
-  /** `AccountDetails` as JSON. */
-  body: string;
-  canceled: string | null;
-  card_declines: number;
-}
-
-export interface AccountTables extends BillingTables, NoticeTables {
-  account_billing: AccountBillingTable;
-}
 
 /** The account's contact details, money and capabilities (the `Account` shape, minus ids). */
 export interface AccountDetails {
@@ -93,12 +81,9 @@ export class Billing extends Repository<AccountTables> {
   }
 }
 
-/** One handle serves every table of the area; each sub-area's repositories name only their own tables. */
-const part = <T>(handle: Handle<AccountTables>): Handle<T> => handle as unknown as Handle<T>;
-
 export const accountRepos = (handle: Handle<AccountTables>) => ({
   billing: new Billing(handle),
-  ...billingRepos(part<BillingTables>(handle)),
-  ...noticeRepos(part<NoticeTables>(handle)),
+  ...billingRepos(handle),
+  ...noticeRepos(handle),
 });
 export type AccountRepos = ReturnType<typeof accountRepos>;

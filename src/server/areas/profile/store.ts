@@ -94,6 +94,20 @@ const userRecord = (row: Selectable<UsersTable>): UserRecord => ({
   sms_opt_in: row.sms_opt_in !== 0,
 });
 
+const bit = (b: boolean): number => (b ? 1 : 0);
+
+/** A new user in column types: booleans as 0/1, lists as JSON text (the insert checks it against the table). */
+const newUserRow = (user: NewUser) => ({
+  ...user,
+  restricted: bit(user.restricted),
+  authorized_keys: user.authorized_keys === null ? null : JSON.stringify(user.authorized_keys),
+  email_notifications: bit(user.email_notifications),
+  ip_whitelist_enabled: bit(user.ip_whitelist_enabled),
+  two_factor_auth: bit(user.two_factor_auth),
+  user_type: user.user_type ?? "default",
+  sms_opt_in: bit(user.sms_opt_in ?? false),
+});
+
 /** Record fields in column types: booleans as 0/1, lists as JSON text; absent fields stay absent. */
 function userColumns(fields: Partial<UserRecord>): Record<string, string | number | null> {
   const row: Record<string, string | number | null> = {};
@@ -130,11 +144,7 @@ export class Accounts extends Repository<ProfileTables> {
 
 export class Users extends Repository<ProfileTables> {
   async insert(user: NewUser): Promise<UserRecord> {
-    const row = await this.db
-      .insertInto("users")
-      .values({ ...userColumns({ user_type: "default", sms_opt_in: false, ...user }) } as never)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await this.db.insertInto("users").values(newUserRow(user)).returningAll().executeTakeFirstOrThrow();
     return userRecord(row);
   }
 
