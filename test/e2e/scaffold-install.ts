@@ -57,6 +57,11 @@ export function installShared(w: TeamRepoWork, repo: string): void {
       w.ok("touch", [join(partial, DONE)], repo);
       rmSync(root, { recursive: true, force: true });
       renameSync(partial, root);
+      // Installs of earlier builds' packages (another key) serve no test any more; test copies keep their own links.
+      const parent = join(root, "..");
+      for (const other of readdirSync(parent)) {
+        if (/^[0-9a-f]{16}$/.test(other) && join(parent, other) !== root) rmSync(join(parent, other), { recursive: true, force: true });
+      }
       return;
     } finally {
       rmSync(lock, { recursive: true, force: true });
