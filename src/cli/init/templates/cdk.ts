@@ -37,7 +37,10 @@ export const ciNodeMajor = (c: ScaffoldContext): number => (cdkOf(c) === "cdktf"
 /** Install scripts npm may run for the CDK's CLI: cdktf-cli's terminal addon. */
 export const cdkInstallScripts = (c: ScaffoldContext): Record<string, boolean> => (cdkOf(c) === "cdktf" ? { "@cdktf/node-pty-prebuilt-multiarch": true } : {});
 
-/** package.json's synth script: the CDK's CLI, or main.ts itself, which writes cdktf.out when run. */
+/**
+ * The synth of npm test's engine run (and cdktf's npm run synth): the CDK's CLI, or for cdktn main.ts
+ * itself, which writes cdktf.out when run on any Node (npm test runs on Node 20 too).
+ */
 export const synthScript = (c: ScaffoldContext): string => (cdkOf(c) === "cdktf" ? "cdktf synth" : "ts-node main.ts");
 
 /** The synth step of the CI jobs: the npm script, with the settings every script sets (context.ts, scriptEnvironment). */
