@@ -130,10 +130,12 @@ export async function packageBindings(root, { source, version }, cdk = "cdktf") 
     types: "lib/index.d.ts",
     // The provider package they bind, at this exact version (the bindings are its schema), as an
     // optional peer: npm then refuses another version of it beside them, while installing the
-    // bindings alone never sends npm looking for it. "cdktf" is what the CDK CLIs read of a prebuilt provider.
+    // bindings alone never sends npm looking for it. "cdktf" is what the CDK CLIs read of a prebuilt
+    // provider; cdktn's CLI (0.24) reads "cdktn" first and falls back to "cdktf", so its bindings carry both.
     peerDependencies: { ...peers(root), [PROVIDER_PACKAGE]: version },
     peerDependenciesMeta: { [PROVIDER_PACKAGE]: { optional: true } },
     cdktf: { provider: { name: source, version } },
+    ...(cdk === "cdktn" ? { cdktn: { provider: { name: source, version } } } : {}),
   };
   writeFileSync(join(staging, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   writeFileSync(

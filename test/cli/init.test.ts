@@ -260,7 +260,12 @@ describe("the scaffold's text", () => {
     // cdktn at what this project's cdktn example builds with, constructs at cdktn's own peer range.
     const example = JSON.parse(readFileSync(repoPath("examples/cdktn/package.json"), "utf8")) as { dependencies: Record<string, string> };
     const cdktn = JSON.parse(readFileSync(repoPath("examples/cdktn/node_modules/cdktn/package.json"), "utf8")) as { peerDependencies: Record<string, string> };
-    expect(CDKTN_VERSIONS).toEqual({ cdktn: example.dependencies.cdktn, constructs: cdktn.peerDependencies.constructs });
+    // Its CLI at the same range: cdktn-cli peers with the cdktn of its own release.
+    expect(CDKTN_VERSIONS).toEqual({
+      cdktn: example.dependencies.cdktn,
+      constructs: cdktn.peerDependencies.constructs,
+      "cdktn-cli": example.dependencies.cdktn,
+    });
   });
 
   it("with --cdk cdktn, imports cdktn and its bindings everywhere cdktf's would be", () => {
@@ -273,13 +278,20 @@ describe("the scaffold's text", () => {
       constructs: CDKTN_VERSIONS.constructs,
       tofu: "file:tools/tofu",
     });
-    // cdktn's CLI needs Node 22: the scripts run main.ts and the engine themselves.
-    expect(Object.keys(manifest.devDependencies!).filter((n) => /cdk/.test(n))).toEqual([]);
-    expect(manifest.scripts!.synth).toBe("export CHECKPOINT_DISABLE=1 && ts-node main.ts");
+    // cdktn's CLI, which needs Node 22, runs through tools/cdktn.sh; on Node 20 that runs main.ts and the engine itself.
+    expect(Object.entries(manifest.devDependencies!).filter(([n]) => /cdk/.test(n))).toEqual([["cdktn-cli", CDKTN_VERSIONS["cdktn-cli"]]]);
+    expect(manifest.scripts!.synth).toBe("export CHECKPOINT_DISABLE=1 TERRAFORM_BINARY_NAME=tofu && sh tools/cdktn.sh synth");
     expect(manifest.scripts!.deploy).toBe(
-      "export CHECKPOINT_DISABLE=1 TF_CLI_ARGS_plan=-lock-timeout=10m TF_CLI_ARGS_apply=-lock-timeout=10m TF_CLI_ARGS_destroy=-lock-timeout=10m && npm run synth && cd cdktf.out/stacks/account && tofu init -input=false -no-color > /dev/null && tofu apply -input=false -auto-approve",
+      "export CHECKPOINT_DISABLE=1 TERRAFORM_BINARY_NAME=tofu TF_CLI_ARGS_plan=-lock-timeout=10m TF_CLI_ARGS_apply=-lock-timeout=10m TF_CLI_ARGS_destroy=-lock-timeout=10m && sh tools/cdktn.sh deploy",
     );
-    expect(manifest.scripts!.destroy).toMatch(/&& tofu destroy -input=false$/);
+    expect(manifest.scripts!.destroy).toMatch(/ && sh tools\/cdktn\.sh destroy$/);
+    const script = files.get("tools/cdktn.sh")!;
+    expect(script.executable).toBe(true);
+    expect(script.text).toContain('deploy) exec cdktn deploy --auto-approve "$@" ;;');
+    expect(script.text).toContain('TF_CLI_ARGS_providers_lock="-fs-mirror=$(mgmt install-provider --print-mirror)"');
+    expect(script.text).toContain('deploy) init; exec tofu apply -input=false -auto-approve "$@" ;;');
+    for (const ci of [".github/workflows/plan.yml", ".github/workflows/drift.yml"]) expect(files.get(ci)!.text).toContain("node-version: 22\n");
+    expect(files.get(".gitlab-ci.yml")!.text).toContain("image: node:22-bookworm\n");
     expect(manifest.scripts!["test:engine"]).toMatch(/mgmt serve --ephemeral -- sh -c 'ts-node main\.ts && cp -R tests cdktf\.out\/stacks\/account\//);
     const main = files.get("main.ts")!.text;
     expect(main).toContain('import { App, Aspects, PgBackend, TerraformOutput, TerraformStack } from "cdktn";');
@@ -296,15 +308,31 @@ describe("the scaffold's text", () => {
       expect({ ci, synth: /npm run synth/.test(text) }).toEqual({ ci, synth: true });
       if (ci !== ".github/workflows/plan.yml") expect(text).toContain("--bindings @mgmt/cdktn-provider-mgmt --unmanaged");
     }
-    expect(files.get("README.md")!.text).toMatch(/CDK Terrain \(cdktn\) stack[\s\S]*`npx cdktn synth`, `npx cdktn deploy`\) needs Node 22/);
+    expect(files.get("README.md")!.text).toMatch(/CDK Terrain \(cdktn\) stack[\s\S]*run CDK Terrain's CLI, `cdktn`, on Node 22 and later/);
     // cdktf appears only as the layout's names (cdktf.json, cdktf.out), which cdktn keeps.
     const text = [...files].map(([, f]) => f.text).join("\n");
     expect(text.replace(/cdktf\.(json|out)/g, "")).not.toMatch(/cdktf/);
   });
 
+  it("with --cdk cdktn, has a tools/cdktn.sh that says in one line, on a Node before 22, what it runs instead", () => {
+    const dir = join(work, "cdktn-script");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "cdktn.sh"), scaffoldFiles(cdktnContext({ engine: "terraform" })).get("tools/cdktn.sh")!.text);
+    // A command it does not know: the Node check and its line come first, then the usage.
+    const r = spawnSync("sh", ["cdktn.sh", "apply"], { cwd: dir, encoding: "utf8" });
+    expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 2, stdout: "" });
+    expect(r.stderr).toBe(
+      `cdktn commands need Node 22 (this is Node v${process.versions.node}): running main.ts with ts-node and terraform in cdktf.out/stacks/account instead\n` +
+        "usage: sh tools/cdktn.sh synth|plan|deploy|destroy|output [ARGUMENTS]\n",
+    );
+  });
+
   it("with cdktf (the default), names no cdktn and passes no --bindings to drift", () => {
     const text = all(context());
     expect(text).not.toMatch(/cdktn|--bindings/);
+    // Its CI stays on the oldest Node this project supports.
+    expect(text).toContain("node-version: 20\n");
+    expect(text).toContain("image: node:20-bookworm\n");
     expect(JSON.parse(scaffoldFiles(context()).get("package.json")!.text).scripts.synth).toMatch(/ && cdktf synth$/);
   });
 
@@ -377,6 +405,7 @@ describe("the scaffold's scripts and pointers", () => {
     ["cdktf", "tofu"],
     ["cdktf", "terraform"],
     ["cdktn", "tofu"],
+    ["cdktn", "terraform"],
   ] as const)("every script that runs the CDK or an engine is quiet offline and runs the chosen engine (%s, %s)", (cdk, engine) => {
     const c = cdk === "cdktf" ? context({ engine }) : cdktnContext({ engine });
     const scripts = scriptsOf(c);
@@ -384,8 +413,8 @@ describe("the scaffold's scripts and pointers", () => {
     for (const [name, line] of Object.entries(scripts)) {
       if (name === "install-provider" || name === "test") continue;
       expect({ name, head: line.slice(0, line.indexOf(" && ")) }).toEqual({ name, head: expect.stringMatching(/^export CHECKPOINT_DISABLE=1\b/) });
-      // cdktf runs `terraform` unless TERRAFORM_BINARY_NAME names another.
-      expect({ name, binary: /TERRAFORM_BINARY_NAME=tofu/.test(line) }).toEqual({ name, binary: cdk === "cdktf" && engine === "tofu" });
+      // cdktf's and cdktn's CLIs run `terraform` unless TERRAFORM_BINARY_NAME names another.
+      expect({ name, binary: /TERRAFORM_BINARY_NAME=tofu/.test(line) }).toEqual({ name, binary: engine === "tofu" });
     }
   });
 

@@ -1,32 +1,32 @@
 /**
  * `mgmt init --cdk cdktn` end to end: a CDK Terrain repository scaffolded from this build's
  * tarballs (the provider and the cdktn bindings), installed once with npm, then used as a team
- * would on Node 20, where cdktn's own CLI does not run: install the provider, synthesize by
- * running main.ts, plan and apply with OpenTofu against `mgmt serve`, re-plan clean, run the GitLab
- * plan job as a runner would, pass the repository's own `npm test`, and adopt unmanaged objects
- * with the import code drift writes for the cdktn bindings.
+ * would on Node 20, where cdktn's own CLI does not run: the npm scripts say so once and synthesize by
+ * running main.ts, plan and apply with OpenTofu against `mgmt serve`, re-plan clean, pass the
+ * repository's own `npm test`, and adopt unmanaged objects with the import code drift writes for the
+ * cdktn bindings. The cdktn CLI itself, on Node 22, and the CI files: test/e2e/cdktn-cli.test.ts.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { MgmtClient } from "../../src/client";
 import type { RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
-import { runGitlabJob } from "./team-repo-runner";
+import { installShared } from "./scaffold-install";
 import { expectNoChanges, expectOwnTestsPass, expectStackDeployed, teamRepoWork } from "./team-repo-setup";
 
 jest.setTimeout(20 * 60_000);
 
 const STACK = "account";
 const w = teamRepoWork("mgmt-team-repo-cdktn-");
-const { work, home, baseEnv, sh, ok } = w;
+const { home, sh, ok } = w;
 const repo = w.scaffold("cdktn", "--cdk", "cdktn");
 const stackDir = join(repo, "cdktf.out", "stacks", STACK);
 let server: RunningServer;
 
 beforeAll(async () => {
-  // The one npm install of this file (better-sqlite3's addon from test/support/addon-prebuild.ts).
-  ok("npm", ["install", "--prefer-offline"], repo);
+  // The one npm install of this scaffold in the run, shared with test/e2e/cdktn-cli.test.ts.
+  installShared(w, repo);
   server = await w.serve();
 }, 30 * 60_000);
 
@@ -45,8 +45,10 @@ describe("a repository from mgmt init --cdk cdktn, after npm install", () => {
     expect(existsSync(join(home, ".terraform.d", "plugins", PROVIDER_SOURCE, PROVIDER_VERSION, "linux_amd64", "terraform-provider-mgmt"))).toBe(true);
   });
 
-  it(`synthesizes with npm run synth on node ${process.versions.node}`, () => {
-    ok("npm", ["run", "synth"], repo);
+  it(`synthesizes with npm run synth on node ${process.versions.node}, saying once that cdktn commands need Node 22`, () => {
+    const out = ok("npm", ["run", "synth"], repo);
+    expect(out.match(/cdktn commands need Node 22/g)).toEqual(["cdktn commands need Node 22"]);
+    expect(out).toContain(`(this is Node v${process.versions.node}): running main.ts with ts-node and tofu in cdktf.out/stacks/${STACK} instead`);
     const json = JSON.parse(readFileSync(join(stackDir, "cdk.tf.json"), "utf8")) as {
       resource: Record<string, unknown>;
       "//": { metadata: { version: string } };
@@ -68,45 +70,12 @@ describe("a repository from mgmt init --cdk cdktn, after npm install", () => {
     // The script runs the engine as a person would, in colour: the colour codes are taken out to read it.
     const plan = stripVTControlCharacters(ok("npm", ["run", "plan"], repo, env));
     expect(plan).toMatch(/Plan: 6 to add, 0 to change, 0 to destroy/);
+    // One line, though the plan synthesizes first.
+    expect(plan.match(/cdktn commands need Node 22/g)).toHaveLength(1);
     ok("npm", ["run", "deploy"], repo, env);
     await expectStackDeployed(server);
     expectNoChanges(w, "tofu", stackDir, env);
     expect(readFileSync(join(repo, `terraform.${STACK}.tfstate`), "utf8")).toContain("mgmt_tag");
-  });
-
-  it(".gitlab-ci.yml's plan job synthesizes with npm run synth and posts the plan as a merge-request note", () => {
-    // GitLab's API stood in for by a curl that records its arguments: lists are empty, writes succeed.
-    const fakes = join(work, "fake-bin");
-    mkdirSync(fakes, { recursive: true });
-    const calls = join(work, "curl-calls.jsonl");
-    writeFileSync(
-      join(fakes, "curl"),
-      `#!/usr/bin/env node\nrequire("fs").appendFileSync(${JSON.stringify(calls)}, JSON.stringify(process.argv.slice(2)) + "\\n");\nif (!process.argv.includes("-X")) process.stdout.write("[]");\n`,
-    );
-    chmodSync(join(fakes, "curl"), 0o755);
-    const runner = { workspace: repo, cacheDir: join(work, "ci-cache"), env: { ...baseEnv, PATH: `${fakes}${delimiter}${baseEnv.PATH}` } };
-    mkdirSync(runner.cacheDir, { recursive: true });
-    const job = runGitlabJob(readFileSync(join(repo, ".gitlab-ci.yml"), "utf8"), "plan", runner, {
-      CI_PIPELINE_SOURCE: "merge_request_event",
-      CI_API_V4_URL: "https://gitlab.example.test/api/v4",
-      CI_PROJECT_ID: "42",
-      CI_MERGE_REQUEST_IID: "3",
-      GITLAB_API_TOKEN: "glpat-not-a-real-token",
-      MGMT_URL: server.url,
-      MGMT_TOKEN: server.token,
-    })!;
-    expect({ ok: job.ok, output: job.ok ? "" : job.steps[0]!.output.slice(-4000) }).toEqual({ ok: true, output: "" });
-    expect(job.steps[0]!.output).toContain("ts-node main.ts");
-    const posts = readFileSync(calls, "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line) as string[])
-      .filter((argv) => argv.includes("POST"));
-    expect(posts).toHaveLength(1);
-    const body = (JSON.parse(posts[0]![posts[0]!.indexOf("--data") + 1]!) as { body: string }).body;
-    expect(body).toMatch(/^<!-- mgmt-plan-report:account -->\n## Plan: account/);
-    // The cdktn stack's Aspect passed at synth, and the plan's check passes in the note.
-    expect(body).toMatch(/\n## Policy\n\n\*\*Passed\.\*\*/);
   });
 
   it("passes its own npm test as generated (tofu test and jest, each against mgmt serve --ephemeral)", () => {

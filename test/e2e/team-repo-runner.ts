@@ -2,7 +2,8 @@
  * A CI runner in miniature for the scaffold's own workflow files: each GitHub job's `run:` steps and
  * each GitLab job's script run in order with `bash -e`, the job's environment and the variables a
  * runner sets. Actions are stood in for by what they do: checkout is the clone the caller made,
- * setup-node the node on PATH, setup-terraform (without its wrapper) the terraform on PATH, cache
+ * setup-node the node on PATH (which must be the major version it asks for, as must a GitLab
+ * job's node image), setup-terraform (without its wrapper) the terraform on PATH, cache
  * copies a folder in and out of a cache directory, upload-artifact copies the file aside. `${{ }}`
  * expressions are evaluated for the few forms the workflows use (context paths, ==/!= against a
  * string, failure(), hashFiles()).
@@ -96,6 +97,17 @@ export function seedCache(cacheDir: string, key: string, from: string): void {
 }
 
 /**
+ * The stand-in for setup-node and for a GitLab job's node image: the node on the runner's PATH is the
+ * node the job asks for (its major version), so that a job proven here runs on the Node it names.
+ */
+function nodeAsked(what: string, major: string | undefined, env: NodeJS.ProcessEnv): { code: number; output: string } {
+  const r = spawnSync("node", ["-p", "process.versions.node"], { env, encoding: "utf8" });
+  const onPath = r.stdout.trim();
+  if (major !== undefined && onPath.split(".")[0] === major) return { code: 0, output: "" };
+  return { code: 1, output: `runner: the job asks for ${what}; the node on the runner's PATH is ${onPath || r.stderr.trim()}` };
+}
+
+/**
  * Runs one job of a GitHub workflow in `runner.workspace`. `contexts` gives what expressions read
  * (github, matrix, secrets, vars); `runner` and `steps` are filled in here.
  */
@@ -134,7 +146,8 @@ export function runGithubJob(workflowText: string, jobName: string, runner: Runn
     if (step.uses !== undefined) {
       const w = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, substitute(String(v), ctx, runner.workspace)]));
       const action = step.uses.replace(/@.*$/, "");
-      if (action === "actions/checkout" || action === "actions/setup-node") result = { code: 0, output: "" };
+      if (action === "actions/checkout") result = { code: 0, output: "" };
+      else if (action === "actions/setup-node") result = nodeAsked(`node-version ${w["node-version"]}`, w["node-version"], runner.env);
       else if (action === "hashicorp/setup-terraform") {
         // The wrapper would change what `terraform show -json` prints; the workflow turns it off.
         if (w.terraform_wrapper !== "false") throw new Error("runner: hashicorp/setup-terraform stands in only with terraform_wrapper: false");
@@ -219,6 +232,12 @@ export function runGitlabJob(pipelineText: string, jobName: string, runner: Runn
     ...job.variables,
   };
   if (!admitted(job.rules, env)) return undefined;
+  const image = (job as { image?: string }).image ?? (pipeline.default as { image?: string } | undefined)?.image;
+  const nodeImage = image?.match(/^node:(\d+)/);
+  if (nodeImage) {
+    const asked = nodeAsked(`the image ${image}`, nodeImage[1], runner.env);
+    if (asked.code !== 0) return { ok: false, steps: [{ name: jobName, skipped: false, ...asked }] };
+  }
   const cache = job.cache ?? pipeline.default?.cache;
   const saves: { path: string; dir: string }[] = [];
   if (cache) {

@@ -21,7 +21,9 @@ Writes a team's infrastructure repository into DIR: a cdktf (or cdktn) stack of 
 (main.ts), package.json with the provider and its bindings vendored in DIR/packages/, tests
 (npm test) and CI workflows for plans in pull requests and scheduled drift checks.
   --cdk NAME       cdktf (default) or cdktn: CDK Terrain, cdktf's continuation; main.ts and the
-                   tests import cdktn, and npm run synth runs main.ts itself (node 20 and up)
+                   tests import cdktn, the npm scripts run the cdktn CLI on node 22 and up (on
+                   node 20 they say so and run main.ts and the engine themselves), and the CI
+                   jobs run on node 22
   --ci LIST        github, gitlab, both (default github,gitlab) or none
   --backend NAME   local (default): state in a file; pg: state in Postgres, the connection
                    string read from PG_CONN_STR when the engine runs, never written to a file

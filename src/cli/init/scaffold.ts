@@ -1,4 +1,6 @@
 /** Every file of a new repository, by its path: a pure function of the options and the two packages (for cdktf or cdktn alike). */
+import { cdkOf } from "./templates/cdk";
+import { CDKTN_SCRIPT, cdktnScript } from "./templates/cdktn-script";
 import type { ScaffoldContext } from "./templates/context";
 import { driftWorkflow, planWorkflow } from "./templates/github";
 import { gitlabCi } from "./templates/gitlab";
@@ -29,6 +31,7 @@ export function scaffoldFiles(c: ScaffoldContext): Map<string, ScaffoldFile> {
     ["__tests__/stack.test.ts", { text: stackTest(c) }],
     ["__tests__/example.test.ts", { text: exampleTest(c) }],
   ]);
+  if (cdkOf(c) === "cdktn") files.set(CDKTN_SCRIPT, { text: cdktnScript(c), executable: true });
   if (c.engine === "tofu") {
     files.set("tools/tofu/package.json", { text: tofuShimPackage() });
     files.set("tools/tofu/tofu", { text: tofuShim(), executable: true });

@@ -1,14 +1,15 @@
 /**
  * What differs between a cdktf repository and a CDK Terrain (cdktn) one; every template reads it
  * here and is otherwise the same text. cdktn is cdktf's continuation with the same layout
- * (cdktf.json, cdktf.out/stacks/NAME/cdk.tf.json), but its CLI needs Node 22: on the Node 20 this
- * scaffold supports, the synth is main.ts run by ts-node (as cdktf.json's app would be) and the
- * engine plans and applies the stack's folder itself, as `cdktn deploy` would.
+ * (cdktf.json, cdktf.out/stacks/NAME/cdk.tf.json), but its CLI needs Node 22: the npm scripts run
+ * it there (tools/cdktn.sh, templates/cdktn-script.ts), and on Node 20 run main.ts with ts-node
+ * (as cdktf.json's app would be) and the engine in the stack's folder, as `cdktn deploy` would.
+ * The CI for cdktn runs on Node 22.
  */
 import { DEFAULT_BINDINGS } from "../../drift";
 import type { CdkName } from "../options";
 import type { ScaffoldContext } from "./context";
-import { CDKTN_VERSIONS, VERSIONS } from "./versions";
+import { CDKTN_NODE_MAJOR, CDKTN_VERSIONS, NODE_MAJOR, VERSIONS } from "./versions";
 
 /** The CDK the repository is for. */
 export const cdkOf = (c: ScaffoldContext): CdkName => c.cdk ?? "cdktf";
@@ -23,13 +24,23 @@ export function cdkDependencies(c: ScaffoldContext): Record<string, string> {
     : { cdktn: CDKTN_VERSIONS.cdktn, constructs: CDKTN_VERSIONS.constructs };
 }
 
-/** cdktf's CLI, which the npm scripts run; cdktn's is left to the user (Node 22, README.md). */
-export const cdkDevDependencies = (c: ScaffoldContext): Record<string, string> => (cdkOf(c) === "cdktf" ? { "cdktf-cli": VERSIONS["cdktf-cli"] } : {});
+/**
+ * The CDK's CLI, which the npm scripts run. cdktn-cli asks for Node 22 in its engines, which npm
+ * only warns about on Node 20 (EBADENGINE): it installs there and the scripts leave it unused.
+ */
+export const cdkDevDependencies = (c: ScaffoldContext): Record<string, string> =>
+  cdkOf(c) === "cdktf" ? { "cdktf-cli": VERSIONS["cdktf-cli"] } : { "cdktn-cli": CDKTN_VERSIONS["cdktn-cli"] };
+
+/** The Node major of the CI jobs (setup-node, the GitLab image): cdktn's CLI needs 22. */
+export const ciNodeMajor = (c: ScaffoldContext): number => (cdkOf(c) === "cdktf" ? NODE_MAJOR : CDKTN_NODE_MAJOR);
 
 /** Install scripts npm may run for the CDK's CLI: cdktf-cli's terminal addon. */
 export const cdkInstallScripts = (c: ScaffoldContext): Record<string, boolean> => (cdkOf(c) === "cdktf" ? { "@cdktf/node-pty-prebuilt-multiarch": true } : {});
 
-/** package.json's synth script: the CDK's CLI, or main.ts itself, which writes cdktf.out when run. */
+/**
+ * The synth of npm test's engine run (and cdktf's npm run synth): the CDK's CLI, or for cdktn main.ts
+ * itself, which writes cdktf.out when run on any Node (npm test runs on Node 20 too).
+ */
 export const synthScript = (c: ScaffoldContext): string => (cdkOf(c) === "cdktf" ? "cdktf synth" : "ts-node main.ts");
 
 /** The synth step of the CI jobs: the npm script, with the settings every script sets (context.ts, scriptEnvironment). */

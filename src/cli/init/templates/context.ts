@@ -31,11 +31,11 @@ export const LOCK_TIMEOUT = "-lock-timeout=10m";
 
 /**
  * What every npm script that runs the CDK's CLI or an engine sets first: no version checks (offline
- * they print a red `getaddrinfo ENOTFOUND checkpoint-api...`), and, for cdktf, the engine cdktf runs:
- * `terraform` unless TERRAFORM_BINARY_NAME names another (cdktf-cli 0.21 reads only that variable).
- * An `export` at the head of the script: npm runs scripts with sh, the CI images' too.
+ * they print a red `getaddrinfo ENOTFOUND checkpoint-api...`), and the engine the CDK's CLI runs:
+ * `terraform` unless TERRAFORM_BINARY_NAME names another (cdktf-cli 0.21 and cdktn-cli 0.24 read only
+ * that variable). An `export` at the head of the script: npm runs scripts with sh, the CI images' too.
  */
 export function scriptEnvironment(c: ScaffoldContext, extra: readonly string[] = []): string {
-  const cdktfEngine = (c.cdk ?? "cdktf") === "cdktf" && c.engine === "tofu" ? ["TERRAFORM_BINARY_NAME=tofu"] : [];
-  return `export ${["CHECKPOINT_DISABLE=1", ...cdktfEngine, ...extra].join(" ")} && `;
+  const cliEngine = c.engine === "tofu" ? ["TERRAFORM_BINARY_NAME=tofu"] : [];
+  return `export ${["CHECKPOINT_DISABLE=1", ...cliEngine, ...extra].join(" ")} && `;
 }

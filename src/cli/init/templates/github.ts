@@ -4,11 +4,10 @@
  * They run in the scaffolded repository: `npm ci` installs everything from its package.json and
  * packages/, and every tool is called through npx.
  */
-import { cdkModule, ciSynth, driftBindingsFlag } from "./cdk";
+import { cdkModule, ciNodeMajor, ciSynth, driftBindingsFlag } from "./cdk";
 import { LOCK_TIMEOUT, engineCommand, type ScaffoldContext } from "./context";
 import { planReportLog, printPlanDiagnostics } from "./plan-log";
 import { stackInit } from "./state-init";
-import { NODE_MAJOR } from "./versions";
 
 /** Job environment lines shared by both workflows; `token` is the secret holding the API token. */
 function jobEnv(c: ScaffoldContext, token: string): string {
@@ -34,7 +33,7 @@ function setupSteps(c: ScaffoldContext): string {
   return `      - uses: actions/checkout@v4
       - uses: actions/setup-node@v4
         with:
-          node-version: ${NODE_MAJOR}
+          node-version: ${ciNodeMajor(c)}
       # node_modules keyed on the lock file: the provider package's native addon (SQLite, for the
       # local server the tests use) is built once per lock file, not on every run.
       - uses: actions/cache@v4

@@ -3,11 +3,11 @@
  * and keeps one note per stack up to date; `drift` runs in scheduled pipelines and keeps one issue
  * per stack open while drift lasts. The API calls are curl, their answers read with node.
  */
-import { ciSynth, driftBindingsFlag } from "./cdk";
+import { ciNodeMajor, ciSynth, driftBindingsFlag } from "./cdk";
 import { LOCK_TIMEOUT, engineCommand, type ScaffoldContext } from "./context";
 import { planReportLog, printPlanDiagnostics } from "./plan-log";
 import { stackInit } from "./state-init";
-import { NODE_MAJOR, TERRAFORM_VERSION } from "./versions";
+import { TERRAFORM_VERSION } from "./versions";
 
 /** Adds this stack's merge-request note from body.md, or edits the one an earlier run added (found by its marker). */
 const postNote = `      api="$CI_API_V4_URL/projects/$CI_PROJECT_ID/merge_requests/$CI_MERGE_REQUEST_IID/notes"
@@ -50,7 +50,7 @@ variables:
   STACK: ${c.stack}
 ${c.engine === "terraform" ? `  TERRAFORM_VERSION: "${TERRAFORM_VERSION}"\n` : ""}
 default:
-  image: node:${NODE_MAJOR}-bookworm
+  image: node:${ciNodeMajor(c)}-bookworm
   # node_modules keyed on the lock file: the provider package's native addon is built once per lock file.
   cache:
     key:

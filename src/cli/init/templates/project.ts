@@ -1,17 +1,18 @@
 /** The project files around main.ts: package.json, cdktf.json, tsconfig.json, .gitignore, the tofu shim. */
 import { cdkDependencies, cdkModule, cdkOf, cdkDevDependencies, cdkInstallScripts, synthScript } from "./cdk";
+import { CDKTN_COMMANDS, CDKTN_SCRIPT, type CdktnCommand } from "./cdktn-script";
 import { LOCK_TIMEOUT, engineCommand, scriptEnvironment, type ScaffoldContext } from "./context";
-import { VERSIONS } from "./versions";
+import { CDKTN_NODE_MAJOR, VERSIONS } from "./versions";
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
 /**
  * The scripts that run the engine on the stack: cdktf's diff, deploy, destroy and output; for cdktn
- * (whose CLI needs Node 22) what they run, spelled out: the synth, then the engine's init and plan,
- * apply, destroy or output in the stack's folder. Each with scriptEnvironment's settings, so that
- * `npx cdktf ...` typed by hand is the only way to reach `terraform` in an OpenTofu repository.
+ * tools/cdktn.sh, which runs cdktn's on Node 22 and spells the steps out on Node 20 (whose cdktn-cli
+ * does not run). Each with scriptEnvironment's settings, so that `npx cdktf ...` typed by hand is the
+ * only way to reach `terraform` in an OpenTofu repository.
  */
-function engineScripts(c: ScaffoldContext): Record<"synth" | "plan" | "deploy" | "destroy" | "output", string> {
+function engineScripts(c: ScaffoldContext): Record<CdktnCommand, string> {
   // Shared state is locked by whoever plans, applies or destroys; a second person or job waits its
   // turn rather than fail at once (the engines' default lock timeout is 0s).
   const locks = c.backend === "pg" ? ["plan", "apply", "destroy"].map((command) => `TF_CLI_ARGS_${command}=${LOCK_TIMEOUT}`) : [];
@@ -26,15 +27,9 @@ function engineScripts(c: ScaffoldContext): Record<"synth" | "plan" | "deploy" |
       output: `${scriptEnvironment(c)}cdktf output --skip-provider-lock`,
     };
   }
-  const stackDir = `cdktf.out/stacks/${c.stack}`;
-  const inStack = `${env}npm run synth && cd ${stackDir} && ${c.engine} init -input=false -no-color > /dev/null && ${c.engine}`;
-  return {
-    synth: `${scriptEnvironment(c)}${synthScript(c)}`,
-    plan: `${inStack} plan -input=false`,
-    deploy: `${inStack} apply -input=false -auto-approve`,
-    destroy: `${inStack} destroy -input=false`,
-    output: `${scriptEnvironment(c)}cd ${stackDir} && ${c.engine} output`,
-  };
+  return Object.fromEntries(
+    CDKTN_COMMANDS.map((command) => [command, `${command === "synth" || command === "output" ? scriptEnvironment(c) : env}sh ${CDKTN_SCRIPT} ${command}`]),
+  ) as Record<CdktnCommand, string>;
 }
 
 export function packageJson(c: ScaffoldContext): string {
@@ -160,12 +155,22 @@ export function tofuShimPackage(): string {
   return json({ name: "tofu", version: "0.0.0", private: true, description: "tofu on PATH for npm scripts and npx", bin: { tofu: "tofu" } });
 }
 
-const cdktnNote = `
-\`npm run synth\` runs \`main.ts\` itself (with ts-node), which writes \`cdktf.out\` on any Node from 20;
-\`npm run plan\` and \`npm run deploy\` then run the engine in the stack folder, as \`cdktn deploy\` would.
-CDK Terrain's own CLI (\`npx cdktn synth\`, \`npx cdktn deploy\`) needs Node 22: on Node 22, add it with
-\`npm install --save-dev cdktn-cli\`.
+function cdktnNote(c: ScaffoldContext): string {
+  return `
+The npm scripts run CDK Terrain's CLI, \`cdktn\`, on Node ${CDKTN_NODE_MAJOR} and later (\`${CDKTN_SCRIPT}\`): \`npm run synth\` is
+\`cdktn synth\`, \`plan\` is \`cdktn diff\`, then \`cdktn deploy\`, \`cdktn destroy\` and \`cdktn output\`. cdktn-cli needs
+Node ${CDKTN_NODE_MAJOR} (npm installs it on Node 20 with an EBADENGINE warning): on Node 20 the scripts say so in one line
+and run the same steps without it, \`main.ts\` with ts-node (which writes \`cdktf.out\`) and ${c.engine === "tofu" ? "OpenTofu" : "Terraform"} in the
+stack's folder. The CI jobs run on Node ${CDKTN_NODE_MAJOR}.
+
+After \`init\`, \`cdktn deploy\`, \`diff\`, \`destroy\` and \`output\` lock the provider for linux_amd64 with the
+engine's \`providers lock\`, which asks the provider's registry unless told otherwise; the mgmt provider is in
+none. The scripts point that lock at the mirror the provider package carries
+(\`TF_CLI_ARGS_providers_lock=-fs-mirror=$(npx mgmt install-provider --print-mirror)\`): set the same when you
+type \`npx cdktn deploy\` yourself${c.engine === "tofu" ? ",\nwith `TERRAFORM_BINARY_NAME=tofu` (cdktn runs `terraform` otherwise)" : ""}. A provider from a registry added to
+\`main.ts\` is not in that mirror: then give \`providers lock\` a mirror that has both, or pass \`--skip-provider-lock\`.
 `;
+}
 
 /** README.md's "Sharing state": how to get there from a local state, or what the pg backend needs. */
 function sharingState(c: ScaffoldContext): string {
@@ -221,7 +226,7 @@ npm test                          # the stack applied against a throwaway local 
 try the stack without an account. The engine here is ${c.engine === "tofu" ? "OpenTofu (`npx tofu`, installed by npm on Linux x64)" : "Terraform (`terraform` on PATH)"}: the npm scripts
 run it${cdkOf(c) === "cdktf" && c.engine === "tofu" ? " (`npx cdktf ...` typed by hand runs `terraform` unless `TERRAFORM_BINARY_NAME=tofu` is set)" : ""}. In the stack's
 folder (\`cdktf.out/stacks/${c.stack}\`, after \`npm run synth\`) run \`${engine} plan\` as usual.
-${cdkOf(c) === "cdktn" ? cdktnNote : ""}
+${cdkOf(c) === "cdktn" ? cdktnNote(c) : ""}
 ## Tests
 
 \`npm test\` runs \`tests/stack.tftest.hcl\` (the engine's own \`test\`) and \`__tests__/stack.test.ts\` (jest),

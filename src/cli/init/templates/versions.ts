@@ -22,12 +22,18 @@ export const TERRAFORM_VERSION = "1.11.4";
 /** Node for CI images and setup-node: the oldest this project supports. */
 export const NODE_MAJOR = 20;
 
+/** Node for a --cdk cdktn repository's CI: cdktn-cli 0.24 runs on Node 22.19 and later only (its engines). */
+export const CDKTN_NODE_MAJOR = 22;
+
 /**
  * With --cdk cdktn: CDK Terrain and constructs at the ranges this project's cdktn example builds
  * with (examples/cdktn/package.json; test/cli/init.test.ts holds them equal), constructs in cdktn's
- * own peer range, which stops below the constructs cdktf takes.
+ * own peer range, which stops below the constructs cdktf takes; its CLI at the same release
+ * (cdktn-cli peers with that exact cdktn). 0.24.0 is the release the suite runs
+ * (test/e2e/cdktn-cli.test.ts); the 0.26 pre-releases are left out of the range.
  */
 export const CDKTN_VERSIONS = {
   cdktn: "^0.24.0",
   constructs: ">=10.6.0 <10.8.0",
+  "cdktn-cli": "^0.24.0",
 } as const;

