@@ -1,0 +1,120 @@
+/**
+ * One npm install of the cdktf scaffold for every test that uses one (test/e2e/team-repo.test.ts and
+ * team-repo-terraform.test.ts): minutes each on two cores when every file installed its own. The
+ * default scaffold (cdktf, OpenTofu) is installed once per build of the packages it installs, kept
+ * under node_modules/.cache (so a fresh clone installs it once per run), and each repository links
+ * its node_modules. The terraform scaffold's packages are the same less OpenTofu's, so the link
+ * serves it too. That a repository from `mgmt init` installs from nothing is proven where it counts,
+ * by the generated CI's own `npm ci` on a cold cache (the plan.yml test of team-repo.test.ts).
+ */
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { repoPath } from "../../src/harness/paths";
+import type { TeamRepoWork } from "../e2e/team-repo-setup";
+
+const CACHE = repoPath("node_modules", ".cache", "mgmt-scaffold-install");
+const DONE = ".installed";
+
+/** Every file under `dir`, relative to it, sorted. */
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort();
+
+/**
+ * What decides the install: the packages asked for, the files they come from (this build's tarballs,
+ * the tofu shim) and the node that builds better-sqlite3's addon. Not the scripts, which differ by flag.
+ */
+function installKey(scaffold: string): string {
+  const manifest = JSON.parse(readFileSync(join(scaffold, "package.json"), "utf8")) as Record<string, unknown>;
+  const hash = createHash("sha256").update(process.versions.modules);
+  for (const field of ["dependencies", "devDependencies", "optionalDependencies", "overrides"]) hash.update(`${field}=${JSON.stringify(manifest[field])}\n`);
+  for (const dir of ["packages", "tools"])
+    for (const f of filesUnder(join(scaffold, dir)))
+      hash
+        .update(`${dir}/${f}\n`)
+        .update(readFileSync(join(scaffold, dir, f)))
+        .update("\n");
+  return hash.digest("hex").slice(0, 16);
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+
+/** Takes the lock of `key` (a folder holding the holder's pid), waiting while a live process holds it. */
+async function lock(key: string): Promise<() => void> {
+  const dir = join(CACHE, `${key}.lock`);
+  for (;;) {
+    try {
+      mkdirSync(dir);
+      writeFileSync(join(dir, "pid"), String(process.pid));
+      return () => rmSync(dir, { recursive: true, force: true });
+    } catch {
+      const holder = Number(existsSync(join(dir, "pid")) ? readFileSync(join(dir, "pid"), "utf8") : "");
+      // A holder that died mid-install (a killed run) leaves the lock behind; one that has not yet written its pid has just taken it.
+      if (holder > 0 && !alive(holder)) rmSync(dir, { recursive: true, force: true });
+      else await sleep(500);
+    }
+  }
+}
+
+/**
+ * The folder of an installed default scaffold (its package-lock.json and node_modules), installing it if
+ * no test of this build has. npm runs with `w`'s environment (its npm cache, the prebuilt addon in its HOME).
+ */
+export async function installedScaffold(w: TeamRepoWork): Promise<string> {
+  mkdirSync(CACHE, { recursive: true });
+  // Named infra, as the tests' repositories are: the name is in the lock.
+  const probeRoot = join(CACHE, `probe-${process.pid}-${Date.now()}`);
+  const probe = join(probeRoot, "infra");
+  w.ok(process.execPath, [repoPath("dist/cli.js"), "init", probe], w.work);
+  const key = installKey(probe);
+  const installed = join(CACHE, key, "infra");
+  if (existsSync(join(installed, DONE))) {
+    rmSync(probeRoot, { recursive: true, force: true });
+    return installed;
+  }
+  const unlock = await lock(key);
+  try {
+    // Another test may have installed it while this one waited for the lock.
+    if (!existsSync(join(installed, DONE))) {
+      // An install of an earlier build is of no more use (and a few hundred MB): one is kept.
+      for (const old of readdirSync(CACHE)) if (/^[0-9a-f]{16}$/.test(old)) rmSync(join(CACHE, old), { recursive: true, force: true });
+      const started = Date.now();
+      w.ok("npm", ["install", "--prefer-offline"], probe);
+      // What the one install costs on this machine, for the suite's time budget.
+      process.stdout.write(`scaffold npm install took ${Math.round((Date.now() - started) / 1000)} s\n`);
+      writeFileSync(join(probe, DONE), `${new Date().toISOString()}\n`);
+      // Renamed into place whole, so an install cut short is never taken for a finished one.
+      renameSync(probeRoot, join(CACHE, key));
+    }
+  } finally {
+    unlock();
+    rmSync(probeRoot, { recursive: true, force: true });
+  }
+  return installed;
+}
+
+/**
+ * Gives `repo` the shared install's node_modules, as a link. A repository of the same packages (any default
+ * scaffold) gets its package-lock.json too; one of other packages (`--engine terraform`) has npm write its own
+ * lock from them without installing, as `npm install` would have.
+ */
+export function linkInstalled(w: TeamRepoWork, installed: string, repo: string): void {
+  const deps = (dir: string) => {
+    const m = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
+    return JSON.stringify([m.name, m.dependencies, m.devDependencies, m.optionalDependencies, m.overrides]);
+  };
+  if (deps(repo) === deps(installed)) cpSync(join(installed, "package-lock.json"), join(repo, "package-lock.json"));
+  else w.ok("npm", ["install", "--package-lock-only", "--prefer-offline"], repo);
+  symlinkSync(join(installed, "node_modules"), join(repo, "node_modules"));
+}
