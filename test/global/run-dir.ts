@@ -3,17 +3,26 @@
  * run's global setup and deleted by its global teardown. Workers inherit its path, and the main process's
  * id, through the environment.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "../support/process-alive";
 
 const DIR = "MGMT_TEST_RUN_DIR";
 const OWNER = "MGMT_TEST_RUN_PID";
+const PREFIX = "mgmt-test-run-";
 
 /** In the main process: the run's folder, made on the first call (global setups call it in whatever order jest takes them). */
 export function prepareRunDir(): string {
-  process.env[DIR] ??= mkdtempSync(join(tmpdir(), "mgmt-test-run-"));
-  process.env[OWNER] ??= String(process.pid);
+  if (process.env[DIR] === undefined) {
+    // A run that was killed could not delete its folder (its cluster's watchdog stopped the cluster): the next run does.
+    for (const name of readdirSync(tmpdir())) {
+      const pid = new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1];
+      if (pid !== undefined && !processAlive(Number(pid))) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+    process.env[DIR] = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
+    process.env[OWNER] = String(process.pid);
+  }
   return process.env[DIR];
 }
 

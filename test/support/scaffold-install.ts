@@ -13,6 +13,7 @@ import { join, relative } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { repoPath } from "../../src/harness/paths";
 import type { TeamRepoWork } from "../e2e/team-repo-setup";
+import { processAlive } from "./process-alive";
 
 const CACHE = repoPath("node_modules", ".cache", "mgmt-scaffold-install");
 const DONE = ".installed";
@@ -41,15 +42,6 @@ function installKey(scaffold: string): string {
   return hash.digest("hex").slice(0, 16);
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-};
-
 /** Takes the lock of `key` (a folder holding the holder's pid), waiting while a live process holds it. */
 async function lock(key: string): Promise<() => void> {
   const dir = join(CACHE, `${key}.lock`);
@@ -61,7 +53,7 @@ async function lock(key: string): Promise<() => void> {
     } catch {
       const holder = Number(existsSync(join(dir, "pid")) ? readFileSync(join(dir, "pid"), "utf8") : "");
       // A holder that died mid-install (a killed run) leaves the lock behind; one that has not yet written its pid has just taken it.
-      if (holder > 0 && !alive(holder)) rmSync(dir, { recursive: true, force: true });
+      if (holder > 0 && !processAlive(holder)) rmSync(dir, { recursive: true, force: true });
       else await sleep(500);
     }
   }
