@@ -65,6 +65,11 @@ async function lock(key: string): Promise<() => void> {
  */
 export async function installedScaffold(w: TeamRepoWork): Promise<string> {
   mkdirSync(CACHE, { recursive: true });
+  // What a killed test left: a scaffold it was installing.
+  for (const name of readdirSync(CACHE)) {
+    const pid = /^probe-(\d+)-/.exec(name)?.[1];
+    if (pid !== undefined && !processAlive(Number(pid))) rmSync(join(CACHE, name), { recursive: true, force: true });
+  }
   // Named infra, as the tests' repositories are: the name is in the lock.
   const probeRoot = join(CACHE, `probe-${process.pid}-${Date.now()}`);
   const probe = join(probeRoot, "infra");
