@@ -13,6 +13,11 @@ module.exports = {
   testTimeout: 30000,
   // Each file's duration, for the slowest-ten list .ci/run prints (scripts/jest-timings.cjs).
   reporters: ["default", "<rootDir>/scripts/jest-timings.cjs"],
+  // What a run's workers share (its folder, its one PostgreSQL cluster when a test asks for it: test/global/).
+  globalSetup: "<rootDir>/test/global/setup.ts",
+  globalTeardown: "<rootDir>/test/global/teardown.ts",
+  // Longest files first, from jest's cache or, on a clean clone, the committed durations of a full run.
+  testSequencer: "<rootDir>/test/global/sequencer.cjs",
   projects: [
     // Every test; the server tests on SQLite. Tests that need Postgres itself live in test/server/postgres/.
     {
@@ -21,7 +26,7 @@ module.exports = {
       testMatch: ["<rootDir>/test/**/*.test.ts"],
       testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/server/postgres/"],
     },
-    // The same server tests on a throwaway PostgreSQL cluster (one per run; one database per server).
+    // The same server tests on the run's throwaway PostgreSQL cluster (one database per server).
     {
       ...project,
       displayName: "server-postgres",
@@ -37,8 +42,7 @@ module.exports = {
         "<rootDir>/test/server/[^/]*-sqlite\\.test\\.ts$",
       ],
       setupFiles: ["<rootDir>/test/server/postgres/use-postgres.ts"],
-      globalSetup: "<rootDir>/test/server/postgres/global-setup.ts",
-      globalTeardown: "<rootDir>/test/server/postgres/global-teardown.ts",
+      globalSetup: "<rootDir>/test/global/postgres-setup.ts",
     },
   ],
 };

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Runs a TypeScript program (a cdktf app, a benchmark): esbuild bundles it with local code such as the generated bindings
-// (packages such as cdktf stay external and load from node_modules), then node runs it.
+// (packages such as cdktf stay external and load from node_modules), then node runs it. The bundle is deleted after the
+// run; one left by a run that was killed is deleted by the next run.
 import { spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -16,6 +17,18 @@ if (!entry) {
 const outdir = join(dirname(fileURLToPath(import.meta.url)), "..", ".tmp");
 mkdirSync(outdir, { recursive: true });
 const outfile = join(outdir, `app-${process.pid}.cjs`);
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+};
+for (const name of readdirSync(outdir)) {
+  const pid = /^app-(\d+)\.cjs$/.exec(name)?.[1];
+  if (pid !== undefined && !alive(Number(pid))) rmSync(join(outdir, name), { force: true });
+}
 await esbuild.build({
   entryPoints: [entry],
   bundle: true,
@@ -26,5 +39,10 @@ await esbuild.build({
   outfile,
   logLevel: "warning",
 });
-const run = spawnSync(process.execPath, [outfile, ...args], { stdio: "inherit", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });
+let run;
+try {
+  run = spawnSync(process.execPath, [outfile, ...args], { stdio: "inherit", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });
+} finally {
+  rmSync(outfile, { force: true });
+}
 process.exit(run.status ?? 1);

@@ -16,7 +16,7 @@ import { availableEngines, type Engine } from "../../src/harness/engine";
 import { NODE_22, nodeRelease } from "../../src/harness/node-release";
 import type { RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
-import { installShared } from "./scaffold-install";
+import { installedScaffold, linkInstalled } from "../support/scaffold-install";
 import { runGithubJob, runGitlabJob, seedCache, type Runner } from "./team-repo-runner";
 import {
   ciSandbox,
@@ -41,6 +41,8 @@ const repos = Object.fromEntries(
 ) as Record<Engine["name"], string>;
 const installed = repos.tofu;
 let node22: string;
+/** The run's one install of this scaffold's packages (test/support/scaffold-install.ts). */
+let shared: string;
 
 /** A person's shell with Node 22 first on PATH (and the API of `server`). */
 const onNode22 = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...env, PATH: `${node22}${delimiter}${env.PATH ?? ""}` });
@@ -48,12 +50,11 @@ const run = (repo: string, script: string, env: NodeJS.ProcessEnv, ...args: stri
   stripVTControlCharacters(ok("npm", ["run", script, ...(args.length ? ["--", ...args] : [])], repo, env));
 const NODE_20_LINE = /cdktn commands need Node 22/;
 
-beforeAll(() => {
+beforeAll(async () => {
   node22 = nodeRelease();
-  // The one npm install of this scaffold in the run, shared with test/e2e/team-repo-cdktn.test.ts; the
-  // other engine's repository takes the same node_modules, as its packages are the same.
-  installShared(w, installed);
-  for (const repo of Object.values(repos)) if (repo !== installed) ok("cp", ["-al", join(installed, "node_modules"), join(repo, "node_modules")], repo);
+  // The one npm install of this scaffold in the run, shared with test/e2e/team-repo-cdktn.test.ts.
+  shared = await installedScaffold(w, "--cdk", "cdktn");
+  for (const repo of Object.values(repos)) linkInstalled(w, shared, repo);
 }, 30 * 60_000);
 
 afterAll(() => w.cleanUp());
@@ -163,8 +164,8 @@ describe("the repository's CI files, run as a runner runs them on Node 22", () =
     lock = createHash("sha256")
       .update(readFileSync(join(installed, "package-lock.json")))
       .digest("hex");
-    seedCache(sandbox.cacheDir, `node-modules-Linux-${lock}`, join(installed, "node_modules"));
-    seedCache(sandbox.cacheDir, `gitlab-${lock}-node_modules/`, join(installed, "node_modules"));
+    seedCache(sandbox.cacheDir, `node-modules-Linux-${lock}`, join(shared, "node_modules"));
+    seedCache(sandbox.cacheDir, `gitlab-${lock}-node_modules/`, join(shared, "node_modules"));
   });
 
   const contexts = (over: (o: Record<string, unknown>) => Record<string, unknown>) =>

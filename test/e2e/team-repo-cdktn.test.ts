@@ -12,7 +12,7 @@ import { stripVTControlCharacters } from "node:util";
 import { MgmtClient } from "../../src/client";
 import type { RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
-import { installShared } from "./scaffold-install";
+import { installedScaffold, linkInstalled } from "../support/scaffold-install";
 import { expectNoChanges, expectOwnTestsPass, expectStackDeployed, teamRepoWork } from "./team-repo-setup";
 
 jest.setTimeout(20 * 60_000);
@@ -26,7 +26,7 @@ let server: RunningServer;
 
 beforeAll(async () => {
   // The one npm install of this scaffold in the run, shared with test/e2e/cdktn-cli.test.ts.
-  installShared(w, repo);
+  linkInstalled(w, await installedScaffold(w, "--cdk", "cdktn"), repo);
   server = await w.serve();
 }, 30 * 60_000);
 

@@ -12,7 +12,7 @@ import { build } from "esbuild";
 import { Client } from "pg";
 import { MgmtClient } from "../../src/client";
 import { repoPath } from "../../src/harness/paths";
-import type { PostgresCluster } from "../../src/harness/postgres";
+import type { PostgresServer } from "../../src/harness/postgres";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { usePrebuiltAddon } from "../support/addon-prebuild";
 import { emptyState, type FakeApiState } from "./team-repo-fake-api";
@@ -99,7 +99,7 @@ export function teamRepoWork(prefix: string): TeamRepoWork {
 }
 
 /** A new database on `cluster`, as the engines' connection string for it. */
-export async function createDatabase(cluster: PostgresCluster, name: string): Promise<string> {
+export async function createDatabase(cluster: PostgresServer, name: string): Promise<string> {
   const admin = new Client({ connectionString: cluster.url });
   await admin.connect();
   try {

@@ -1,6 +1,6 @@
 /**
  * `mgmt init --engine terraform --backend pg` end to end with the `terraform` on PATH: the scaffold
- * installed once with npm, then used as a team would: install the provider, synthesize, plan, apply
+ * with the run's one npm install of the scaffold's packages linked (test/support/scaffold-install.ts), then used as a team would: install the provider, synthesize, plan, apply
  * and re-plan against `mgmt serve` with the state in Postgres, `npm test` as generated (terraform
  * test through `mgmt serve --ephemeral`), and the GitHub jobs run as a runner would (the plan comment,
  * the drift issue). Then drift imported as code, as the drift job delivers it: objects made outside
@@ -13,11 +13,12 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MgmtClient } from "../../src/client";
-import { startPostgres, type PostgresCluster } from "../../src/harness/postgres";
 import { runProcess } from "../../src/harness/process";
 import type { RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
-import { sshKeyText } from "../support/ssh-keys";
+import { runPostgres } from "../global/run-postgres";
+import { installedScaffold, linkInstalled } from "../support/scaffold-install";
+import { sshKeyText } from "../../testkit/ssh-keys";
 import { runGithubJob, seedCache } from "./team-repo-runner";
 import {
   ciSandbox,
@@ -39,7 +40,6 @@ const { home, sh, ok, withApi } = w;
 const repo = w.scaffold("terraform", "--engine", "terraform", "--backend", "pg", "--ci", "github");
 const stackDir = (root: string) => join(root, "cdktf.out", "stacks", STACK);
 
-let cluster: PostgresCluster;
 let sandbox: CiSandbox;
 /** The account: no fixtures, so what the stack does not manage is exactly what the tests make. */
 let server: RunningServer;
@@ -47,21 +47,16 @@ let pg: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  cluster = await startPostgres();
-  const started = Date.now();
-  ok("npm", ["install", "--prefer-offline"], repo);
-  // The one install of this file: what it costs on this machine, for the suite's time budget.
-  process.stdout.write(`team-repo-terraform: npm install took ${Math.round((Date.now() - started) / 1000)} s\n`);
+  // The run's one install of the scaffold's packages (OpenTofu's too, unused here), and a lock of this repository's own.
+  linkInstalled(w, await installedScaffold(w), repo);
   server = await w.serve("--no-default-fixtures");
-  pg = await createDatabase(cluster, "state_tf");
+  // A database of this file's own on the run's cluster (test/global/run-postgres.ts).
+  pg = await createDatabase(await runPostgres(), "state_tf");
   env = withApi(server, { PG_CONN_STR: pg });
   sandbox = await ciSandbox(w);
 }, 30 * 60_000);
 
-afterAll(async () => {
-  await w.cleanUp();
-  await cluster?.stop();
-});
+afterAll(() => w.cleanUp());
 
 const terraform = (dir: string, ...args: string[]) => ok("terraform", [...args, "-no-color"], dir, env);
 const emptyPlan = (dir: string) => expectNoChanges(w, "terraform", dir, env);

@@ -1,18 +1,20 @@
 /**
- * `mgmt init` end to end: a repository scaffolded from this build's tarballs, installed once with
- * npm (shared by every test here), then used as a team would: install the provider, synthesize,
+ * `mgmt init` end to end: a repository scaffolded from this build's tarballs, with the scaffold's
+ * one npm install of the run (test/support/scaffold-install.ts, shared by every repository here), then used as a team would: install the provider, synthesize,
  * plan, apply and re-plan against `mgmt serve`, `npm test` as generated, the Postgres backend with
  * its connection string only in the environment, and the CI files run as a runner would run them
  * (tests below "the CI files"): plan comments posted then edited, drift issues filed, updated, closed.
  */
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "pg";
 import { MgmtClient } from "../../src/client";
-import { startPostgres, type PostgresCluster } from "../../src/harness/postgres";
+import type { PostgresServer } from "../../src/harness/postgres";
 import type { RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
+import { runPostgres } from "../global/run-postgres";
+import { installedScaffold, linkInstalled } from "../support/scaffold-install";
 import { runGithubJob, runGitlabJob, seedCache, type Runner } from "./team-repo-runner";
 import {
   ciSandbox,
@@ -34,10 +36,13 @@ const w = teamRepoWork("mgmt-team-repo-");
 const { home, sh, ok, withApi, serve } = w;
 // Both repositories are named infra, so their package.json and lock are the same.
 const local = w.scaffold("local");
+/** The shared install of the scaffold's packages (a folder with package-lock.json and node_modules). */
+let installed: string;
 
-beforeAll(() => {
-  // The one npm install of this file (better-sqlite3's addon from test/support/addon-prebuild.ts); every other repository reuses it.
-  ok("npm", ["install", "--prefer-offline"], local);
+beforeAll(async () => {
+  // The run's one npm install of the scaffold (better-sqlite3's addon from test/support/addon-prebuild.ts); every repository links it.
+  installed = await installedScaffold(w);
+  linkInstalled(w, installed, local);
 }, 30 * 60_000);
 
 afterAll(() => w.cleanUp());
@@ -108,22 +113,21 @@ ${example.slice(end)}`,
   });
 });
 
-/** A second repository sharing the first one's node_modules (the same package.json and lock). */
+/** A second repository sharing the first one's node_modules (the same packages, so the same lock). */
 function sibling(parent: string, ...flags: string[]): string {
   const dir = w.scaffold(parent, ...flags);
-  cpSync(join(local, "package-lock.json"), join(dir, "package-lock.json"));
-  symlinkSync(join(local, "node_modules"), join(dir, "node_modules"));
+  linkInstalled(w, installed, dir);
   return dir;
 }
 
 describe("with --backend pg", () => {
-  let cluster: PostgresCluster;
+  /** The run's cluster (test/global/run-postgres.ts): this file's databases are its own. */
+  let cluster: PostgresServer;
   let pgRepo: string;
   beforeAll(async () => {
-    cluster = await startPostgres();
+    cluster = await runPostgres();
     pgRepo = sibling("pg", "--backend", "pg", "--ci", "github,gitlab");
   });
-  afterAll(() => cluster?.stop());
 
   it("keeps the connection string out of cdk.tf.json, and the state in Postgres", async () => {
     const url = `${await createDatabase(cluster, "state_pg")}&application_name=s3cret-marker`;
@@ -299,7 +303,7 @@ describe("with --backend pg", () => {
       const lock = createHash("sha256")
         .update(readFileSync(join(origin, "package-lock.json")))
         .digest("hex");
-      seedCache(sandbox.cacheDir, `gitlab-${lock}-node_modules/`, join(local, "node_modules"));
+      seedCache(sandbox.cacheDir, `gitlab-${lock}-node_modules/`, join(installed, "node_modules"));
       const ci = (target: { server: RunningServer; pg: string }, source: string): NodeJS.ProcessEnv => ({
         CI_PIPELINE_SOURCE: source,
         CI_API_V4_URL: "https://gitlab.example.test/api/v4",

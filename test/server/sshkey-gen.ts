@@ -1,5 +1,5 @@
 /**
- * What the server tests need beyond test/support/ssh-keys.ts: the SSH wire string (to build
+ * What the server tests need beyond testkit/ssh-keys.ts: the SSH wire string (to build
  * invalid key data) and ECDSA keys on the P-384 and P-521 curves.
  */
 import { generateKeyPairSync } from "node:crypto";
