@@ -4,8 +4,9 @@
  * node_modules/.cache, so a fresh clone builds it once per run) and shared by every test that asks.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { madeOnce } from "./made-once";
 import { repoPath, repoRoot } from "./paths";
 import type { Release } from "./releases";
 
@@ -13,8 +14,6 @@ export interface BuiltRelease extends Release {
   /** The release's checkout, built: `bin/` for dev_overrides, `dist/mirror` for a filesystem mirror, `dist/packages` for its tarballs. */
   readonly root: string;
 }
-
-const DONE = ".built";
 
 function git(args: string[]): Buffer {
   return execFileSync("git", ["-C", repoRoot(), ...args], { maxBuffer: 1 << 30 });
@@ -70,24 +69,10 @@ function checkOut(release: Release, into: string): void {
 
 /** Builds the release (or finds it built), as `npm run build` did when it was cut. */
 export function buildRelease(release: Release): BuiltRelease {
-  const root = repoPath("node_modules", ".cache", "mgmt-releases", `${release.version}-${release.commit.slice(0, 12)}`);
-  if (existsSync(join(root, DONE))) return { ...release, root };
-  // Built aside and renamed into place, so a build cut short is never taken for a finished one.
-  const partial = `${root}.partial-${process.pid}`;
-  rmSync(partial, { recursive: true, force: true });
-  try {
-    checkOut(release, partial);
-    const build = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: partial, encoding: "utf8", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });
+  const root = madeOnce(repoPath("node_modules", ".cache", "mgmt-releases", `${release.version}-${release.commit.slice(0, 12)}`), (into) => {
+    checkOut(release, into);
+    const build = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: into, encoding: "utf8", env: { ...process.env, CHECKPOINT_DISABLE: "1" } });
     if (build.status !== 0) throw new Error(`building release ${release.version} failed:\n${build.stderr.slice(-3000)}`);
-    writeFileSync(join(partial, DONE), `${release.commit}\n`);
-    try {
-      renameSync(partial, root);
-    } catch (err) {
-      // Another test built it first: theirs is as good.
-      if (!existsSync(join(root, DONE))) throw err;
-    }
-  } finally {
-    rmSync(partial, { recursive: true, force: true });
-  }
+  });
   return { ...release, root };
 }
