@@ -1,7 +1,8 @@
 /**
  * A loopback HTTP proxy in front of a real `mgmt serve` that misbehaves the way bad networks
  * and overloaded APIs do: it drops the answer of a request the server already processed,
- * answers 429/503 itself without forwarding, or delays. Which requests it hits is decided by a
+ * answers 429/503 itself without forwarding, delays, or holds an answer the server has already
+ * given (so a write is made while its client still waits). Which requests it hits is decided by a
  * seeded rule, so a run is reproducible. Loopback only; every request is bounded by the server.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -14,7 +15,9 @@ export type Fault =
   /** Answer this status without forwarding (`retryAfter` seconds, when given). */
   | { readonly kind: "status"; readonly status: number; readonly retryAfter?: number }
   /** Wait, then forward. */
-  | { readonly kind: "delay"; readonly ms: number };
+  | { readonly kind: "delay"; readonly ms: number }
+  /** Forward at once, let the server act, then hold its answer this long (the client may have gone by then). */
+  | { readonly kind: "hold-answer"; readonly ms: number };
 
 export type FaultRule = (method: string, path: string) => Fault | undefined;
 
@@ -61,6 +64,9 @@ export class FaultProxy {
   readonly counters: ProxyCounters = { forwarded: 0, dropped: 0, refused: 0, delayed: 0, byMethod: {}, seen: [], bearers: new Set() };
   rule: FaultRule = () => undefined;
   private readonly server: Server;
+  /** Requests forwarded to the server and not yet answered by it. */
+  private forwarding = 0;
+  private idle: (() => void)[] = [];
 
   private constructor(private readonly upstream: string) {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -76,6 +82,11 @@ export class FaultProxy {
   /** The API root through the proxy. */
   get url(): string {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v4`;
+  }
+
+  /** Resolves once the server has answered every request forwarded to it. */
+  settled(): Promise<void> {
+    return this.forwarding === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
   }
 
   async close(): Promise<void> {
@@ -108,20 +119,32 @@ export class FaultProxy {
       string,
       string
     >;
-    const answer = await request(this.upstream + (req.url ?? "/"), {
-      method: method as "GET",
-      headers,
-      body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
-    });
-    const body = Buffer.from(await answer.body.arrayBuffer());
+    this.forwarding++;
+    let answer: Awaited<ReturnType<typeof request>>;
+    let body: Buffer;
+    try {
+      answer = await request(this.upstream + (req.url ?? "/"), {
+        method: method as "GET",
+        headers,
+        body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+      });
+      body = Buffer.from(await answer.body.arrayBuffer());
+    } finally {
+      if (--this.forwarding === 0) for (const resolve of this.idle.splice(0)) resolve();
+    }
     this.counters.forwarded++;
     if (fault?.kind === "drop-after") {
       this.counters.dropped++;
       res.socket?.destroy();
       return;
     }
+    if (fault?.kind === "hold-answer") {
+      this.counters.delayed++;
+      await new Promise((resolve) => setTimeout(resolve, fault.ms));
+    }
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(answer.headers)) if (typeof v === "string" && k !== "transfer-encoding" && k !== "connection") out[k] = v;
-    res.writeHead(answer.statusCode, out).end(body);
+    // The client may have gone while the answer was held: the server acted all the same.
+    if (!res.destroyed) res.writeHead(answer.statusCode, out).end(body);
   }
 }

@@ -11,11 +11,9 @@
  * no label twice; the last apply converges to a clean plan.
  */
 import { spawn } from "node:child_process";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
-import { request } from "undici";
 import { availableEngines, type Engine } from "../../src/harness/engine";
+import { FaultProxy, type FaultRule } from "../../testkit/fault-proxy";
 import { sshKeyText } from "../../testkit/ssh-keys";
 import { EngineStack } from "./stack";
 
@@ -29,68 +27,11 @@ const OBJECTS = KEYS + TOKENS + TAGS + CLIENTS;
 /** How long each write's answer is held: long enough that every interrupt finds writes in flight. */
 const WRITE_LATENCY_MS = 1000;
 
-/**
- * A loopback proxy that forwards every request at once and holds the answers of writes for
- * `holdMs`: the server has made the object while the provider still waits for the answer.
- */
-class SlowAnswers {
-  /** Writes received so far. */
-  writes = 0;
-  private forwarding = 0;
-  private idle: (() => void)[] = [];
-  private readonly server: Server;
-
-  private constructor(
-    private readonly upstream: string,
-    private readonly holdMs: number,
-  ) {
-    this.server = createServer((req, res) => void this.handle(req, res));
-  }
-
-  static async start(upstream: string, holdMs: number): Promise<SlowAnswers> {
-    const proxy = new SlowAnswers(new URL(upstream).origin, holdMs);
-    await new Promise<void>((resolve) => proxy.server.listen(0, "127.0.0.1", resolve));
-    return proxy;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v4`;
-  }
-
-  /** Resolves once the server has answered every request forwarded to it. */
-  settled(): Promise<void> {
-    return this.forwarding === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const write = req.method !== "GET" && req.method !== "HEAD";
-    if (write) this.writes++;
-    this.forwarding++;
-    try {
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== "host" && k !== "connection" && k !== "content-length"));
-      const answer = await request(this.upstream + (req.url ?? "/"), {
-        method: (req.method ?? "GET") as "GET",
-        headers: headers as Record<string, string>,
-        body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
-      });
-      const body = Buffer.from(await answer.body.arrayBuffer());
-      if (write) await delay(this.holdMs);
-      const out: Record<string, string> = {};
-      for (const [k, v] of Object.entries(answer.headers)) if (typeof v === "string" && k !== "transfer-encoding" && k !== "connection") out[k] = v;
-      // The provider may have gone: the server acted on the write all the same.
-      if (!res.destroyed) res.writeHead(answer.statusCode, out).end(body);
-    } finally {
-      if (--this.forwarding === 0) for (const resolve of this.idle.splice(0)) resolve();
-    }
-  }
-}
+/** Creates, updates and deletes: held for WRITE_LATENCY_MS after the server has made them. */
+const isWrite = (method: string) => method !== "GET" && method !== "HEAD";
+const holdWrites: FaultRule = (method) => (isWrite(method) ? { kind: "hold-answer", ms: WRITE_LATENCY_MS } : undefined);
+/** Writes the proxy has received so far. */
+const writesSeen = (proxy: FaultProxy) => Object.entries(proxy.counters.byMethod).reduce((n, [method, count]) => n + (isWrite(method) ? count : 0), 0);
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
@@ -116,14 +57,14 @@ describe.each(availableEngines())("$name interrupted mid-apply", (engine: Engine
   const prefix = `int-${engine.name}`;
   const keys = range(KEYS).map((i) => sshKeyText("ed25519", `${prefix}${i}@interrupt`));
 
-  let proxy: SlowAnswers;
+  let proxy: FaultProxy;
   /**
    * Runs the engine in a process group of its own and sends `signal` to the whole group once the
    * proxy has received `afterWrites` more writes, as a terminal's Ctrl-C reaches the engine and
    * its plugins alike.
    */
   async function interrupt(signal: Signal, afterWrites: number, ...args: string[]): Promise<void> {
-    const before = proxy.writes;
+    const before = writesSeen(proxy);
     const child = spawn(engine.binary, [...args, "-no-color"], { cwd: stack.dir, env: stack.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (c: Buffer) => (output += c.toString()));
@@ -131,7 +72,7 @@ describe.each(availableEngines())("$name interrupted mid-apply", (engine: Engine
     let ended = false;
     const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
     void exited.then(() => (ended = true));
-    while (!ended && proxy.writes - before < afterWrites) await delay(10);
+    while (!ended && writesSeen(proxy) - before < afterWrites) await delay(10);
     // The command must still be writing when the signal comes, or the test proves nothing.
     expect({ endedBeforeTheSignal: ended }).toEqual({ endedBeforeTheSignal: false });
     process.kill(-child.pid!, signal);
@@ -197,7 +138,8 @@ describe.each(availableEngines())("$name interrupted mid-apply", (engine: Engine
 
   beforeAll(async () => {
     stack = await EngineStack.start(engine);
-    proxy = await SlowAnswers.start(stack.server.url, WRITE_LATENCY_MS);
+    proxy = await FaultProxy.start(stack.server.url);
+    proxy.rule = holdWrites;
     stack.pointAt(proxy.url);
   });
   afterAll(async () => {
