@@ -14,6 +14,10 @@ const DURATIONS = join(ROOT, "test", "global", "durations.json");
 const durationKey = (file, project) => `${file.split("\\").join("/")} ${project ?? ""}`.trim();
 
 class TimingsReporter {
+  constructor(globalConfig) {
+    this.workers = globalConfig.maxWorkers;
+  }
+
   onRunComplete(_contexts, results) {
     const files = results.testResults
       .map((r) => ({
@@ -25,15 +29,15 @@ class TimingsReporter {
       .sort((a, b) => b.seconds - a.seconds);
     const wallSeconds = Math.round((Date.now() - results.startTime) / 1000);
     mkdirSync(join(ROOT, ".tmp"), { recursive: true });
-    writeFileSync(FILE, JSON.stringify({ wallSeconds, files }, null, 1) + "\n");
+    writeFileSync(FILE, JSON.stringify({ wallSeconds, workers: this.workers, files }, null, 1) + "\n");
   }
 }
 
 /** The slowest `n` files of the last run, one line each. */
 function slowest(n) {
-  const { wallSeconds, files } = JSON.parse(readFileSync(FILE, "utf8"));
+  const { wallSeconds, workers, files } = JSON.parse(readFileSync(FILE, "utf8"));
   const lines = files.slice(0, n).map((f) => `${String(f.seconds).padStart(7)} s  ${f.file}${f.project ? ` (${f.project})` : ""}`);
-  return [`slowest ${Math.min(n, files.length)} of ${files.length} test files (jest ran ${wallSeconds} s on 2 workers):`, ...lines].join("\n");
+  return [`slowest ${Math.min(n, files.length)} of ${files.length} test files (jest ran ${wallSeconds} s on ${workers ?? "?"} workers):`, ...lines].join("\n");
 }
 
 /** Writes the last run's durations into DURATIONS (seconds by file and project, slowest first); files it did not run keep theirs. */
