@@ -13,9 +13,10 @@ import { Client } from "pg";
 import { MgmtClient } from "../../src/client";
 import { AUTOMATION_ENV, availableEngines, engineEnvironment, runEngine, writeCliConfig, type Engine, type EngineResult } from "../../src/harness/engine";
 import { repoPath } from "../../src/harness/paths";
-import { startPostgres, type PostgresCluster } from "../../src/harness/postgres";
+import type { PostgresServer } from "../../src/harness/postgres";
 import { runProcess } from "../../src/harness/process";
 import { startServe, type RunningServer } from "../../src/harness/serve";
+import { runPostgres } from "../global/run-postgres";
 import { SHARED_STATE_KEYS, stateSchema } from "../support/shared-state-app";
 
 jest.setTimeout(300_000);
@@ -27,7 +28,8 @@ const PASSWORD = "s3cret-ci-state-password";
 const DATABASE = "team_state";
 
 describe("state shared in Postgres (the pg backend)", () => {
-  let cluster: PostgresCluster;
+  /** The run's cluster (test/global/run-postgres.ts): the role and the database are this file's own. */
+  let cluster: PostgresServer;
   let server: RunningServer;
   let client: MgmtClient;
   let work: string;
@@ -37,7 +39,7 @@ describe("state shared in Postgres (the pg backend)", () => {
   const transcript: string[] = [];
 
   beforeAll(async () => {
-    cluster = await startPostgres();
+    cluster = await runPostgres();
     const admin = new Client({ connectionString: cluster.url });
     await admin.connect();
     try {
@@ -57,7 +59,6 @@ describe("state shared in Postgres (the pg backend)", () => {
   afterAll(async () => {
     await client?.close();
     await server?.stop();
-    cluster?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
