@@ -10,6 +10,7 @@ import { createDatabase, dropDatabase } from "../../src/server/store/postgres";
 import type { Store } from "../../src/server/areas";
 import type { NewUser } from "../../src/server/areas/profile/store";
 import type { UserRecord } from "../../src/server/domain/records";
+import pg from "pg";
 
 /** Set by `test/server/postgres/use-postgres.ts` in the `server-postgres` project only. */
 export const onPostgres = (): boolean => process.env.MGMT_TEST_STORE === "postgres";
@@ -37,6 +38,17 @@ export async function freshPostgresDb(): Promise<TestDb> {
   const db = await createDatabase(admin, name);
   let dropped: Promise<void> | undefined;
   return { db, cleanup: () => (dropped ??= dropDatabase(admin, name)) };
+}
+
+/**
+ * A pool on a test database, as the Postgres store makes its own: with an error listener. The database's
+ * cleanup drops it `with (force)`, which terminates a connection the pool's end() has let go of but not yet
+ * closed (pg-pool's end() does not wait for that); unheard, that termination would fail the test file.
+ */
+export function testPool(testDb: TestDb, max = 1): pg.Pool {
+  const pool = new pg.Pool({ connectionString: testDb.db, max });
+  pool.on("error", () => {});
+  return pool;
 }
 
 /** A new, empty, persistent store of the kind under test: a SQLite file, or a Postgres database. */

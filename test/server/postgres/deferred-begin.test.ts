@@ -9,7 +9,7 @@ import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { NamedStatements } from "../../../src/server/store/throughput/named-statements";
 import { preparedInsertLater } from "../../../src/server/store/throughput/prepared";
-import { freshPostgresDb, type TestDb } from "../test-store";
+import { freshPostgresDb, type TestDb, testPool } from "../test-store";
 
 interface Tables {
   items: { id: number; label: string };
@@ -23,7 +23,7 @@ let db: Kysely<Tables>;
 let roundTrips = 0;
 beforeEach(async () => {
   testDb = await freshPostgresDb();
-  pool = new pg.Pool({ connectionString: testDb.db, max: 1 });
+  pool = testPool(testDb);
   pool.on("connect", (client) => {
     (client as unknown as { connection: NodeJS.EventEmitter }).connection.on("readyForQuery", () => roundTrips++);
   });

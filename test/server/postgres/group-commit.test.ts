@@ -11,7 +11,7 @@ import { NamedStatements } from "../../../src/server/store/throughput/named-stat
 import { PostgresGroupCommit } from "../../../src/server/store/throughput/pg-group-commit";
 import { isRetryable } from "../../../src/server/store/postgres";
 import { preparedInsertLater } from "../../../src/server/store/throughput/prepared";
-import { freshPostgresDb, type TestDb } from "../test-store";
+import { freshPostgresDb, type TestDb, testPool } from "../test-store";
 
 interface Tables {
   items: { id: number; label: string };
@@ -33,7 +33,7 @@ let aloneRuns = 0;
 beforeEach(async () => {
   testDb = await freshPostgresDb();
   // One connection: what one prepares, every transaction finds prepared (held-back writes need it).
-  pool = new pg.Pool({ connectionString: testDb.db, max: 1 });
+  pool = testPool(testDb);
   pool.on("connect", (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: unknown }).query = (...args: unknown[]) => {

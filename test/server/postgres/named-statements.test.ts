@@ -5,13 +5,13 @@
  */
 import pg from "pg";
 import { MAX_NAMED, NamedStatements } from "../../../src/server/store/throughput/named-statements";
-import { freshPostgresDb, type TestDb } from "../test-store";
+import { freshPostgresDb, type TestDb, testPool } from "../test-store";
 
 let testDb: TestDb;
 let pool: pg.Pool;
 beforeEach(async () => {
   testDb = await freshPostgresDb();
-  pool = new pg.Pool({ connectionString: testDb.db, max: 1 });
+  pool = testPool(testDb);
 });
 afterEach(async () => {
   await pool.end();

@@ -4,12 +4,11 @@
  * transactions that never lose an update, and a newer build's database refused.
  */
 import { Kysely, PostgresDialect, sql } from "kysely";
-import pg from "pg";
 import { cryptoSecrets, ManualClock } from "../../../src/server";
 import { createDomain, repos } from "../../../src/server/areas";
 import { openPostgresStore } from "../../../src/server/store/postgres";
 import { startTestServer } from "../helpers";
-import { freshPostgresDb, seedUser, type TestDb, sshKeyCount } from "../test-store";
+import { freshPostgresDb, seedUser, type TestDb, sshKeyCount, testPool } from "../test-store";
 
 let testDb: TestDb;
 beforeEach(async () => {
@@ -18,7 +17,7 @@ beforeEach(async () => {
 afterEach(() => testDb.cleanup());
 
 async function query<T>(text: string): Promise<T[]> {
-  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: testDb.db, max: 1 }) }) });
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: testPool(testDb) }) });
   try {
     return (await sql.raw<T>(text).execute(db)).rows;
   } finally {
