@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseDocument } from "yaml";
 import { scaffoldFiles } from "../../src/cli/init/scaffold";
 import { dependencyOn, versionRange, type ScaffoldContext } from "../../src/cli/init/templates/context";
 import { repoPath } from "../../src/harness/paths";
@@ -49,4 +50,16 @@ it("refuses --packages with --vendor, which say the same thing twice", () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+it("ships Renovate and Dependabot configuration that moves the @mgmt packages in one pull request", () => {
+  const files = scaffoldFiles(byName("0.3.0", { ci: ["github", "gitlab"] }));
+  const renovate = JSON.parse(files.get("renovate.json")!.text) as { packageRules: Array<{ matchPackageNames: string[]; groupName: string }> };
+  expect(renovate.packageRules).toEqual([expect.objectContaining({ matchPackageNames: ["@mgmt/**"], groupName: "mgmt provider" })]);
+  const dependabot = parseDocument(files.get(".github/dependabot.yml")!.text).toJS() as { version: number; updates: Array<Record<string, unknown>> };
+  expect(dependabot.version).toBe(2);
+  expect(dependabot.updates).toEqual([expect.objectContaining({ "package-ecosystem": "npm", directory: "/", groups: { mgmt: { patterns: ["@mgmt/*"] } } })]);
+  // Dependabot is GitHub's: a GitLab-only repository has Renovate's alone.
+  const gitlab = scaffoldFiles(byName("0.3.0", { ci: ["gitlab"] }));
+  expect([gitlab.has("renovate.json"), gitlab.has(".github/dependabot.yml")]).toEqual([true, false]);
 });

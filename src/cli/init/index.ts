@@ -12,11 +12,13 @@ import { parseCommand } from "../args";
 import { newestTarball } from "./newest";
 import { scaffoldOptions, type CdkName } from "./options";
 import { scaffoldFiles } from "./scaffold";
+import { describeUpdate, readAnswers, updateRepository } from "./update";
 import { packFolder, readManifest } from "./tarball";
 import type { VendoredPackage } from "./templates/context";
 
 export const INIT_USAGE = `usage: mgmt init DIR [--ci github,gitlab|none] [--backend local|pg] [--engine tofu|terraform]
                  [--cdk cdktf|cdktn] [--packages DIR | --vendor] [--force]
+       mgmt init --update [DIR] [--packages DIR | --vendor]
 
 Writes a team's infrastructure repository into DIR: a cdktf (or cdktn) stack of every resource type
 (main.ts), package.json depending on the provider and its bindings (from the npm registry by
@@ -35,6 +37,10 @@ tests (npm test) and CI workflows for plans in pull requests and scheduled drift
   --vendor         from an installed @mgmt/provider: vendor it (packed again) and the bindings
                    tarballs it carries instead of naming them on the registry
   --force          write into DIR even when it is not empty (files of the same name are replaced)
+  --update         bring the files init wrote in DIR (default: here) to this version by a
+                   three-way merge: what the version and answers in .mgmt-init.json wrote
+                   (inferred from package.json when there is none), the repository, and
+                   what this version writes; your edits are kept, conflicts marked and listed
   -h, --help       show this help
 `;
 
@@ -121,6 +127,7 @@ export async function runInit(args: string[]): Promise<number> {
       cdk: { type: "string" },
       packages: { type: "string" },
       vendor: { type: "boolean" },
+      update: { type: "boolean" },
       force: { type: "boolean" },
     },
     { maxPositionals: 1 },
@@ -130,8 +137,12 @@ export async function runInit(args: string[]): Promise<number> {
     process.stderr.write(`mgmt init: ${message}\n${code === 2 ? INIT_USAGE : ""}`);
     return code;
   };
-  const [dirArg] = parsed.positionals;
+  const [dirArg = parsed.values.update ? "." : undefined] = parsed.positionals;
   if (dirArg === undefined) return fail("which folder? give DIR");
+  if (parsed.values.update) {
+    const given = (["ci", "backend", "engine", "cdk", "force"] as const).filter((f) => parsed.values[f] !== undefined);
+    if (given.length) return fail(`--update takes its options from ${"the repository's .mgmt-init.json"}, not --${given.join(", --")}`);
+  }
   const options = scaffoldOptions(parsed.values);
   if ("problem" in options) return fail(options.problem);
   if (parsed.values.packages !== undefined && parsed.values.vendor) return fail("--packages vendors from DIR already: give --packages or --vendor");
@@ -144,6 +155,33 @@ export async function runInit(args: string[]): Promise<number> {
   if (!fromRegistry && (!existsSync(packagesDir!) || !statSync(packagesDir!).isDirectory())) return fail(`--packages ${packagesDir} is not a folder`);
 
   const target = resolve(dirArg);
+  if (parsed.values.update) {
+    const read = readAnswers(target);
+    if ("problem" in read) return fail(read.problem, 1);
+    const { answers, notes } = read;
+    try {
+      let provider: VendoredPackage;
+      let bindings: VendoredPackage;
+      if (fromRegistry) {
+        provider = { name: PROVIDER_PACKAGE, version: installedVersion(installed) };
+        bindings = { name: BINDINGS_PACKAGE[answers.cdk], version: provider.version };
+      } else {
+        const providerTarball = installed === undefined ? findTarball(packagesDir!, PROVIDER_TARBALL, "provider") : undefined;
+        const bindingsTarball = findTarball(packagesDir!, BINDINGS_TARBALL[answers.cdk], `${answers.cdk} bindings`);
+        provider = providerTarball !== undefined ? vendor(providerTarball, target) : vendorInstalled(installed!, target);
+        bindings = vendor(bindingsTarball, target);
+      }
+      const name = (JSON.parse(readFileSync(join(target, "package.json"), "utf8")) as { name?: string }).name ?? packageName(target);
+      const theirs = scaffoldFiles({ ...answers, name, stack: STACK, provider, bindings });
+      const report = updateRepository(target, answers, theirs, provider.version);
+      process.stdout.write(describeUpdate(report, notes, answers.version, provider.version));
+      return report.conflicts.length ? 1 : 0;
+    } catch (err) {
+      if (err instanceof InitError) return fail(err.message, 1);
+      if (err instanceof Error) return fail(err.message, 1);
+      throw err;
+    }
+  }
   if (existsSync(target)) {
     if (!statSync(target).isDirectory()) return fail(`${dirArg} exists and is not a folder`, 1);
     if (readdirSync(target).length > 0 && !parsed.values.force) return fail(`${dirArg} is not empty; --force writes into it anyway`, 1);
