@@ -109,3 +109,24 @@ it("scaffolds with `npx @mgmt/provider init infra`, installs by name and range f
   expect(w.ok("npx", ["mgmt", "install-provider"], infra)).toContain(`${PROVIDER_VERSION} into`);
   expectOwnTestsPass(w, infra);
 });
+
+it("moves a repository 0.2.0 made (vendored) to the registry with `npx @mgmt/provider init --update`, keeping its edits", () => {
+  const old = buildRelease(RELEASES.find((r) => r.version === "0.2.0")!);
+  const repo = join(w.work, "old-infra");
+  w.ok(process.execPath, [join(old.root, "dist", "cli.js"), "init", repo, "--packages", join(old.root, "dist", "packages")], w.work);
+  writeFileSync(join(repo, ".npmrc"), registry.npmrc);
+  writeFileSync(join(repo, "main.ts"), readFileSync(join(repo, "main.ts"), "utf8") + "\n// The team's own note.\n");
+
+  const out = w.ok("npx", ["--yes", `@mgmt/provider@${PROVIDER_VERSION}`, "init", "--update"], repo);
+  expect(out).toContain("inferred from package.json");
+  expect(out).toContain(`mgmt init --update: 0.2.0 -> ${PROVIDER_VERSION}`);
+  expect(out).toMatch(/^ {2}kept {6}packages\/mgmt-provider-0\.2\.0\.tgz \(no longer used: git rm it\)$/m);
+  const manifest = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+  expect(manifest.dependencies).toMatchObject({ "@mgmt/provider": RANGE, "@mgmt/cdktf-provider-mgmt": RANGE });
+  expect(readFileSync(join(repo, "main.ts"), "utf8")).toContain("// The team's own note.");
+  expect(JSON.parse(readFileSync(join(repo, ".mgmt-init.json"), "utf8"))).toMatchObject({ version: PROVIDER_VERSION, vendored: false });
+
+  w.ok("npm", ["install", "--prefer-offline"], repo);
+  expect(w.ok("npx", ["mgmt", "install-provider"], repo)).toContain(`${PROVIDER_VERSION} into`);
+  expectOwnTestsPass(w, repo);
+});
