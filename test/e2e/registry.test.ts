@@ -14,7 +14,8 @@ import { startRegistry, type Registry } from "../../src/harness/registry";
 import { RELEASES } from "../../src/harness/releases";
 import { repoPath } from "../../src/harness/paths";
 import { PROVIDER_VERSION } from "../../src/provider/identity";
-import { expectOwnTestsPass, teamRepoWork, type TeamRepoWork } from "./team-repo-setup";
+import { availableEngines } from "../../src/harness/engine";
+import { ENGINE_COMMAND, expectNoChanges, expectOwnTestsPass, teamRepoWork, type TeamRepoWork } from "./team-repo-setup";
 
 jest.setTimeout(1_800_000);
 
@@ -129,4 +130,32 @@ it("moves a repository 0.2.0 made (vendored) to the registry with `npx @mgmt/pro
   w.ok("npm", ["install", "--prefer-offline"], repo);
   expect(w.ok("npx", ["mgmt", "install-provider"], repo)).toContain(`${PROVIDER_VERSION} into`);
   expectOwnTestsPass(w, repo);
+});
+
+// Upgraded by version: a repository 0.2.0 made and deployed, moved to the registry by this version's
+// `init --update`, installed, its provider installed, the engine's `init -upgrade`: a plan with no changes.
+describe.each(availableEngines().map((e) => e.name))("%s: a deployed 0.2.0 repository", (engine) => {
+  it("plans no changes after init --update, npm install, install-provider and init -upgrade", async () => {
+    const old = buildRelease(RELEASES.find((r) => r.version === "0.2.0")!);
+    const repo = join(w.work, `deployed-${engine}`);
+    const flags = engine === "terraform" ? ["--engine", "terraform"] : [];
+    w.ok(process.execPath, [join(old.root, "dist", "cli.js"), "init", repo, "--packages", join(old.root, "dist", "packages"), ...flags], w.work);
+    writeFileSync(join(repo, ".npmrc"), registry.npmrc);
+    const server = await w.serve();
+    const env = w.withApi(server);
+    w.ok("npm", ["install", "--prefer-offline"], repo);
+    expect(w.ok("npx", ["mgmt", "install-provider"], repo)).toContain("0.2.0 into");
+    w.ok("npm", ["run", "deploy"], repo, env);
+
+    w.ok("npx", ["--yes", `@mgmt/provider@${PROVIDER_VERSION}`, "init", "--update"], repo);
+    w.ok("npm", ["install", "--prefer-offline"], repo);
+    const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8")) as { packages: Record<string, { version: string }> };
+    expect(lock.packages["node_modules/@mgmt/provider"]!.version).toBe(PROVIDER_VERSION);
+    expect(w.ok("npx", ["mgmt", "install-provider"], repo)).toContain(`${PROVIDER_VERSION} into`);
+    w.ok("npm", ["run", "synth"], repo, env);
+    const stackDir = join(repo, "cdktf.out", "stacks", "account");
+    const [command, ...args] = ENGINE_COMMAND[engine];
+    expect(w.ok(command, [...args, "init", "-upgrade", "-no-color", "-input=false"], stackDir, env)).toContain(PROVIDER_VERSION);
+    expectNoChanges(w, engine, stackDir, env);
+  });
 });
