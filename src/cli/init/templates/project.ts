@@ -264,5 +264,7 @@ deploy imports them. After that the declarations keep them, and the import block
       ? "copy the new tarballs into `packages/`, change the `file:` paths in package.json,\n  `npm install`, and commit package-lock.json."
       : `\`npm install ${c.provider.name}@<version> ${c.bindings.name}@<version>\` (the dependency bot's pull request does both),\n  \`npx mgmt install-provider\`, and commit package-lock.json.`
   }
+  Then \`npx mgmt init --update${c.provider.file !== undefined ? " --vendor" : ""}\` merges the new release's version of the files \`mgmt init\` wrote into yours
+  (your edits kept, conflicts marked and listed).
 ${ciLines.length ? `\n## CI\n\n${ciLines.join("\n")}\n\nSet MGMT_URL (a variable), MGMT_TOKEN and MGMT_DRIFT_TOKEN (secrets)${c.backend === "pg" ? " and PG_CONN_STR (a secret)" : ""} first.\n` : ""}`;
 }
