@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { Annotations, TerraformResource, Token, type IAspect } from "cdktf";
 import type { IConstruct } from "constructs";
+import { secretInName, secretInPublicKey, type FieldRule } from "../contract/field-rules";
 import { judge } from "./check";
 import { DEFAULT_CONFIG, DEFAULT_CONFIG_FILE, parsePolicyConfig, type PolicyConfig } from "./config";
 import { RESOURCE_TYPES, RULE_IDS, UNKNOWN, type ResourceType, type Subject, type Value } from "./rules";
@@ -41,6 +42,26 @@ export function constructSubject(node: IConstruct): Subject | undefined {
   return { address: node.node.path, aliases: [`${type}.${id}`], type, values, sensitive: new Set() };
 }
 
+/**
+ * Attributes a secret must never reach, with the rule that tells one (the provider refuses the same at
+ * validate, but only after the synth has written the value into cdk.tf.json).
+ */
+const NO_SECRET: Readonly<Record<string, Readonly<Record<string, FieldRule>>>> = {
+  mgmt_ssh_key: { ssh_key: secretInPublicKey, label: secretInName },
+  mgmt_token: { label: secretInName },
+  mgmt_oauth_client: { label: secretInName },
+};
+
+/** Why each configured value of `subject` is a secret where none may go; the reasons never quote the value. */
+export function secretsIn(subject: Subject): string[] {
+  const rules = NO_SECRET[subject.type] ?? {};
+  return Object.entries(rules).flatMap(([attribute, rule]) => {
+    const v = subject.values[attribute];
+    const reason = typeof v === "string" ? rule(v) : undefined;
+    return reason === undefined ? [] : [`${attribute}: ${reason}`];
+  });
+}
+
 export class MgmtPolicy implements IAspect {
   private readonly config: PolicyConfig;
   private readonly now: Date;
@@ -55,6 +76,10 @@ export class MgmtPolicy implements IAspect {
   visit(node: IConstruct): void {
     const subject = constructSubject(node);
     if (subject === undefined) return;
+    // A validation, not an annotation: cdktf runs validations before it writes the configuration, so a
+    // refused secret stops the synth with nothing of it on disk (an error annotation fails only afterwards).
+    const secrets = secretsIn(subject);
+    if (secrets.length > 0) node.node.addValidation({ validate: () => secrets.map((s) => `[mgmt] ${s}`) });
     for (const id of RULE_IDS) {
       const f = judge(id, subject, this.config, this.now);
       if (f === undefined) continue;
