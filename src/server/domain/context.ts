@@ -1,5 +1,6 @@
 /** What every domain module is built from, and who is acting. */
 import { formatTimestamp } from "../../contract";
+import { LAST_WIRE_MS, LAST_WIRE_TIMESTAMP as LAST_WIRE_TIME } from "../../contract/timestamps";
 import { invalid } from "./errors";
 import type { Clock, Secrets } from "../clock";
 import type { StoreOf } from "../store/store";
@@ -42,8 +43,7 @@ export const laterTimestamp = (fromMs: number, offsetMs: number): string => {
 };
 
 /** The last and first instants the wire form (four-digit years) can show. */
-export const LAST_WIRE_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
-export const LAST_WIRE_TIME = "9999-12-31T23:59:59";
+export { LAST_WIRE_MS, LAST_WIRE_TIMESTAMP as LAST_WIRE_TIME } from "../../contract/timestamps";
 export const FIRST_WIRE_MS = -62_167_219_200_000;
 
 /**
