@@ -4,7 +4,7 @@
  * an expiry in the past or past what the API's timestamps can show. No raw JavaScript error text.
  */
 import { expiryProblems, lifetimeProblems } from "../../src/provider/resources/token-lifetime";
-import { plan, startHarness, validate, type Harness } from "./harness";
+import { create, destroy, importState, plan, startHarness, validate, type Harness } from "./harness";
 
 const T = "mgmt_token";
 let h: Harness;
@@ -59,5 +59,23 @@ describe("through the provider", () => {
       expect(failed).toContain(`"attribute":"${attribute}"`);
       expect(failed).not.toMatch(/Invalid time value|RangeError|TypeError/);
     }
+  });
+});
+
+describe("the token the provider acts with", () => {
+  test("is not revoked by a destroy of its imported state: an error names it and how to rotate it; other tokens go", async () => {
+    let acting: number | undefined;
+    for await (const t of h.client.listTokens()) if (t.token === h.server.token!.slice(0, 16)) acting = t.id;
+    expect(acting).toBeDefined();
+    const imported = await importState(h, T, String(acting));
+    expect(imported.state).not.toBeNull();
+    const r = await h.provider.applyResourceChange(T, { priorState: imported.state!, plannedState: null, config: null });
+    expect(r.diagnostics).toEqual([expect.objectContaining({ severity: "error", detail: expect.stringContaining("the token this provider acts with") })]);
+    expect(JSON.stringify(r.diagnostics)).not.toContain(h.server.token!);
+    // Still usable: the provider's own client goes on.
+    await expect(h.client.getToken(acting!)).resolves.toMatchObject({ id: acting });
+
+    const other = await create(h, T, { label: "other" });
+    expect(await destroy(h, T, other)).toEqual([]);
   });
 });

@@ -1,10 +1,12 @@
 /**
  * Rules on a token's lifetime settings, checked at validate and plan so that a value the API
  * cannot honour is refused naming its attribute, before anything is created: pure functions of
- * the configured texts and the plan's "now".
+ * the configured texts and the plan's "now". And the one guard of delete: never the acting token.
  */
 import { LAST_WIRE_MS, LAST_WIRE_TIMESTAMP, parseRfc3339 } from "../../contract/timestamps";
 import { parseDuration } from "../timestamps";
+import type { ProviderContext } from "../config";
+import { orNullIfGone } from "../../client/errors";
 
 /** The shortest lifetime asked for: a token must still be valid when the API stores it, after the request's trip. */
 export const MIN_TOKEN_LIFETIME_MS = 60_000;
@@ -59,4 +61,20 @@ export function expiryProblems(expiry: string | undefined, expiresIn: string | u
   if (at <= now.getTime())
     return [{ attribute: "expiry", summary: "Invalid expiry", detail: `expiry must be in the future; got "${expiry}", which has passed.` }];
   return [];
+}
+
+/**
+ * Revoking the token the provider acts with would cut off the rest of the apply and every later
+ * one (a state entry or an import can name it): refused, naming it and the way to rotate it.
+ * The API's reads show a token's first 16 characters, which are compared with the configured one's.
+ */
+export async function refuseActingToken(ctx: ProviderContext, id: number): Promise<void> {
+  if (ctx.actingTokenPrefix === null) return;
+  const live = await orNullIfGone(() => ctx.client.getToken(id));
+  if (live === null || live.token !== ctx.actingTokenPrefix) return;
+  throw new Error(
+    `mgmt_token ${id} ("${live.label}") is the token this provider acts with: revoking it would end this apply's access and every later one. ` +
+      "To rotate it, create a new mgmt_token, give its value to the provider (token or MGMT_TOKEN), apply, then remove the old one from the configuration; " +
+      "or run `terraform state rm` (`tofu state rm`) on it to stop managing it without revoking it.",
+  );
 }

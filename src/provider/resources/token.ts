@@ -19,7 +19,7 @@ import { formatTimestamp, parseRfc3339 } from "../../contract/timestamps";
 import { parseDuration, positiveDuration, rfc3339, sameInstant, toRfc3339 } from "../timestamps";
 import { closestArea, unknownScopeAreas } from "../scope-areas";
 import { orNullIfGone } from "../../client/errors";
-import { expiryProblems, lifetimeProblems } from "./token-lifetime";
+import { expiryProblems, lifetimeProblems, refuseActingToken } from "./token-lifetime";
 import { parseId, stateId } from "./ids";
 
 const attributes = {
@@ -153,6 +153,7 @@ export const tokenResource = defineResource<ProviderContext>()({
   },
 
   async delete({ ctx }, state) {
+    await refuseActingToken(ctx, parseId(stateId(state)));
     await orNullIfGone(() => ctx.client.revokeToken(parseId(stateId(state))));
   },
 
