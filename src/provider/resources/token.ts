@@ -19,6 +19,7 @@ import { formatTimestamp, parseRfc3339 } from "../../contract/timestamps";
 import { parseDuration, positiveDuration, rfc3339, sameInstant, toRfc3339 } from "../timestamps";
 import { closestArea, unknownScopeAreas } from "../scope-areas";
 import { orNullIfGone } from "../../client/errors";
+import { expiryProblems, lifetimeProblems, refuseActingToken } from "./token-lifetime";
 import { parseId, stateId } from "./ids";
 
 const attributes = {
@@ -92,6 +93,8 @@ export const tokenResource = defineResource<ProviderContext>()({
         ),
       );
     }
+    for (const p of lifetimeProblems(known(config.expires_in) ?? undefined, known(config.renew_before) ?? undefined))
+      diagnostics.push(error(p.summary, p.detail, attr(p.attribute)));
     return diagnostics;
   },
 
@@ -105,6 +108,16 @@ export const tokenResource = defineResource<ProviderContext>()({
         `The API names the scope areas ${SCOPE_AREAS.join(", ")}; "${area}" is none of them (did you mean "${closestArea(area)}"?). The API accepts it, but it grants nothing.`,
         attr("scopes"),
       );
+    }
+    // Only for a token this plan creates (or replaces for a new lifetime): one that exists keeps the expiry it was given.
+    const configExpiry = known(config.expiry) ?? null;
+    const newLifetime =
+      prior === null ||
+      (configExpiry !== null && (prior.expiry === null || !sameInstant(configExpiry, prior.expiry))) ||
+      (known(config.expires_in) ?? null) !== prior.expires_in;
+    if (newLifetime) {
+      for (const p of expiryProblems(known(config.expiry) ?? undefined, known(config.expires_in) ?? undefined, draft.now))
+        draft.error(p.summary, p.detail, attr(p.attribute));
     }
     const expiry = known(prior?.expiry);
     const renewBefore = known(config.renew_before);
@@ -140,6 +153,7 @@ export const tokenResource = defineResource<ProviderContext>()({
   },
 
   async delete({ ctx }, state) {
+    await refuseActingToken(ctx, parseId(stateId(state)));
     await orNullIfGone(() => ctx.client.revokeToken(parseId(stateId(state))));
   },
 

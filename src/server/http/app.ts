@@ -16,6 +16,7 @@ import { installConnectionHandlers, lingeringClose, onClientError } from "./conn
 import { HttpError } from "./errors";
 import { hostProblem } from "./host";
 import { installCors, type CorsOrigins } from "./cors";
+import { DEFAULT_BACKPRESSURE, installBackpressure, type BackpressureLimits } from "./backpressure";
 
 export interface AppOptions {
   /** The caller a bearer token stands for (see `Router`). */
@@ -41,6 +42,8 @@ export interface AppOptions {
    * `requestMarks`). Absent, nothing is read ahead.
    */
   requestMarks?: () => Promise<(fn: () => void) => void>;
+  /** Per-connection bounds on unanswered requests and unsent answer bytes (see `./backpressure.ts`). */
+  backpressure?: Partial<BackpressureLimits>;
 }
 
 /**
@@ -96,6 +99,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   installBodyConventions(app);
 
   installConnectionHandlers(app.server);
+  installBackpressure(app.server, { ...DEFAULT_BACKPRESSURE, ...options.backpressure });
   const handleError = makeErrorHandler(logger);
   app.setErrorHandler((err, req, reply) => {
     // Answered before the body was read: if the connection closes after this answer, the client
