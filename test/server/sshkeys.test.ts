@@ -159,6 +159,19 @@ describe("limits and refusals", () => {
     expect((await call(server, "PUT", `/profile/sshkeys/${id}`, { json: { label: "b".repeat(64) } })).status).toBe(200);
   });
 
+  // Issue 47, item 7: a client (the Ansible ssh_key module, linodego) sends a label of emoji; the
+  // limit counts characters, as upstream does and the message says, not UTF-16 units.
+  test("the label limit counts characters: 33 and 64 emoji are accepted, 65 refused", async () => {
+    for (const n of [33, 64]) {
+      const res = await create({ label: "🔑".repeat(n), ssh_key: ed25519Key() });
+      expect(res.status).toBe(200);
+      expect(SshKey.parse(res.body).label).toBe("🔑".repeat(n));
+    }
+    const tooLong = await create({ label: "🔑".repeat(65), ssh_key: ed25519Key() });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body).toEqual(errorBody("Length must be 64 characters or less.", "label"));
+  });
+
   const blob = ed25519Blob();
   const invalidKeys: Array<[string, unknown, string | RegExp]> = [
     ["bad base64", "ssh-ed25519 AAAA$$$$", /not valid base64/],
