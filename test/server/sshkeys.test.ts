@@ -282,6 +282,11 @@ describe("pagination", () => {
       pages: 1,
       results: 130,
     });
+    // linodego's and linode_api4-python's page parameter is any integer the caller gives: one past
+    // 2^53 is a page past the end too, not a 400 with a validator's message.
+    const huge = await list("?page=99999999999999999999&page_size=500");
+    expect(huge.status).toBe(200);
+    expect(SshKeyPage.parse(huge.body)).toMatchObject({ data: [], pages: 1, results: 130 });
   });
 
   test.each([
@@ -296,7 +301,6 @@ describe("pagination", () => {
     ["?page=1.5", "page"],
     ["?page=x", "page"],
     ["?page=1&page=2", "page"],
-    ["?page=99999999999999999999", "page"],
   ])("%s is refused naming %s", async (query, field) => {
     const res = await list(query);
     expect(res.status).toBe(400);
