@@ -103,7 +103,6 @@ export const coreAdmin: AdminModule = {
       const stored = await ctx.store.grants.get(id);
       return {
         id: user.id,
-        user_type: user.user_type,
         ...profileView(user),
         grants: user.restricted && stored !== undefined ? (JSON.parse(stored) as Grants) : null,
       };

@@ -15,6 +15,7 @@ import { installBodyConventions } from "./body";
 import { installConnectionHandlers, lingeringClose, onClientError } from "./connection";
 import { HttpError } from "./errors";
 import { hostProblem } from "./host";
+import { installCacheHeaders } from "./cache-headers";
 import { installCors, type CorsOrigins } from "./cors";
 import { DEFAULT_BACKPRESSURE, installBackpressure, type BackpressureLimits } from "./backpressure";
 
@@ -127,6 +128,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // Before the 404s, admin, faults and rate limits: their answers carry CORS headers too, and a
   // preflight is answered here, whatever path it names.
   installCors(app, options.cors ?? "*");
+  installCacheHeaders(app);
   app.addHook("onRequest", (req, _reply, done) => {
     // Nothing can be named with a NUL (bodies refuse one), and Postgres cannot even compare one.
     const nul = (v: unknown) => typeof v === "string" && v.includes("\u0000");

@@ -122,14 +122,16 @@ export class TokenService {
 
   /**
    * `POST /profile/tokens`. Rules: a proxy user cannot create one; the scopes (default: the
-   * acting token's) may not exceed the acting token's; an expiry must be in the future.
+   * acting token's) may not exceed the acting token's, and `*` asks for all of them (upstream
+   * gives a limited token's creation `*` its own scopes: "at most the creator's"); an expiry
+   * must be in the future.
    */
   async create(actor: Actor, input: TokenInput): Promise<{ record: TokenRecord; token: string }> {
     if (actor.user.user_type === "proxy") {
       throw forbidden(null, "A proxy user cannot create personal access tokens; use a proxy user token instead");
     }
     let scopes = actor.scopes;
-    if (input.scopes != null) {
+    if (input.scopes != null && input.scopes !== "*") {
       const parsed = Scopes.parse(input.scopes);
       if (!parsed.ok) throw invalid("scopes", parsed.reason);
       if (!actor.scopes.covers(parsed.scopes)) throw invalid("scopes", "Scopes may not exceed those of the acting token");
