@@ -7,6 +7,7 @@ import { renderPolicyMarkdown } from "../policy/markdown";
 import { PolicyJsonError, parsePolicyJson, policyResultFromJson } from "../policy/read-json";
 import type { PolicyJson } from "../policy/json";
 import { parseEngineLog } from "../report/engine-log";
+import { plain } from "../report/md";
 import { planReportJson } from "../report/json";
 import { detailedEntries, lineCount, renderMarkdown } from "../report/markdown";
 import { parsePlanJson, PlanFormatError } from "../report/plan-model";
@@ -15,7 +16,7 @@ import { DEFAULT_MAX_CHARS, fit } from "../report/truncate";
 import { REPORT_OPTIONS, parseCommand, reportSettings } from "./args";
 
 export const PLAN_REPORT_USAGE = `usage: mgmt plan-report [--plan FILE|-] [--log FILE] [--format markdown|json] [--title TEXT]
-                        [--policy FILE] [--max-chars N] [--detailed-exitcode]
+                        [--policy FILE] [--synth-policy FILE] [--max-chars N] [--detailed-exitcode]
 
 Reads the JSON of 'terraform show -json PLANFILE' or 'tofu show -json PLANFILE' and
 prints a report of it on stdout. Sensitive values print as (sensitive), values known
@@ -35,6 +36,10 @@ options:
                         the comment gains its Policy section, the JSON a "policy" object
                         with its counts; the check's own exit code gates the job, this
                         command's does not change
+  --synth-policy FILE   the MgmtPolicy Aspect's findings from a synth that stopped on
+                        them (the file MGMT_POLICY_SYNTH_JSON names): there is no plan,
+                        so the comment says so and shows them as its Policy section
+                        (rule, address and construct path, what to do); --plan is not read
   --max-chars N         keep the markdown under N characters by leaving out attribute
                         details, then resource lines, from the end, with a note saying
                         so (default ${DEFAULT_MAX_CHARS}; GitHub's comment limit is 65536)
@@ -59,6 +64,7 @@ export async function runPlanReport(args: string[]): Promise<number> {
       plan: { type: "string", default: "-" },
       log: { type: "string" },
       policy: { type: "string" },
+      "synth-policy": { type: "string" },
       ...REPORT_OPTIONS,
       "detailed-exitcode": { type: "boolean", default: false },
     },
@@ -85,6 +91,9 @@ export async function runPlanReport(args: string[]): Promise<number> {
       return undefined;
     }
   };
+
+  const synthPolicy = values["synth-policy"];
+  if (synthPolicy !== undefined) return synthStopped(synthPolicy, settings.format, values.title);
 
   const text = read(values.plan, values.plan === "-" ? "stdin" : values.plan);
   if (text === undefined) return 1;
@@ -133,5 +142,26 @@ export async function runPlanReport(args: string[]): Promise<number> {
     return 1;
   }
   if (values["detailed-exitcode"]) return summary.hasChanges ? 2 : 0;
+  return 0;
+}
+
+/** What review sees when the synth stopped on the policy: no plan, and the findings that stopped it. */
+function synthStopped(file: string, format: "markdown" | "json", title: string | undefined): number {
+  let policy: PolicyJson;
+  try {
+    policy = parsePolicyJson(readInput(file));
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`mgmt plan-report: --synth-policy ${file}: ${why}\n`);
+    return 1;
+  }
+  if (format === "json") {
+    process.stdout.write(`${JSON.stringify({ synth_stopped: true, policy: { passed: policy.passed, ...policy.summary } }, null, 2)}\n`);
+    return 0;
+  }
+  const heading = `## ${plain(title ?? "Plan result")}`;
+  const why =
+    ":x: **The synth stopped on the account's rules: no plan was made.** Fix what the Policy section names (or waive it in mgmt-policy.json), then push again.";
+  process.stdout.write(`${heading}\n\n${why}\n\n${renderPolicyMarkdown(policyResultFromJson(policy))}\n`);
   return 0;
 }
