@@ -30,12 +30,6 @@ import { MgmtPolicy } from "${c.bindings.name}/lib/policy";
 // import { importUnmanaged } from "./imports";
 import { importOnlyWhatExists } from "./live-imports";
 
-/**
- * The marker of the example \`mgmt init\` wrote: \`__tests__/example.test.ts\` checks the example only while
- * main.ts exports it. Delete it (and example.test.ts) once this stack is your own.
- */
-export const MGMT_INIT_EXAMPLE = true;
-
 export class AccountStack extends TerraformStack {
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -50,8 +44,7 @@ ${backend(c)}
       sshKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIP8Evedj3XFY17sjYOwW2JqZV8Ybt0/vZE7MnZWk8fjf laptop@example",
     });
 
-    // A read-only token for a reporting job, rotated by any apply in the last 30 days of its 90 (the new
-    // token is created before the old one is revoked, so the job never holds a dead value).
+    // A read-only token for a reporting job, replaced by any apply in the last 30 days of its 90.
     const reporting = new token.Token(this, "reporting", {
       label: "reporting",
       scopes: "account:read_only events:read_only",

@@ -106,24 +106,22 @@ describe("AccountStack", () => {
 
 /**
  * Checks of the example main.ts only, apart from the tests of whatever the stack declares; they
- * stand aside (skipped, saying so) once main.ts no longer exports the example's marker, MGMT_INIT_EXAMPLE:
- * an explicit sign the example carries, not a label a team's own stack may also use.
+ * stand aside (skipped, saying so) once main.ts no longer has the example's tag.
  */
 export function exampleTest(c: ScaffoldContext): string {
   return `/**
  * Checks of the example main.ts that \`mgmt init\` wrote, and of nothing else. They are skipped once
- * main.ts no longer exports the example's marker (\`MGMT_INIT_EXAMPLE\`). Delete this file when main.ts is
+ * main.ts no longer declares the example (its tag "team-platform"). Delete this file when main.ts is
  * your own; stack.test.ts tests whatever the stack declares.
  */
 import { Testing } from "${cdkModule(c)}";
 // The matchers' types (Testing.setupJest in jest.setup.js adds the matchers themselves).
 import "${cdkModule(c)}/lib/testing/adapters/jest";
 import { sshKey, tag, token } from "${c.bindings.name}";
-import * as main from "../main";
+import { AccountStack } from "../main";
 
-const synthesized = Testing.synth(new main.AccountStack(Testing.app(), "test"));
-// The example says it is one; a stack of your own with the same labels is not mistaken for it.
-const isExample = (main as { MGMT_INIT_EXAMPLE?: unknown }).MGMT_INIT_EXAMPLE === true;
+const synthesized = Testing.synth(new AccountStack(Testing.app(), "test"));
+const isExample = synthesized.includes('"team-platform"');
 
 (isExample ? describe : describe.skip)("the example stack mgmt init wrote (delete example.test.ts once main.ts is your own)", () => {
   it("synthesizes each resource with the values main.ts sets", () => {
