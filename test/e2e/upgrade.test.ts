@@ -131,7 +131,8 @@ describe.each(availableEngines())("$name: state written by the last release", (e
   }
 
   it("rotates a token due for renewal in place where the release replaced it, and plans clean once it is rotated back", async () => {
-    stack.write(upgradeStack(entry, { renewBefore: "87600h" }));
+    // A second short of expires_in (which renew_before must stay under): due once the token is a second old.
+    stack.write(upgradeStack(entry, { renewBefore: "87599h59m59s" }));
     // The one intended difference: this build rotates in place (create, then revoke), the release destroyed first.
     use(theRelease);
     expect((await stack.plan()).actions["mgmt_token.ci"]).toEqual(["delete", "create"]);
