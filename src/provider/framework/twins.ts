@@ -49,15 +49,16 @@ export function twinWarning(typeName: string, twin: Twin): Diagnostic {
   return warning(
     `${typeName} "${twin.id}" already exists outside the state`,
     [
-      `This plan creates a ${typeName}, and ${twin.alike} already exists in the account (id ${twin.id}) that no state this run has read holds: most likely an apply was interrupted (a second Ctrl-C, a killed process) after creating it and before recording it. The apply would create a second one beside it.`,
-      `To adopt it instead, add an import block for this resource and plan again:`,
+      `${capitalised(twin.alike)} (id ${twin.id}) is in the account but in no state this run has read; this plan creates another beside it. To adopt it instead, add:`,
       ``,
       `import {`,
       `  to = ${typeName}.<name>`,
       `  id = "${twin.id}"`,
       `}`,
       ``,
-      `(in cdktf: .importFrom("${twin.id}") on the construct). If it is not wanted, delete it; mgmt drift --unmanaged lists such objects. The provider never adopts it by itself.`,
+      `(in cdktf: .importFrom("${twin.id}") on the construct), or delete it if it is not wanted (mgmt drift --unmanaged lists such objects). Most likely an apply was interrupted (a second Ctrl-C, a killed process) after creating it and before recording it. The provider never adopts it by itself.`,
     ].join("\n"),
   );
 }
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -39,7 +39,7 @@ export function tokenTwins(
     )
     .map((t) => ({
       id: String(t.id),
-      alike: `a token with the same label${want.scopes === undefined ? "" : " and scopes"}, created in the last day,`,
+      alike: `a token with the same label${want.scopes === undefined ? "" : " and scopes"} created in the last day`,
     }));
 }
 
