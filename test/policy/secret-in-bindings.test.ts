@@ -4,6 +4,7 @@
  * file the refused synth could write (its outdir, and anything new in the temp directory) is searched for
  * every line of the key's body. With the Aspect too, the refusal is said once.
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,6 +87,39 @@ describe("a secret in the packaged bindings, without the Aspect", () => {
     const client = synth("client", (stack) => new bindings.oauthClient.OauthClient(stack, "c", { label: minted, redirectUri: "https://example.com/cb" }));
     expect(client.error).toContain("[mgmt] label: this looks like an API token");
     for (const text of [...token.files, ...client.files]) expect(text).not.toContain(minted);
+  });
+
+  it("CDK Terrain's bindings package refuses it the same way, before writing", () => {
+    const key = privateKey("openssh-ed25519");
+    const outdir = join(work, "cdktn.out");
+    // cdktn lives in the example's workspace, as it does in a cdktn project beside the package.
+    const program = `
+      const { createRequire } = require("node:module");
+      const lib = createRequire(${JSON.stringify(repoPath("dist/cdktn-bindings/lib/index.js"))});
+      const { App, TerraformStack } = lib("cdktn");
+      const app = new App({ outdir: ${JSON.stringify(outdir)} });
+      const stack = new TerraformStack(app, "team");
+      new (lib("./provider").MgmtProvider)(stack, "mgmt", {});
+      new (lib("./ssh-key").SshKey)(stack, "laptop", { label: "laptop", sshKey: process.env.KEY });
+      app.synth();`;
+    const r = spawnSync(process.execPath, ["-e", program], {
+      cwd: work,
+      encoding: "utf8",
+      env: { ...process.env, KEY: key, NODE_PATH: repoPath("examples/cdktn/node_modules") },
+    });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain("[mgmt] ssh_key:");
+    const body = key.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("-----"));
+    let files: string[] = [];
+    try {
+      files = filesUnder(outdir);
+    } catch {
+      // Nothing written at all.
+    }
+    for (const line of body) {
+      expect(r.stderr).not.toContain(line);
+      for (const text of files) expect(text).not.toContain(line);
+    }
   });
 
   it("says it once with the Aspect too, and lets an ordinary stack through", () => {
