@@ -73,6 +73,48 @@ async function packagePolicy(root, lib, cdk, ts) {
   const aspectTypes = join(types, "policy", "aspect.d.ts");
   writeFileSync(aspectTypes, readFileSync(aspectTypes, "utf8").replace(/from "cdktf"/g, `from "${library}"`));
   writeFileSync(join(lib, "policy.d.ts"), `export * from "./mgmt-policy/policy/aspect";\n`);
+  // The validation the resource constructors add (guardSecretsPlugin); the Aspect's bundle has its own copy.
+  await esbuild.build({
+    entryPoints: [join(root, "src/policy/construct-secrets.ts")],
+    outfile: join(lib, "secret-guard.js"),
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "es2020",
+    alias: library === "cdktf" ? {} : { cdktf: library },
+    external: [library, "constructs"],
+    logLevel: "warning",
+  });
+  const guardTypes = join(types, "policy", "construct-secrets.d.ts");
+  writeFileSync(guardTypes, readFileSync(guardTypes, "utf8").replace(/from "cdktf"/g, `from "${library}"`));
+  writeFileSync(join(lib, "secret-guard.d.ts"), `export * from "./mgmt-policy/policy/construct-secrets";\n`);
+}
+
+/**
+ * The resources whose values a secret may be pasted into: their constructors add the validation that refuses
+ * it (src/policy/construct-secrets.ts, shipped as lib/secret-guard.js), so a refused synth writes nothing of it
+ * also in an app that never adds the MgmtPolicy Aspect. Inserted into the compiled JavaScript only: the
+ * declarations do not change.
+ */
+const GUARDED_RESOURCES = ["ssh-key", "token", "oauth-client"];
+const GUARD_AFTER = "    this._label = config.label;\n";
+
+function guardSecretsPlugin(generated) {
+  const files = new Set(GUARDED_RESOURCES.map((r) => join(generated, r, "index.ts")));
+  return {
+    name: "mgmt-secret-guard",
+    setup(build) {
+      build.onLoad({ filter: /index\.ts$/ }, (args) => {
+        if (!files.has(args.path)) return undefined;
+        const text = readFileSync(args.path, "utf8");
+        const at = text.indexOf(GUARD_AFTER);
+        if (at < 0 || text.indexOf(GUARD_AFTER, at + 1) >= 0) throw new Error(`${args.path}: no single place for the secret guard`);
+        const end = at + GUARD_AFTER.length;
+        const guard = `    this.node.addValidation(require("../secret-guard").secretValidation(this));\n`;
+        return { contents: text.slice(0, end) + guard + text.slice(end), loader: "ts" };
+      });
+    },
+  };
 }
 
 export async function packageBindings(root, { source, version }, cdk = "cdktf") {
@@ -99,6 +141,7 @@ export async function packageBindings(root, { source, version }, cdk = "cdktf") 
     target: "es2020",
     tsconfigRaw: { compilerOptions: { useDefineForClassFields: false } },
     logLevel: "warning",
+    plugins: [guardSecretsPlugin(generated)],
   });
   const ts = createRequire(join(root, "package.json"))("typescript");
   const program = ts.createProgram(sources, {

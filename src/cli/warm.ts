@@ -65,7 +65,7 @@ export async function runWarm(args: string[]): Promise<number> {
     if (command) {
       const guard = writeGuard(process.env);
       try {
-        return await runWrapped("mgmt warm", command, { ...process.env, ...guard.env, TF_REATTACH_PROVIDERS: reattach });
+        return await runWrapped("mgmt warm", command, { ...process.env, ...guard.env, TF_REATTACH_PROVIDERS: reattach }, interruptedNote);
       } finally {
         guard.remove();
       }
@@ -159,3 +159,10 @@ async function stop(provider: ChildProcess): Promise<void> {
 function describeExit(child: ChildProcess): string {
   return child.signalCode ? `signal ${child.signalCode}` : `status ${child.exitCode}`;
 }
+
+/**
+ * What an interrupted engine run left, said after the engine's own words (cdktf's only are "AbortError: The
+ * operation was aborted"): the provider finishes every write it had sent before the engine records and exits.
+ */
+export const interruptedNote = (signal: NodeJS.Signals): string =>
+  `${signal === "SIGINT" ? "interrupted (Ctrl-C)" : `interrupted (${signal})`}. The state holds every object created before the stop: the provider finished the writes it had sent, and the engine recorded them. Run the same command again to go on. After a forced stop (a second Ctrl-C or SIGTERM, a kill), an object the API made may be in no state: the next plan names each one ("already exists outside the state") with the import that adopts it.`;

@@ -28,9 +28,17 @@ export function exitStatus(code: number | null, signal: NodeJS.Signals | null): 
  * sends SIGINT to the whole foreground process group, CMD included, and a second copy would
  * turn an engine's graceful stop into an immediate one. `who` names mgmt's subcommand in errors.
  */
-export async function runWrapped(who: string, command: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+export async function runWrapped(
+  who: string,
+  command: readonly string[],
+  env: NodeJS.ProcessEnv,
+  /** Said on stderr when the command ends unsuccessfully after a SIGINT or SIGTERM reached mgmt: what the interruption left. */
+  interrupted?: (signal: NodeJS.Signals) => string,
+): Promise<number> {
   let child: ChildProcess | undefined;
+  let signalled: NodeJS.Signals | undefined;
   const forward = (signal: NodeJS.Signals) => {
+    signalled ??= signal;
     if (signal === "SIGINT" && isatty(0)) return;
     if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
@@ -43,7 +51,11 @@ export async function runWrapped(who: string, command: readonly string[], env: N
         process.stderr.write(`${who}: cannot run '${command[0]}': ${err.message}\n`);
         resolve(err.code === "ENOENT" ? EXIT.notFound : EXIT.notExecutable);
       });
-      child.once("exit", (code, signal) => resolve(exitStatus(code, signal)));
+      child.once("exit", (code, signal) => {
+        const status = exitStatus(code, signal);
+        if (status !== 0 && signalled !== undefined && interrupted !== undefined) process.stderr.write(`${who}: ${interrupted(signalled)}\n`);
+        resolve(status);
+      });
     });
   } finally {
     process.off("SIGINT", forward);

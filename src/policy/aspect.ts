@@ -9,62 +9,21 @@
  * bundled with the rules and without zod.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { AnnotationMetadataEntryType, TerraformResource, Token, type IAspect } from "cdktf";
+import { AnnotationMetadataEntryType, type IAspect } from "cdktf";
 import type { IConstruct } from "constructs";
-import { secretInName, secretInPublicKey, type FieldRule } from "../contract/field-rules";
+import { constructSubject, guardedAlready, secretsIn } from "./construct-secrets";
 import { judge, type Finding } from "./check";
 import { policyJson } from "./json";
 import { DEFAULT_CONFIG, DEFAULT_CONFIG_FILE, parsePolicyConfig, type PolicyConfig } from "./config";
-import { RESOURCE_TYPES, RULE_IDS, UNKNOWN, type ResourceType, type Subject, type Value } from "./rules";
+import { RULE_IDS } from "./rules";
+
+export { constructSubject, secretsIn } from "./construct-secrets";
 
 export interface MgmtPolicyOptions {
   /** The configuration file; default `mgmt-policy.json` in the current folder when present, else every rule at its default. */
   readonly configFile?: string;
   /** The clock waivers and absolute expiries are read against; default the time of the synth. */
   readonly now?: Date;
-}
-
-const isType = (type: string): type is ResourceType => (RESOURCE_TYPES as readonly string[]).includes(type);
-
-/** A configured value as the rules read it: a token (a reference, a variable) is known only at apply. */
-function value(v: unknown): Value {
-  if (v === undefined || v === null) return null;
-  if (Token.isUnresolved(v)) return UNKNOWN;
-  return typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : UNKNOWN;
-}
-
-/** The rules' view of a resource construct, or undefined for any other construct. */
-export function constructSubject(node: IConstruct): Subject | undefined {
-  if (!(node instanceof TerraformResource) || !isType(node.terraformResourceType)) return undefined;
-  const type = node.terraformResourceType;
-  const id = node.friendlyUniqueId;
-  const body = ((node.toTerraform() as { resource?: Record<string, Record<string, Record<string, unknown>>> }).resource?.[type]?.[id] ?? {}) as Record<
-    string,
-    unknown
-  >;
-  const values: Record<string, Value> = Object.fromEntries(Object.entries(body).map(([k, v]): [string, Value] => [k, value(v)]));
-  // The resource address the plan will show, so that one waiver serves plan and synth.
-  return { address: node.node.path, aliases: [`${type}.${id}`], type, values, sensitive: new Set() };
-}
-
-/**
- * Attributes a secret must never reach, with the rule that tells one (the provider refuses the same at
- * validate, but only after the synth has written the value into cdk.tf.json).
- */
-const NO_SECRET: Readonly<Record<string, Readonly<Record<string, FieldRule>>>> = {
-  mgmt_ssh_key: { ssh_key: secretInPublicKey, label: secretInName },
-  mgmt_token: { label: secretInName },
-  mgmt_oauth_client: { label: secretInName },
-};
-
-/** Why each configured value of `subject` is a secret where none may go; the reasons never quote the value. */
-export function secretsIn(subject: Subject): string[] {
-  const rules = NO_SECRET[subject.type] ?? {};
-  return Object.entries(rules).flatMap(([attribute, rule]) => {
-    const v = subject.values[attribute];
-    const reason = typeof v === "string" ? rule(v) : undefined;
-    return reason === undefined ? [] : [`${attribute}: ${reason}`];
-  });
 }
 
 /** The environment variable naming the file the synth's findings are written to. */
@@ -89,7 +48,8 @@ export class MgmtPolicy implements IAspect {
     if (subject === undefined) return;
     // A validation, not an annotation: cdktf runs validations before it writes the configuration, so a
     // refused secret stops the synth with nothing of it on disk (an error annotation fails only afterwards).
-    const secrets = secretsIn(subject);
+    // The bindings' resources add it themselves (`secretValidation`); added here only for those that do not.
+    const secrets = guardedAlready(node) ? [] : secretsIn(subject);
     if (secrets.length > 0) node.node.addValidation({ validate: () => secrets.map((s) => `[mgmt] ${s}`) });
     this.checked += 1;
     // One line per finding: metadata without a stack trace, whatever the app's context says.

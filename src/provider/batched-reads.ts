@@ -15,6 +15,7 @@ import { TAGGED_OBJECT_TYPES } from "../contract/enums";
 import { orNullIfGone } from "../client/errors";
 
 export class BatchedCollection<T> {
+  #listing: Promise<T[] | null> | undefined;
   #snapshot: Promise<Map<string, T> | null> | undefined;
 
   constructor(
@@ -26,7 +27,7 @@ export class BatchedCollection<T> {
 
   /** The object, or null when it no longer exists. */
   async read(key: string): Promise<T | null> {
-    const known = this.enabled ? await (this.#snapshot ??= snapshot(this.list(), this.keyOf)) : null;
+    const known = this.enabled ? await (this.#snapshot ??= this.#listed().then((all) => all && new Map(all.map((item) => [this.keyOf(item), item])))) : null;
     const hit = known?.get(key);
     if (hit !== undefined) {
       known!.delete(key);
@@ -35,9 +36,23 @@ export class BatchedCollection<T> {
     return orNullIfGone(() => this.getOne(key));
   }
 
+  /**
+   * Every object of the collection, from the same listing the reads are answered from (listed once
+   * per snapshot, whether or not reads are batched), or null when it cannot be listed. A plan looks
+   * here for an object it is about to create again (`twins.ts`).
+   */
+  all(): Promise<readonly T[] | null> {
+    return this.#listed();
+  }
+
   /** After a write of this type: the next read lists again. */
   invalidate(): void {
+    this.#listing = undefined;
     this.#snapshot = undefined;
+  }
+
+  #listed(): Promise<T[] | null> {
+    return (this.#listing ??= collectOrNull(this.list()));
   }
 }
 

@@ -56,7 +56,7 @@ export function describeFailure(operation: string, err: unknown): Diagnostic[] {
         const field = String(e.field);
         const [top] = field.split(".") as [string];
         const path: AttributePath = attr(top);
-        return error(`Failed to ${operation}`, `${field}: ${e.reason} (HTTP ${err.status})`, path);
+        return error(`Failed to ${operation}`, `${field}: ${e.reason} (HTTP ${err.status})${mayNotExist(field, err.status)}`, path);
       });
     }
     return [error(`Failed to ${operation}`, err.message + scopeHint(err))];
@@ -75,4 +75,23 @@ export function describeFailure(operation: string, err: unknown): Diagnostic[] {
 export function scopeHint(err: ApiError): string {
   if ((err.status !== 401 && err.status !== 403) || err.acceptedScopes === undefined || err.acceptedScopes === "*") return "";
   return ` This operation accepts OAuth scope "${err.acceptedScopes}" (or its read_write form, or "*"): give the token that scope. If it already has it, the user is restricted and lacks the grant (see data.mgmt_grants).`;
+}
+
+/** The objects a tag names, by the list a field error points into (`domains.0`). */
+const TAGGED_LISTS: Readonly<Record<string, string>> = {
+  computes: "compute instance",
+  domains: "domain",
+  volumes: "volume",
+  nodebalancers: "load balancer",
+};
+
+/**
+ * The API answers a write naming an object the account lacks as it answers one the user may not change
+ * (403, "You do not have read_write access"), and it lists none of these objects, so the provider cannot
+ * tell at plan: say that the object may not exist, which is what an empty account means.
+ */
+export function mayNotExist(field: string, status: number): string {
+  const list = TAGGED_LISTS[field.split(".")[0]!];
+  if (list === undefined || status !== 403) return "";
+  return ` The account may have no such ${list}: the API answers the same for an object that does not exist as for one the user may not change. A tag applies only to objects the account already holds, which this provider cannot create; in an empty account (a new account, a fresh mgmt serve) leave the id out or create the ${list} first (docs/guides/troubleshooting.md, "A tag naming an object the account lacks").`;
 }

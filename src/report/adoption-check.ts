@@ -168,7 +168,7 @@ export function keepOnlyAdopted(
           differs.join(" and ") +
           (differs.length === 1 ? " differs" : " differ") +
           " from the adopted one's)";
-    process.stderr.write(
+    process.stdout.write(
       "live-imports: " +
         a.type +
         " " +

@@ -62,6 +62,17 @@ describe("mgmt warm", () => {
     );
   });
 
+  it("says what an interrupted CMD left after it ends, and nothing when CMD fails on its own", async () => {
+    // CMD plays a terminal's Ctrl-C on mgmt (not a terminal here, so mgmt passes it on) and ends as an engine does on it.
+    const interrupted = `process.on("SIGINT", () => process.exit(130)); process.kill(process.ppid, "SIGINT"); setInterval(() => {}, 1000);`;
+    const r = await mgmt(node(interrupted));
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/^mgmt warm: interrupted \(Ctrl-C\)\. The state holds every object created before the stop/);
+    expect(r.stderr).toContain("already exists outside the state");
+    const failed = await mgmt(node("process.exit(1)"));
+    expect([failed.code, failed.stderr]).toEqual([1, ""]);
+  });
+
   it("refuses a TF_REATTACH_PROVIDERS it would have to overwrite, before running CMD", async () => {
     const r = await mgmt(node("console.log('ran')"), { ...process.env, TF_REATTACH_PROVIDERS: "{not json" });
     expect(r.code).toBe(125);

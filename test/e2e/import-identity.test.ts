@@ -3,7 +3,7 @@
  * adopted object's identity, and at synth keeps an import only while the live object with its id is
  * that object. Proven on each engine with a stack that calls only `importUnmanaged(this)` (no line of
  * the scaffold's): adoption imports; a rebuild in another account where a stranger's key and token
- * hold the adopted ids plans no import of them and no destroy, naming each skipped id on stderr; the
+ * hold the adopted ids plans no import of them and no destroy, naming each skipped id on stdout (cdktf labels the app's stderr [ERROR]); the
  * same rebuild once those ids name nothing creates the objects; an API that answers 503 stops the synth.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -96,7 +96,7 @@ describe.each(availableEngines().map((e) => [e.name, e] as const))("imports that
       cwd: dir,
       env: { ...env, CDKTF_OUTDIR: join(dir, "cdktf.out"), STATE_FILE: state, CHECKPOINT_DISABLE: "1" },
     });
-    return { code: r.code, stderr: r.stderr, stackDir: join(dir, "cdktf.out", "stacks", STACK) };
+    return { code: r.code, stdout: r.stdout, stderr: r.stderr, stackDir: join(dir, "cdktf.out", "stacks", STACK) };
   }
 
   async function plan(stackDir: string, env: NodeJS.ProcessEnv) {
@@ -155,10 +155,10 @@ describe.each(availableEngines().map((e) => [e.name, e] as const))("imports that
     // (The fixtures have a "build runner" key too, so the construct id may carry a number.)
     const skipped = new RegExp(
       `live-imports: mgmt_ssh_key "${key.id}" \\((ssh_key_build_runner\\w*)\\) is another object \\(its label and fingerprint differ`,
-    ).exec(s.stderr);
-    expect({ stderr: s.stderr, skipped: skipped !== null }).toEqual({ stderr: s.stderr, skipped: true });
+    ).exec(s.stdout);
+    expect({ stdout: s.stdout, skipped: skipped !== null }).toEqual({ stdout: s.stdout, skipped: true });
     const construct = skipped![1]!;
-    expect(s.stderr).toMatch(new RegExp(`live-imports: mgmt_token "${made.id}" \\(token_deploy\\) is another object \\(its label( and created)? differs?`));
+    expect(s.stdout).toMatch(new RegExp(`live-imports: mgmt_token "${made.id}" \\(token_deploy\\) is another object \\(its label( and created)? differs?`));
     const rebuild = await plan(s.stackDir, envB);
     const ids = rebuild.filter((c) => c.change.importing).map((c) => c.change.importing!.id);
     expect(ids).not.toContain(String(key.id));
@@ -170,7 +170,7 @@ describe.each(availableEngines().map((e) => [e.name, e] as const))("imports that
     await b.deleteSshKey(strangerKey.id);
     await b.revokeToken(strangerToken.id);
     s = await synth(app, envB, rebuilt);
-    expect(s.stderr).toContain(`live-imports: mgmt_ssh_key "${key.id}" (${construct}) is not in the account, so it is created, not imported`);
+    expect(s.stdout).toContain(`live-imports: mgmt_ssh_key "${key.id}" (${construct}) is not in the account, so it is created, not imported`);
     const fresh = await plan(s.stackDir, envB);
     expect(fresh.filter((c) => c.change.importing).map((c) => c.change.importing!.id)).not.toContain(String(key.id));
     expect(fresh.filter((c) => c.change.actions.includes("delete"))).toEqual([]);

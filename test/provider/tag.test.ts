@@ -56,6 +56,18 @@ describe("mgmt_tag", () => {
     ]);
   });
 
+  it("says that an object a tag names may not exist, rather than only that access is lacking", async () => {
+    const r = await apply(h, T, null, { label: "no-such-zone", domains: [424242] });
+    expect(r.state).toBeNull();
+    expect(r.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: "error",
+        attribute: [{ attribute: "domains" }],
+        detail: expect.stringMatching(/^domains\.0: You do not have read_write access to domain 424242 \(HTTP 403\) The account may have no such domain: /),
+      }),
+    ]);
+  });
+
   it("refuses invalid values at validation, naming the attribute", async () => {
     expect(await validate(h, T, { label: "ab" })).toEqual([expect.objectContaining({ summary: "Invalid label", attribute: [{ attribute: "label" }] })]);
     expect(await validate(h, T, { label: "fine", volumes: [0] })).toEqual([expect.objectContaining({ summary: "Invalid volumes" })]);

@@ -23,6 +23,7 @@ import { functionSignature, schemaOf } from "./schema";
 import { schemaVersion, upgradeStoredState } from "./state-upgrade";
 import type { Diagnosed, ProviderSchemas, ProviderServer } from "./server";
 import { isWhollyKnown, type ObjectValue } from "./value";
+import { StateIds, twinWarning } from "./twins";
 
 /** A provider: its own configuration typed from `attributes`, as a resource's is. */
 export interface ProviderDefinition<Ctx, A extends Attributes = Attributes> {
@@ -75,6 +76,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
   // Every request in flight listens to it, and an engine runs 10 operations at once, some paging.
   setMaxListeners(0, stopping.signal);
   let ctx: Ctx | undefined;
+  const inState = new StateIds();
 
   const resource = (typeName: string) => {
     const r = resources.get(typeName);
@@ -194,7 +196,9 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
       return guarded(`read ${typeName}`, { newState: currentState }, async (diagnostics) => {
         const r = resource(typeName);
         const kept = PrivateState.decode(priv);
-        const fromApi = await r.read(resourceOperation(diagnostics, kept), currentState);
+        inState.note(typeName, currentState);
+        const fromApi = await inState.reading(typeName, r.read(resourceOperation(diagnostics, kept), currentState));
+        inState.note(typeName, fromApi);
         if (fromApi === null) diagnostics.push(gone(typeName, currentState));
         return { newState: fromApi === null ? null : settleRead(r.attributes, currentState, fromApi), ...privateOut(kept, priv) };
       });
@@ -202,8 +206,14 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
 
     async planResourceChange(typeName, req) {
       return guarded(`plan ${typeName}`, { plannedState: null, requiresReplace: [] }, async (diagnostics) => {
-        const planned = planChange(resource(typeName), req.priorState, req.proposedNewState, req.config, now());
+        const r = resource(typeName);
+        inState.note(typeName, req.priorState);
+        const planned = planChange(r, req.priorState, req.proposedNewState, req.config, now());
         diagnostics.push(...planned.diagnostics);
+        if (req.priorState === null && planned.plannedState !== null && r.twins && !hasErrors(diagnostics)) {
+          const twins = await r.twins(operation(diagnostics), planned.plannedState);
+          for (const twin of await inState.outside(typeName, twins)) diagnostics.push(twinWarning(typeName, twin));
+        }
         return {
           plannedState: planned.plannedState,
           requiresReplace: planned.requiresReplace,
@@ -241,12 +251,15 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
                 `The provider was stopped after the write and before reading the object back; the next refresh reads it (${err.message}).`,
               ),
             );
+            inState.note(typeName, err.state);
             return { newState: settleApplied(req.plannedState, err.state, true), ...privateOut(kept, req.plannedPrivate) };
           }
+          inState.note(typeName, err.state);
           diagnostics.push(...def.describeFailure(`apply ${typeName}`, err.cause));
           return { newState: settleApplied(req.plannedState, err.state, true), ...privateOut(kept, req.plannedPrivate) };
         }
         const newState = settleApplied(req.plannedState, fromApi);
+        inState.note(typeName, newState);
         if (!isWhollyKnown(newState)) throw new Error(`${typeName}: the API left a planned value unknown`);
         return { newState, ...privateOut(kept, req.plannedPrivate) };
       });
@@ -257,6 +270,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
         const r = resource(typeName);
         const kept = PrivateState.decode(undefined);
         const state = await r.importState(resourceOperation(diagnostics, kept), id);
+        inState.note(typeName, state);
         if (state === null) {
           diagnostics.push(
             error(IMPORT_NOT_FOUND, `No ${typeName} with import id "${id}" exists. The import id is ${r.importId.description}, e.g. ${r.importId.example}.`),

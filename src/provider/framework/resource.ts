@@ -77,6 +77,20 @@ export interface ResourceDefinition<Ctx, A extends Attributes = Attributes> {
   delete(op: ResourceOperation<Ctx>, state: StateOf<A>): Promise<void>;
   /** The state of the object an import id names; null when there is none. */
   importState(op: ResourceOperation<Ctx>, id: string): Promise<StateOf<A> | null>;
+  /**
+   * At a plan that creates an object: the live objects that are its exact twins (what a create
+   * interrupted before the engine recorded it leaves behind). The framework drops those whose id
+   * is in the state it has seen and warns of the others; nothing is adopted. Best effort: an
+   * answer it cannot have gives none.
+   */
+  twins?(op: Operation<Ctx>, planned: ConfigOf<A>): Promise<readonly Twin[]>;
+}
+
+/** A live object that looks like the one a plan creates. */
+export interface Twin {
+  readonly id: string;
+  /** What makes it a twin, e.g. "an SSH key with the same label and public key". */
+  readonly alike: string;
 }
 
 export interface DataSourceDefinition<Ctx, A extends Attributes = Attributes> {

@@ -22,10 +22,11 @@ import { bool, number, string } from "../framework/attributes";
 import { typedEqual } from "../framework/equality";
 import { PartialApply, defineResource } from "../framework/resource";
 import { misplacedSecrets, refuseSecretsAtPlan, unlessSecret } from "../framework/validators";
-import { Unknown } from "../framework/value";
+import { Unknown, known } from "../framework/value";
 import type { PlannedOf, StateOf } from "../framework/value-types";
 import { orNullIfGone } from "../../client/errors";
 import { adoptedWarning, stateId } from "./ids";
+import { oauthClientTwins } from "./twin-rules";
 
 /** Base64 as `filebase64()` writes it; whitespace (line-wrapped input) is ignored. */
 export function decodeThumbnail(text: string): Buffer | undefined {
@@ -214,5 +215,12 @@ export const oauthClientResource = defineResource<ProviderContext>()({
   async importState({ ctx }, id) {
     const live = await orNullIfGone(() => ctx.client.getOAuthClient(id));
     return live === null ? null : toState(live, null, null);
+  },
+
+  async twins({ ctx }, planned) {
+    const label = known(planned.label);
+    const redirect = known(planned.redirect_uri);
+    const clients = label === undefined || redirect === undefined ? null : await ctx.reads.mgmt_oauth_client.all();
+    return clients ? oauthClientTwins(clients, label!, redirect!) : [];
   },
 });

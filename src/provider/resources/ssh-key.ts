@@ -10,7 +10,9 @@ import { misplacedSecrets, refuseSecretsAtPlan, unlessSecret } from "../framewor
 import type { StateOf } from "../framework/value-types";
 import { toRfc3339 } from "../timestamps";
 import { orNullIfGone } from "../../client/errors";
+import { known } from "../framework/value";
 import { adoptedWarning, parseId, stateId } from "./ids";
+import { sshKeyTwins } from "./twin-rules";
 
 const attributes = {
   id: string("computed", "The key's id.", { keepPrior: true }),
@@ -72,5 +74,12 @@ export const sshKeyResource = defineResource<ProviderContext>()({
 
   async importState({ ctx }, id) {
     return orNullIfGone(async () => sshKeyState(await ctx.client.getSshKey(parseId(id))));
+  },
+
+  async twins({ ctx }, planned) {
+    const label = known(planned.label);
+    const key = known(planned.ssh_key);
+    const keys = label === undefined || key === undefined ? null : await ctx.reads.mgmt_ssh_key.all();
+    return keys ? sshKeyTwins(keys, label!, key!) : [];
   },
 });

@@ -22,6 +22,7 @@ import { closestArea, unknownScopeAreas } from "../scope-areas";
 import { orNullIfGone } from "../../client/errors";
 import { expiryProblems, lifetimeProblems, refuseActingToken } from "./token-lifetime";
 import { parseId, stateId } from "./ids";
+import { tokenTwins } from "./twin-rules";
 import { ROTATED, rotationReason, revokeAfterRotation } from "./token-rotation";
 
 const attributes = {
@@ -178,5 +179,11 @@ export const tokenResource = defineResource<ProviderContext>()({
 
   async importState({ ctx }, id) {
     return orNullIfGone(async () => toState(await ctx.client.getToken(parseId(id)), null));
+  },
+
+  async twins({ ctx, now }, planned) {
+    const label = known(planned.label);
+    const tokens = label === undefined ? null : await ctx.reads.mgmt_token.all();
+    return tokens ? tokenTwins(tokens, { label: label!, scopes: known(planned.scopes) }, now(), ctx.actingTokenPrefix) : [];
   },
 });
