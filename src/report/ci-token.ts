@@ -60,6 +60,8 @@ export function ciTokenStatus(
   return { ...base, daysLeft, state: "ok" };
 }
 
+const inDays = (n: number | undefined): string => (n === undefined ? "" : n === 0 ? "in less than a day" : `in ${n} ${n === 1 ? "day" : "days"}`);
+
 /** The report's lines for a status that needs action; none for `ok`. */
 export function ciTokenCallout(s: CiTokenStatus | undefined): string[] {
   if (s === undefined || s.state === "ok") return [];
@@ -69,8 +71,8 @@ export function ciTokenCallout(s: CiTokenStatus | undefined): string[] {
     s.state === "expired"
       ? `${name} expired on ${day}.`
       : s.state === "renewal"
-        ? `${name} is inside its renewal window: it expires ${day} (in ${s.daysLeft} days), inside renew_before ${s.renewBefore} of \`${s.managedAs}\`, so the next apply rotates it and revokes the value the CI's secret holds.`
-        : `${name} expires ${day}, in ${s.daysLeft} ${s.daysLeft === 1 ? "day" : "days"}.`;
+        ? `${name} is inside its renewal window: it expires ${day} (${inDays(s.daysLeft)}), inside renew_before ${s.renewBefore} of \`${s.managedAs}\`, so the next apply rotates it and revokes the value the CI's secret holds.`
+        : `${name} expires ${day}, ${inDays(s.daysLeft)}.`;
   return [
     "> [!WARNING]",
     `> **${head}**`,

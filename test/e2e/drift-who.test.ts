@@ -6,7 +6,7 @@
  * token, days from expiry, is warned about before it lapses; a token that cannot read events gets a
  * report that says so instead of a failed run. No secret (the client's secret, a token's value) reaches it.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
@@ -42,6 +42,7 @@ describe("drift names the account event behind each out-of-band change", () => {
   let work: string;
   let env: NodeJS.ProcessEnv;
   let driftToken: string;
+  let ciValue: string;
   const secrets: string[] = [];
 
   const admin = async (path: string, body: unknown) => {
@@ -89,6 +90,8 @@ describe("drift names the account event behind each out-of-band change", () => {
         resource: {
           mgmt_oauth_client: { app: { label: "dashboard", redirect_uri: "https://dash.example.com/cb" } },
           mgmt_tag: { old: { label: "old-tag" }, kept: { label: "kept-tag" } },
+          // A token the stack rotates under renew_before, which a deploy job might act with (the guide says not to).
+          mgmt_token: { ci: { label: "ci deploy", scopes: "account:read_only events:read_only", expires_in: "48h", renew_before: "47h" } },
         },
         output: { secret: { value: "${mgmt_oauth_client.app.secret}", sensitive: true } },
       }),
@@ -97,6 +100,8 @@ describe("drift names the account event behind each out-of-band change", () => {
     await tf("apply", "-auto-approve", "-input=false");
     const state = JSON.parse(await tf("show", "-json")) as { values: { root_module: { resources: { address: string; values: Record<string, string> }[] } } };
     secrets.push(state.values.root_module.resources.find((r) => r.address === "mgmt_oauth_client.app")!.values.secret!);
+    ciValue = state.values.root_module.resources.find((r) => r.address === "mgmt_token.ci")!.values.token!;
+    secrets.push(ciValue);
   });
 
   afterAll(async () => {
@@ -141,6 +146,22 @@ describe("drift names the account event behind each out-of-band change", () => {
     expect(f["Deleted outside of Terraform"]).toMatch(/- `mgmt_tag\.old` \(by `bob-oncall`, .* \(`tag_delete`, event \d+\)\)/);
     expect(f["Not managed by any state"]).toMatch(/`"bobs-tag"` → import as .* \(created by `bob-oncall`, .* \(`tag_create`, event \d+\)\)/);
     expect(md.stdout).toMatch(/> \[!WARNING\]\n> \*\*The token this CI run acts with \(id `\d+`, `"ci drift job"`\) expires \d{4}-\d\d-\d\d, in 3 days\.\*\*/);
+  });
+
+  it("a CI token the stack manages, inside its renew_before: the report says the next apply rotates it away from the CI's secret", async () => {
+    // Time passing, as far as the window is concerned: the state's renew_before (kept by every refresh, never
+    // sent to the API) now reaches back past the token's creation, as 47h does once an hour has gone by.
+    const stateFile = join(work, "terraform.tfstate");
+    writeFileSync(stateFile, readFileSync(stateFile, "utf8").replace('"renew_before": "47h"', '"renew_before": "48h"'));
+    const r = await drift(ciValue, "--format", "json");
+    noSecret(r.stdout + r.stderr);
+    const report = JSON.parse(r.stdout) as DriftJson & { ci_token: { managed_as?: string; renew_before?: string } };
+    expect(report.ci_token).toMatchObject({ label: "ci deploy", state: "renewal", managed_as: "mgmt_token.ci", renew_before: "48h", days_left: 1 });
+    const md = await drift(ciValue);
+    noSecret(md.stdout + md.stderr);
+    expect(md.stdout).toMatch(
+      /> \*\*The token this CI run acts with \(id `\d+`, `"ci deploy"`\) is inside its renewal window: it expires \d{4}-\d\d-\d\d \(in 1 day\), inside renew_before 48h of `mgmt_token\.ci`/,
+    );
   });
 
   it("a token that cannot read events: the report says who is not known, and the run reports the drift as usual", async () => {
