@@ -187,10 +187,8 @@ async function actingClient(url: string, token: string, euuid: string | undefine
     client: child.client,
     parent,
     actingToken: await child.session.current(),
-    close: async () => {
-      await child.close();
-      await parent.close();
-    },
+    // Revokes the proxy token, then closes both clients (the parent's too).
+    close: child.close,
   };
 }
 
@@ -277,7 +275,8 @@ export async function runDrift(args: string[]): Promise<number> {
     let session: ApiSession | undefined;
     if (url && token && childProblem === undefined) {
       try {
-        session = await actingClient(url, token, euuid);
+        // The child account is acted in (a proxy token made and revoked) only when something there is asked about.
+        session = await actingClient(url, token, values.unmanaged || drift.length > 0 ? euuid : undefined);
       } catch (err) {
         if (values.unmanaged) throw err;
         childProblem = err instanceof Error ? err.message : String(err);
