@@ -20,6 +20,8 @@ import { cdktfImportModule } from "../report/import-cdktf";
 import { importFormat } from "../report/import-format";
 import { findUnmanaged, importBlocks, type LiveObject, type UnmanagedObject, type UnmanagedResult } from "../report/unmanaged";
 import { importedObjects, UNMANAGED_TYPES, type ImportedObjects } from "./unmanaged-types";
+import { ciToken, driftSubjects, lookUpEvents, recordedValues } from "./drift-events";
+import type { EventLookup } from "../report/drift-events";
 
 export const DEFAULT_BINDINGS = "@mgmt/cdktf-provider-mgmt";
 
@@ -33,6 +35,12 @@ sensitive values masked) and each one deleted outside of Terraform. DIR is an HC
 configuration, such as a cdktf stack folder (cdktf.out/stacks/NAME); 'init' runs first
 when DIR has no .terraform folder. The engine reads the provider's settings as usual
 (MGMT_URL, MGMT_TOKEN).
+
+With MGMT_URL and MGMT_TOKEN set, each object changed, deleted or created outside of
+Terraform is named with the account event that explains it (who, when, which action,
+from GET /account/events: the token needs events:read_only), or said to have none; and
+the token the run acts with is called out when it is inside the renewal window of the
+mgmt_token that manages it in this state, or expires within 14 days.
 
 options:
   --dir DIR          the configuration folder (default: the current folder)
@@ -166,44 +174,47 @@ export function stackChildAccount(showJson: string, env: NodeJS.ProcessEnv): str
 }
 
 /** A client acting as the stack's provider does: in its child account through a proxy token, or as MGMT_TOKEN itself. */
-async function actingClient(
-  url: string,
-  token: string,
-  euuid: string | undefined,
-): Promise<{ client: MgmtClient; actingToken: string; close(): Promise<void> }> {
+async function actingClient(url: string, token: string, euuid: string | undefined): Promise<ApiSession> {
   const parent = new MgmtClient({ url, token });
-  if (euuid === undefined) return { client: parent, actingToken: token, close: () => parent.close() };
+  if (euuid === undefined) return { client: parent, parent, actingToken: token, close: () => parent.close() };
   let child;
   try {
     child = await childAccountClient({ parent, euuid, clientWith: (credentials) => new MgmtClient({ url, token: credentials }), log: () => {} });
   } catch (err) {
     throw new DriftError(`cannot act in child account ${euuid} to list its objects: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return { client: child.client, actingToken: await child.session.current(), close: child.close };
+  return {
+    client: child.client,
+    parent,
+    actingToken: await child.session.current(),
+    // Revokes the proxy token, then closes both clients (the parent's too).
+    close: child.close,
+  };
 }
 
-async function listUnmanaged(state: ReturnType<typeof priorStateResources>, euuid: string | undefined): Promise<UnmanagedResult> {
-  const url = process.env.MGMT_URL;
-  const token = process.env.MGMT_TOKEN;
-  if (!url || !token) throw new DriftError("--unmanaged reads the API itself and needs MGMT_URL and MGMT_TOKEN");
-  const { client, actingToken, close } = await actingClient(url, token, euuid);
-  try {
-    const live = new Map<string, LiveObject[]>();
-    for (const t of UNMANAGED_TYPES) {
-      try {
-        live.set(t.type, await t.list({ client, actingToken }));
-      } catch (err) {
-        throw new DriftError(`cannot list ${t.title} (${t.type}): ${err instanceof Error ? err.message : String(err)}`);
-      }
+/** The API as the stack's provider acts with it (`client`, in its child account if any) and as MGMT_TOKEN itself (`parent`). */
+interface ApiSession {
+  readonly client: MgmtClient;
+  readonly parent: MgmtClient;
+  readonly actingToken: string;
+  close(): Promise<void>;
+}
+
+async function listUnmanaged(state: ReturnType<typeof priorStateResources>, session: ApiSession): Promise<UnmanagedResult> {
+  const { client, actingToken } = session;
+  const live = new Map<string, LiveObject[]>();
+  for (const t of UNMANAGED_TYPES) {
+    try {
+      live.set(t.type, await t.list({ client, actingToken }));
+    } catch (err) {
+      throw new DriftError(`cannot list ${t.title} (${t.type}): ${err instanceof Error ? err.message : String(err)}`);
     }
-    return findUnmanaged(
-      UNMANAGED_TYPES,
-      state.map((r) => ({ address: r.address, type: r.type, values: r.values ?? {} })),
-      live,
-    );
-  } finally {
-    await close();
   }
+  return findUnmanaged(
+    UNMANAGED_TYPES,
+    state.map((r) => ({ address: r.address, type: r.type, values: r.values ?? {} })),
+    live,
+  );
 }
 
 export async function runDrift(args: string[]): Promise<number> {
@@ -248,41 +259,77 @@ export async function runDrift(args: string[]): Promise<number> {
     const showJson = await refreshOnlyPlan(engine, dir);
     const plan = parsePlanJson(showJson);
     const state = priorStateResources(plan);
-    const euuid = values.unmanaged ? stackChildAccount(showJson, process.env) : undefined;
-    let unmanaged = values.unmanaged ? await listUnmanaged(state, euuid) : undefined;
-    // The names the stack already has: construct ids in the module and in the report avoid them alike.
-    const taken = state.map((r) => r.address.slice(r.address.lastIndexOf(".") + 1));
-    if (importOut !== undefined && chosen && unmanaged) {
-      let text: string;
-      if (chosen.format === "hcl") text = importBlocks(unmanaged.unmanaged);
-      else {
-        // The provider that reads them acts where they were listed.
-        const { subjects, gone } = await readImported(unmanaged.unmanaged, euuid ? { ...process.env, MGMT_CHILD_ACCOUNT_EUUID: euuid } : process.env);
-        // Deleted between the listing and the read: there is nothing left to adopt or to report.
-        for (const o of gone)
-          process.stderr.write(
-            `mgmt drift: ${o.type} ${JSON.stringify(o.importId)} (label ${JSON.stringify(o.label)}) was deleted while drift ran; left out\n`,
-          );
-        if (gone.length > 0) unmanaged = { ...unmanaged, unmanaged: unmanaged.unmanaged.filter((o) => !gone.includes(o)) };
-        text = cdktfImportModule(subjects, { bindings: values.bindings ?? DEFAULT_BINDINGS, provider: PROVIDER_NAME, taken });
+    const url = process.env.MGMT_URL;
+    const token = process.env.MGMT_TOKEN;
+    if (values.unmanaged && (!url || !token)) throw new DriftError("--unmanaged reads the API itself and needs MGMT_URL and MGMT_TOKEN");
+    // Without --unmanaged the API is asked only who made the changes: a child account it cannot name leaves that unknown, not the run failed.
+    let euuid: string | undefined;
+    let childProblem: string | undefined;
+    try {
+      euuid = url && token ? stackChildAccount(showJson, process.env) : undefined;
+    } catch (err) {
+      if (values.unmanaged) throw err;
+      childProblem = err instanceof Error ? err.message : String(err);
+    }
+    const drift = driftEntries(plan, "all");
+    let session: ApiSession | undefined;
+    if (url && token && childProblem === undefined) {
+      try {
+        // The child account is acted in (a proxy token made and revoked) only when something there is asked about.
+        session = await actingClient(url, token, values.unmanaged || drift.length > 0 ? euuid : undefined);
+      } catch (err) {
+        if (values.unmanaged) throw err;
+        childProblem = err instanceof Error ? err.message : String(err);
       }
-      writeFileSync(resolve(importOut), text);
     }
-    const cdktf = chosen?.format === "cdktf" || (chosen === undefined && isCdktfStack(dir));
-    const report: DriftReport = {
-      drift: driftEntries(plan, "all"),
-      ...(unmanaged ? { unmanaged } : {}),
-      ...(cdktf ? { cdktf: { provider: PROVIDER_NAME, taken } } : {}),
-    };
+    try {
+      let unmanaged = values.unmanaged && session ? await listUnmanaged(state, session) : undefined;
+      // The names the stack already has: construct ids in the module and in the report avoid them alike.
+      const taken = state.map((r) => r.address.slice(r.address.lastIndexOf(".") + 1));
+      if (importOut !== undefined && chosen && unmanaged) {
+        let text: string;
+        if (chosen.format === "hcl") text = importBlocks(unmanaged.unmanaged);
+        else {
+          // The provider that reads them acts where they were listed.
+          const { subjects, gone } = await readImported(unmanaged.unmanaged, euuid ? { ...process.env, MGMT_CHILD_ACCOUNT_EUUID: euuid } : process.env);
+          // Deleted between the listing and the read: there is nothing left to adopt or to report.
+          for (const o of gone)
+            process.stderr.write(
+              `mgmt drift: ${o.type} ${JSON.stringify(o.importId)} (label ${JSON.stringify(o.label)}) was deleted while drift ran; left out\n`,
+            );
+          if (gone.length > 0) unmanaged = { ...unmanaged, unmanaged: unmanaged.unmanaged.filter((o) => !gone.includes(o)) };
+          text = cdktfImportModule(subjects, { bindings: values.bindings ?? DEFAULT_BINDINGS, provider: PROVIDER_NAME, taken });
+        }
+        writeFileSync(resolve(importOut), text);
+      }
+      const cdktf = chosen?.format === "cdktf" || (chosen === undefined && isCdktfStack(dir));
+      const now = new Date();
+      const subjects = driftSubjects(drift, recordedValues(plan), unmanaged?.unmanaged ?? []);
+      const events: EventLookup | undefined = session
+        ? await lookUpEvents(session.client, subjects, now)
+        : subjects.length === 0
+          ? undefined
+          : { unavailable: childProblem ?? "MGMT_URL and MGMT_TOKEN are not set, so the account's events were not read" };
+      const ciTokenStatus = session && token ? await ciToken(session.parent, token, state, now) : undefined;
+      const report: DriftReport = {
+        drift,
+        ...(unmanaged ? { unmanaged } : {}),
+        ...(cdktf ? { cdktf: { provider: PROVIDER_NAME, taken } } : {}),
+        ...(events ? { events } : {}),
+        ...(ciTokenStatus ? { ciToken: ciTokenStatus } : {}),
+      };
 
-    if (settings.format === "json") process.stdout.write(`${JSON.stringify(driftReportJson(report), null, 2)}\n`);
-    else {
-      const detailed = report.drift.length;
-      process.stdout.write(
-        fit((budget, note) => renderDriftMarkdown(report, budget, values.title, note), detailed, driftLineCount(report), settings.maxChars).text,
-      );
+      if (settings.format === "json") process.stdout.write(`${JSON.stringify(driftReportJson(report), null, 2)}\n`);
+      else {
+        const detailed = report.drift.length;
+        process.stdout.write(
+          fit((budget, note) => renderDriftMarkdown(report, budget, values.title, note), detailed, driftLineCount(report), settings.maxChars).text,
+        );
+      }
+      return driftFound(report) ? 2 : 0;
+    } finally {
+      await session?.close();
     }
-    return driftFound(report) ? 2 : 0;
   } catch (err) {
     if (err instanceof DriftError || err instanceof PlanFormatError) {
       process.stderr.write(`mgmt drift: ${err.message}\n`);

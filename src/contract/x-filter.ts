@@ -13,7 +13,8 @@
  *             | "+and"|"+or" (operand: non-empty array of values of the same field)
  *   "+and" as a key := array of filters; an empty one filters nothing (upstream's Terraform
  *                      provider sends `{"+and": [], "+order": "desc"}`, linodego's `And()` `+and: []`)
- *   "+or" as a key  := non-empty array of filters
+ *   "+or" as a key  := array of filters; an empty one filters nothing too, as an empty "+and" (a
+ *                      client that builds its conditions in a loop sends one when it has none)
  *   "+order" without "+order_by" orders by the default key, `id` (the Ansible list modules send it)
  *
  * So `{"when": {"+or": ["2030-01-01T00:00:00", {"+gt": "2030-06-01T00:00:00"}]}}` is one
@@ -138,8 +139,9 @@ export function parseFilter(header: string | string[] | undefined, fields: Filte
       if (key === "+order_by" || key === "+order") throw bad(`${key} is allowed at the top level only`);
       if (key === "+and" || key === "+or") {
         if (!Array.isArray(value)) throw bad(`${key} needs an array of filters`);
-        // An empty `+and` is all of nothing: it filters nothing. An empty `+or` would match nothing, which no client means.
-        if (value.length === 0 && key === "+or") throw bad("+or needs a non-empty array of filters");
+        // An empty `+and` is all of nothing: it filters nothing. So does an empty `+or`, as upstream
+        // answers it: a client that builds its conditions in a loop sends one when it has none.
+        if (value.length === 0) continue;
         const parts = value.map((item) => {
           if (!isObject(item)) throw bad(`${key} items must be JSON objects`);
           return parseObject(item, depth + 1);

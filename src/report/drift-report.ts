@@ -9,6 +9,8 @@ import type { ResourceEntry } from "./summary";
 import { constructIds } from "./import-cdktf";
 import { bindingNames } from "./import-names";
 import type { UnmanagedObject, UnmanagedResult } from "./unmanaged";
+import type { EventLookup, Explanation } from "./drift-events";
+import { ciTokenCallout, type CiTokenStatus } from "./ci-token";
 
 /**
  * A cdktf stack's naming: the report then suggests what `--import-out FILE.ts` writes (construct ids
@@ -27,6 +29,27 @@ export interface DriftReport {
   readonly unmanaged?: UnmanagedResult;
   /** Present for a cdktf stack. */
   readonly cdktf?: CdktfNaming;
+  /** Who did it: the account events explaining each drift entry (by address) and unmanaged object (by `unmanagedKey`); absent when not looked up. */
+  readonly events?: EventLookup;
+  /** The token this run acts with, when the API listed it. */
+  readonly ciToken?: CiTokenStatus;
+}
+
+/** The key of an unmanaged object among the explanations. */
+export const unmanagedKey = (o: { type: string; importId: string }) => `${o.type} ${o.importId}`;
+
+/** The explanation of `key`: the event, null for none, undefined when not looked up. */
+function explanationOf(r: DriftReport, key: string): Explanation | null | undefined {
+  if (r.events === undefined || !("explained" in r.events)) return undefined;
+  return r.events.explained.get(key);
+}
+
+/** The markdown of who did it, inside an entry's parentheses. */
+function whoText(e: Explanation | null | undefined): string | undefined {
+  if (e === undefined) return undefined;
+  if (e === null) return "no account event explains it";
+  const who = e.username === null ? "by the system" : `by ${code(e.username)}`;
+  return `${who}, ${e.when.replace("T", " ")} UTC (${code(e.action)}, event ${e.event_id})`;
 }
 
 /** The resource type whose unmanaged objects are live credentials, called out before everything else. */
@@ -108,7 +131,10 @@ export function renderDriftMarkdown(r: DriftReport, budget: Budget, title = "Dri
   const u = r.unmanaged;
   const names = new Map<UnmanagedObject, CdktfName>();
   if (u && r.cdktf) cdktfNames(u.unmanaged, r.cdktf).forEach((n, i) => names.set(u.unmanaged[i]!, n));
+  out.push(...ciTokenCallout(r.ciToken));
   out.push(...tokenCallout(r));
+  if (r.events !== undefined && "unavailable" in r.events && (r.drift.length > 0 || (u?.unmanaged.length ?? 0) > 0))
+    out.push("> [!NOTE]", `> Who made these changes is not known: ${plain(r.events.unavailable)}`, "");
   if (truncationNote) out.push("> [!NOTE]", `> ${truncationNote}`, "");
   const spend = new Spending(budget);
   const changed = r.drift.filter((e) => !isDeleted(e));
@@ -118,7 +144,10 @@ export function renderDriftMarkdown(r: DriftReport, budget: Budget, title = "Dri
     out.push(
       ...fold(
         `${heading} (${count(entries.length)})`,
-        spend.section(entries, (e) => entryLines(e, { details: spend.details() })),
+        spend.section(entries, (e) => {
+          const note = whoText(explanationOf(r, e.address));
+          return entryLines(e, { details: spend.details(), ...(note ? { note } : {}) });
+        }),
         true,
       ),
     );
@@ -139,7 +168,9 @@ export function renderDriftMarkdown(r: DriftReport, budget: Budget, title = "Dri
         }
         const name = names.get(o);
         const as = name ? `${code(name.id)} (${code(`new ${name.construct}(scope, ${JSON.stringify(name.id)}, …)`)})` : code(o.to);
-        body.push(`- id ${code(o.importId)} ${code(JSON.stringify(o.label))} → import as ${as}`);
+        const explained = explanationOf(r, unmanagedKey(o));
+        const who = explained === undefined ? "" : ` (${explained === null ? whoText(null)! : `created ${whoText(explained)!}`})`;
+        body.push(`- id ${code(o.importId)} ${code(JSON.stringify(o.label))} → import as ${as}${who}`);
       }
       body.push("");
     }
@@ -166,12 +197,22 @@ export function renderDriftMarkdown(r: DriftReport, budget: Budget, title = "Dri
 export interface DriftReportJson {
   format_version: number;
   summary: { drifted: number; deleted: number; unmanaged: number };
-  drift: { address: string; type: string; actions: string[]; attributes: string[] }[];
+  drift: ({ address: string; type: string; actions: string[]; attributes: string[] } & WhoJson)[];
   /** Tokens first. `to` is the address adopting it gives; in a cdktf stack also the construct id and class the module uses; a token also how to revoke it. */
-  unmanaged?: { type: string; id: string; label: string; to: string; construct_id?: string; construct?: string; revoke?: string }[];
+  unmanaged?: ({ type: string; id: string; label: string; to: string; construct_id?: string; construct?: string; revoke?: string } & WhoJson)[];
   known?: { type: string; id: string; label: string; role: string }[];
+  /** Who did it, per drift entry and unmanaged object: `who` is the event, null when none explains it. Absent when not looked up; `events_unavailable` then says why, when it was tried. */
+  events_unavailable?: string;
+  /** The token this run acts with: its state (`ok`, `renewal`, `expiring`, `expired`), never its value. */
+  ci_token?: { id: number; label: string; expiry: string | null; state: string; days_left?: number; managed_as?: string; renew_before?: string };
   has_drift: boolean;
 }
+
+type WhoJson = { who?: Explanation | null };
+const whoJson = (r: DriftReport, key: string): WhoJson => {
+  const e = explanationOf(r, key);
+  return e === undefined ? {} : { who: e === null ? null : { ...e } };
+};
 
 function unmanagedJson(r: DriftReport): NonNullable<DriftReportJson["unmanaged"]> {
   const objects = r.unmanaged?.unmanaged ?? [];
@@ -185,6 +226,7 @@ function unmanagedJson(r: DriftReport): NonNullable<DriftReportJson["unmanaged"]
       to: name ? name.address : o.to,
       ...(name ? { construct_id: name.id, construct: name.construct } : {}),
       ...(o.type === TOKEN_TYPE ? { revoke: revokeCall(o.importId) } : {}),
+      ...whoJson(r, unmanagedKey(o)),
     };
   });
 }
@@ -193,11 +235,25 @@ export function driftReportJson(r: DriftReport): DriftReportJson {
   return {
     format_version: REPORT_FORMAT_VERSION,
     summary: driftCounts(r),
-    drift: r.drift.map(driftEntryJson),
+    drift: r.drift.map((e) => ({ ...driftEntryJson(e), ...whoJson(r, e.address) })),
     ...(r.unmanaged
       ? {
           unmanaged: unmanagedJson(r),
           known: r.unmanaged.known.map((k) => ({ type: k.type, id: k.importId, label: k.label, role: k.role })),
+        }
+      : {}),
+    ...(r.events !== undefined && "unavailable" in r.events ? { events_unavailable: r.events.unavailable } : {}),
+    ...(r.ciToken
+      ? {
+          ci_token: {
+            id: r.ciToken.id,
+            label: r.ciToken.label,
+            expiry: r.ciToken.expiry,
+            state: r.ciToken.state,
+            ...(r.ciToken.daysLeft !== undefined ? { days_left: r.ciToken.daysLeft } : {}),
+            ...(r.ciToken.managedAs !== undefined ? { managed_as: r.ciToken.managedAs } : {}),
+            ...(r.ciToken.renewBefore !== undefined ? { renew_before: r.ciToken.renewBefore } : {}),
+          },
         }
       : {}),
     has_drift: driftFound(r),

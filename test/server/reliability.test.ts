@@ -100,9 +100,9 @@ describe("bodiless operations, whatever the content type says", () => {
   test("an operation that takes a body still asks for one", async () => {
     const res = await request("POST", "/profile/sshkeys", "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 0\r\n");
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(errorBody("Request body is required"));
+    expect(res.body).toEqual({ errors: [{ field: "ssh_key", reason: "ssh_key is required" }] });
     const empty = await request("POST", "/profile/sshkeys", "Content-Type: application/json\r\nContent-Length: 0\r\n");
-    expect(empty.body).toEqual(errorBody("Request body is required"));
+    expect(empty.body).toEqual({ errors: [{ field: "ssh_key", reason: "ssh_key is required" }] });
   });
 
   test("a form body where the operation takes none is ignored; where it reads one, it must be JSON", async () => {

@@ -274,19 +274,22 @@ describe("pagination", () => {
     expect((await list("?page_size=25")).status).toBe(200);
   });
 
-  test("a page past the end is empty but tells the truth about pages and results", async () => {
-    expect(SshKeyPage.parse((await list("?page=3")).body)).toEqual({ data: [], page: 3, pages: 2, results: 130 });
-    expect(SshKeyPage.parse((await list("?page=9007199254740991&page_size=500")).body)).toEqual({
-      data: [],
-      page: 9007199254740991,
-      pages: 1,
-      results: 130,
-    });
+  test("a page past the end answers the last page, as upstream does, saying which in `page`", async () => {
+    const last = SshKeyPage.parse((await list("?page=2")).body);
+    expect(last).toMatchObject({ page: 2, pages: 2, results: 130 });
+    expect(last.data).toHaveLength(30);
+    expect(SshKeyPage.parse((await list("?page=3")).body)).toEqual(last);
+    expect(SshKeyPage.parse((await list("?page=9007199254740991&page_size=500")).body)).toEqual(SshKeyPage.parse((await list("?page_size=500")).body));
     // linodego's and linode_api4-python's page parameter is any integer the caller gives: one past
-    // 2^53 is a page past the end too, not a 400 with a validator's message.
+    // 2^53 is a page past the end too (the last page), not a 400 with a validator's message.
     const huge = await list("?page=99999999999999999999&page_size=500");
     expect(huge.status).toBe(200);
-    expect(SshKeyPage.parse(huge.body)).toMatchObject({ data: [], pages: 1, results: 130 });
+    expect(SshKeyPage.parse(huge.body)).toMatchObject({ page: 1, pages: 1, results: 130 });
+    expect(SshKeyPage.parse(huge.body).data).toHaveLength(130);
+    // The same through X-Filter, whose lists are cut after filtering.
+    const filtered = await call(paged, "GET", "/profile/sshkeys?page=7", { headers: { "x-filter": JSON.stringify({ "+order": "desc" }) } });
+    expect(SshKeyPage.parse(filtered.body)).toMatchObject({ page: 2, pages: 2, results: 130 });
+    expect(SshKeyPage.parse(filtered.body).data).toHaveLength(30);
   });
 
   test.each([

@@ -8,8 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { PathId } from "../../contract";
 import type { Scope } from "../../contract/scopes";
 import { isStorableId, type Actor } from "../domain/context";
-import { invalidToken, notFound, scopeMissing } from "../domain/errors";
-import { methodNotAllowed, parseInput } from "./errors";
+import { DomainError, invalidToken, notFound, scopeMissing } from "../domain/errors";
+import { issuesToItems, methodNotAllowed, parseInput } from "./errors";
 import type { z } from "zod";
 import type { FilterFields } from "../domain/filter";
 import type { Answer, RouteContext } from "./answer";
@@ -184,9 +184,18 @@ export class Router {
   }
 }
 
-/** The request body parsed by the route's schema; an optional body left out (or null) is an empty object. */
+/**
+ * The request body parsed by the route's schema; an optional body left out (or null) is an empty
+ * object. A required body left out is answered as upstream answers it: read as an empty object,
+ * each field that then lacks is named (`label is required`); where nothing would, the body is asked for.
+ */
 function parseBody<B extends z.ZodType>(doc: RouteDoc<B>, body: unknown, operation: string): z.output<B> {
   if (doc.body === undefined) throw new Error(`${operation} declares no body schema: it reads no body`);
+  if (body === undefined && doc.bodyOptional !== true) {
+    const asEmpty = doc.body.safeParse({}, { reportInput: true });
+    const named = asEmpty.success ? [] : issuesToItems(asEmpty.error.issues).filter((item) => item.field !== undefined);
+    throw new DomainError("invalid", named.length > 0 ? named : [{ reason: "Request body is required" }]);
+  }
   return parseInput(doc.body, doc.bodyOptional === true ? (body ?? {}) : body);
 }
 
