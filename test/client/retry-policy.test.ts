@@ -1,3 +1,4 @@
+/** @tier unit */
 /** The retry policy as a table: pure functions, no server. */
 import {
   DEFAULT_RETRY_POLICY,

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Facts of the API written once, in the contract, and used from there by the server, the client
  * and the provider: a literal that restates one elsewhere in src/ drifts the day the contract

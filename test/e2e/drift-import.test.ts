@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * `mgmt drift --unmanaged --import-out imports.ts`, end to end with OpenTofu: a cdktf app outside
  * the repository (the bindings package and cdktf as a team's project has them) deployed against a

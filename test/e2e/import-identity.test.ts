@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * An import names what it adopts: the module `mgmt drift --import-out imports.ts` writes records each
  * adopted object's identity, and at synth keeps an import only while the live object with its id is

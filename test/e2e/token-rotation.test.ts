@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * A token due for renewal, rotated by each engine: planned as an in-place update with its reason,
  * applied as create-then-revoke. A watcher polls the API through the apply: at no moment does the

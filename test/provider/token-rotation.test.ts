@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * A token's rotation under renew_before, through a fault proxy that sees each request arrive: the
  * new token is created while the old one still answers, recorded, and only then is the old one

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Every account/billing operation against every kind of bad credential, a token without the
  * operation's scope, a restricted user without the grant, and a child-account user where the

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Every operation of the profile area (the contract's 31 rows) against every kind of bad
  * credential, a token without the operation's scope, a read-only token, and a restricted

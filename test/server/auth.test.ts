@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Bearer authentication and scopes over real HTTP; scope parsing; tokens never in the log. */
 import { Profile, SshKey, formatTimestamp } from "../../src/contract";
 import { Scopes } from "../../src/contract/scopes";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Fixtures: loading a file, errors naming the JSON path, the defaults on a fresh server. */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

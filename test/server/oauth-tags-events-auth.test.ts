@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Every operation of the OAuth-client, tag, event and entity-transfer areas against every kind
  * of bad credential (401) and a token without the operation's scope (403). The public

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Issue 44, item 4: a write the store has no space for answers 507 saying so, not a generic 500,
  * and nothing of it is stored; once there is space again, writes work without a restart. On
