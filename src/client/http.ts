@@ -16,6 +16,7 @@ import {
   backoffDelay,
   classifyError,
   decideRetry,
+  refusalNote,
   withinBudget,
   type FailureKind,
   type Outcome,
@@ -461,19 +462,7 @@ export class HttpClient {
         );
         continue;
       }
-      let note: string | undefined;
-      let retryAfterMs: number | undefined;
-      if (decision.why === "retry-after-too-long") {
-        retryAfterMs = decision.retryAfterMs;
-        note = `server asked to retry after ${Math.ceil((retryAfterMs ?? 0) / 1000)} s, longer than the ${this.policy.maxRetryAfterMs / 1000} s this client waits`;
-      } else if (decision.why === "out-of-time") {
-        retryAfterMs = decision.retryAfterMs;
-        note = `gave up after ${attempts} attempts in ${Math.round(elapsed() / 1000)} s; this client retries for at most ${Math.round(this.policy.maxElapsedMs / 1000)} s`;
-      } else if (attempts > 1) {
-        note = `gave up after ${attempts} attempts`;
-      } else if (res.status === 404 && !/\/v4(beta)?$/.test(this.basePath)) {
-        note = `the API root usually ends in /v4, as \`mgmt serve\` prints it; this client's is "${this.basePath || "/"}"`;
-      }
+      const { note, retryAfterMs } = refusalNote(decision, { status: res.status, attempts, elapsedMs: elapsed(), basePath: this.basePath }, this.policy);
       const apiError = refusal(note, retryAfterMs);
       // A 404 means "no such object" only from the API itself: prove the root first (once).
       if (res.status === 404 && !probing && this.#rootProbe !== undefined) {
