@@ -191,6 +191,29 @@ export interface BinaryResponse {
 }
 
 /** A signal that never aborts: the stop of a write being finished that had none. */
+/**
+ * What a call sends, before any attempt: the path with its query, the body (JSON, or raw bytes with
+ * their own content type) and the headers (the caller's over accept and user-agent; the bearer is
+ * added per attempt). Refuses a path not under the root and a call with both kinds of body.
+ */
+export function requestOf(
+  spec: Pick<RequestSpec<z.ZodType>, "path" | "query" | "body" | "rawBody" | "headers">,
+  userAgent: string,
+): { path: string; body: string | Uint8Array | undefined; headers: Record<string, string> } {
+  if (!spec.path.startsWith("/")) throw new TypeError(`path must start with '/': ${spec.path}`);
+  if (spec.body !== undefined && spec.rawBody !== undefined) throw new TypeError("a request has a JSON body or a raw body, not both");
+  const path = spec.path + queryString(spec.query);
+  const body = spec.rawBody !== undefined ? spec.rawBody.data : spec.body === undefined ? undefined : JSON.stringify(spec.body);
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    "user-agent": userAgent,
+    ...spec.headers,
+  };
+  if (spec.rawBody !== undefined) headers["content-type"] = spec.rawBody.contentType;
+  else if (body !== undefined) headers["content-type"] = "application/json";
+  return { path, body, headers };
+}
+
 const NEVER = new AbortController().signal;
 
 class AttemptFailure {
@@ -346,17 +369,7 @@ export class HttpClient {
 
   /** The retry loop: resolves with a 2xx response, throws ApiError or NetworkError otherwise. */
   async #exchange(spec: Omit<RequestSpec<z.ZodType>, "schema">, probing = false): Promise<{ res: RawResponse; path: string }> {
-    if (!spec.path.startsWith("/")) throw new TypeError(`path must start with '/': ${spec.path}`);
-    if (spec.body !== undefined && spec.rawBody !== undefined) throw new TypeError("a request has a JSON body or a raw body, not both");
-    const path = spec.path + queryString(spec.query);
-    const body = spec.rawBody !== undefined ? spec.rawBody.data : spec.body === undefined ? undefined : JSON.stringify(spec.body);
-    const headers: Record<string, string> = {
-      accept: "application/json",
-      "user-agent": this.userAgent,
-      ...spec.headers,
-    };
-    if (spec.rawBody !== undefined) headers["content-type"] = spec.rawBody.contentType;
-    else if (body !== undefined) headers["content-type"] = "application/json";
+    const { path, body, headers } = requestOf(spec, this.userAgent);
     const { method, operation } = spec;
     const reads = method === "GET" || method === "HEAD";
     // What may still cancel this call (see CallOptions.signal).
