@@ -18,6 +18,7 @@ import {
   decideRetry,
   refusalNote,
   withinBudget,
+  writeMayHaveActed,
   type FailureKind,
   type Outcome,
   type RetryPolicy,
@@ -388,7 +389,7 @@ export class HttpClient {
     const elapsed = () => Math.max(performance.now() - began, waited);
     const mayHaveActed = (outcome: Outcome) => {
       if (reads || finishing !== undefined) return;
-      if ("status" in outcome ? outcome.status >= 500 : outcome.failure === "network" || outcome.failure === "timeout") {
+      if (writeMayHaveActed(outcome)) {
         finishing = stop ?? NEVER;
         stop = undefined;
       }

@@ -80,6 +80,14 @@ export type FailureKind = "connect" | "network" | "timeout" | "aborted" | "fatal
 
 export type Outcome = { readonly status: number } | { readonly failure: FailureKind };
 
+/**
+ * Whether a write with this outcome may have taken effect, so that the client finishes it rather than
+ * cancel it on a stop: a 5xx answer, or no complete answer after its bytes went out (network, timeout).
+ * A 4xx, or a connection never made, left nothing behind.
+ */
+export const writeMayHaveActed = (outcome: Outcome): boolean =>
+  "status" in outcome ? outcome.status >= 500 : outcome.failure === "network" || outcome.failure === "timeout";
+
 /** Connect-phase errors that can clear up by themselves. */
 const CONNECT_CODES = new Set(["ECONNREFUSED", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
 /** These mean "never sent" when raised by connect(2), "maybe sent" otherwise. */

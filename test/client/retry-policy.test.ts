@@ -8,6 +8,7 @@ import {
   isRetryable,
   parseRetryAfter,
   refusalNote,
+  writeMayHaveActed,
   type FailureKind,
   type Outcome,
   type RetryPolicy,
@@ -227,5 +228,19 @@ describe("refusalNote: what the error says about why the client stopped", () => 
     ["a first refusal", { retry: false, why: "not-retryable" }, { status: 400 }, {}],
   ])("%s", (_what, decision, over, expected) => {
     expect(refusalNote(decision, { ...answer, ...over }, policy)).toEqual(expected);
+  });
+});
+
+describe("writeMayHaveActed: a write the client finishes rather than cancel on a stop", () => {
+  test.each<[Outcome, boolean]>([
+    [{ status: 500 }, true],
+    [{ status: 503 }, true],
+    [{ status: 429 }, false],
+    [{ status: 409 }, false],
+    [{ failure: "network" }, true],
+    [{ failure: "timeout" }, true],
+    [{ failure: "connect" }, false],
+  ])("%j → %s", (outcome, acted) => {
+    expect(writeMayHaveActed(outcome)).toBe(acted);
   });
 });
