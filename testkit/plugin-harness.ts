@@ -151,12 +151,6 @@ function blockFromProto(b: BlockMsg): Block {
   };
 }
 
-export function pathToProto(path: AttributePath): AttributePathMsg {
-  return {
-    steps: path.map((s) => ("attribute" in s ? { attribute_name: s.attribute } : "key" in s ? { element_key_string: s.key } : { element_key_int: s.index })),
-  };
-}
-
 // --- handshake ------------------------------------------------------------------------------
 
 export interface Handshake {

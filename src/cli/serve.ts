@@ -6,7 +6,8 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { DEFAULT_TIMEOUTS, isPostgresUrl, isTokenText, originOf, startServer, storeLocation, type RunningServer } from "../server";
+import { BEARER_TOKEN_TEXT, isBearerTokenText } from "../contract/field-rules";
+import { DEFAULT_TIMEOUTS, isPostgresUrl, originOf, startServer, storeLocation, type RunningServer } from "../server";
 import { parseFlags, settle, type FlagParse } from "./args";
 import { EPHEMERAL_FLAG, EPHEMERAL_USAGE, parseEphemeralArgs, runEphemeral } from "./ephemeral";
 import { splitCommand } from "./wrapped-command";
@@ -100,8 +101,6 @@ interface ServeFlags {
   adminToken?: string;
 }
 
-const TOKEN_TEXT = "must be 1 to 256 of the characters A-Z a-z 0-9 . _ ~ + / - (then optional =)";
-
 function dataDir(env: NodeJS.ProcessEnv): string {
   return env.MGMT_DATA_DIR || join(env.XDG_DATA_HOME || join(homedir(), ".local", "share"), "mgmt");
 }
@@ -162,13 +161,13 @@ export function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.
     flags.corsOrigins = origins;
   }
   if (env.MGMT_SERVE_TOKEN) {
-    if (!isTokenText(env.MGMT_SERVE_TOKEN)) return problem(`MGMT_SERVE_TOKEN ${TOKEN_TEXT}`);
+    if (!isBearerTokenText(env.MGMT_SERVE_TOKEN)) return problem(`MGMT_SERVE_TOKEN ${BEARER_TOKEN_TEXT}`);
     if (v["new-token"]) return problem("option '--new-token' rotates the kept token; with MGMT_SERVE_TOKEN set the token is that value");
     flags.token = env.MGMT_SERVE_TOKEN;
   }
   if (v["new-token"]) flags.newToken = true;
   if (env.MGMT_ADMIN_TOKEN) {
-    if (!isTokenText(env.MGMT_ADMIN_TOKEN)) return problem(`MGMT_ADMIN_TOKEN ${TOKEN_TEXT}`);
+    if (!isBearerTokenText(env.MGMT_ADMIN_TOKEN)) return problem(`MGMT_ADMIN_TOKEN ${BEARER_TOKEN_TEXT}`);
     flags.adminToken = env.MGMT_ADMIN_TOKEN;
   }
   if (flags.db === "" && env.MGMT_DATABASE_URL) {
@@ -188,7 +187,7 @@ function readKeptToken(file: string): string | undefined {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw err;
   }
-  return isTokenText(text) ? text : undefined;
+  return isBearerTokenText(text) ? text : undefined;
 }
 
 /** Writes the token readable by its owner only, whole or not at all. */

@@ -151,10 +151,6 @@ export class ResponseShapeError extends Error {
   }
 }
 
-export function isApiError(err: unknown): err is ApiError {
-  return err instanceof ApiError;
-}
-
 export function hasStatus(err: unknown, ...statuses: number[]): err is ApiError {
   return err instanceof ApiError && statuses.includes(err.status);
 }

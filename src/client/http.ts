@@ -16,7 +16,9 @@ import {
   backoffDelay,
   classifyError,
   decideRetry,
+  refusalNote,
   withinBudget,
+  writeMayHaveActed,
   type FailureKind,
   type Outcome,
   type RetryPolicy,
@@ -190,6 +192,29 @@ export interface BinaryResponse {
 }
 
 /** A signal that never aborts: the stop of a write being finished that had none. */
+/**
+ * What a call sends, before any attempt: the path with its query, the body (JSON, or raw bytes with
+ * their own content type) and the headers (the caller's over accept and user-agent; the bearer is
+ * added per attempt). Refuses a path not under the root and a call with both kinds of body.
+ */
+export function requestOf(
+  spec: Pick<RequestSpec<z.ZodType>, "path" | "query" | "body" | "rawBody" | "headers">,
+  userAgent: string,
+): { path: string; body: string | Uint8Array | undefined; headers: Record<string, string> } {
+  if (!spec.path.startsWith("/")) throw new TypeError(`path must start with '/': ${spec.path}`);
+  if (spec.body !== undefined && spec.rawBody !== undefined) throw new TypeError("a request has a JSON body or a raw body, not both");
+  const path = spec.path + queryString(spec.query);
+  const body = spec.rawBody !== undefined ? spec.rawBody.data : spec.body === undefined ? undefined : JSON.stringify(spec.body);
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    "user-agent": userAgent,
+    ...spec.headers,
+  };
+  if (spec.rawBody !== undefined) headers["content-type"] = spec.rawBody.contentType;
+  else if (body !== undefined) headers["content-type"] = "application/json";
+  return { path, body, headers };
+}
+
 const NEVER = new AbortController().signal;
 
 class AttemptFailure {
@@ -345,17 +370,7 @@ export class HttpClient {
 
   /** The retry loop: resolves with a 2xx response, throws ApiError or NetworkError otherwise. */
   async #exchange(spec: Omit<RequestSpec<z.ZodType>, "schema">, probing = false): Promise<{ res: RawResponse; path: string }> {
-    if (!spec.path.startsWith("/")) throw new TypeError(`path must start with '/': ${spec.path}`);
-    if (spec.body !== undefined && spec.rawBody !== undefined) throw new TypeError("a request has a JSON body or a raw body, not both");
-    const path = spec.path + queryString(spec.query);
-    const body = spec.rawBody !== undefined ? spec.rawBody.data : spec.body === undefined ? undefined : JSON.stringify(spec.body);
-    const headers: Record<string, string> = {
-      accept: "application/json",
-      "user-agent": this.userAgent,
-      ...spec.headers,
-    };
-    if (spec.rawBody !== undefined) headers["content-type"] = spec.rawBody.contentType;
-    else if (body !== undefined) headers["content-type"] = "application/json";
+    const { path, body, headers } = requestOf(spec, this.userAgent);
     const { method, operation } = spec;
     const reads = method === "GET" || method === "HEAD";
     // What may still cancel this call (see CallOptions.signal).
@@ -374,7 +389,7 @@ export class HttpClient {
     const elapsed = () => Math.max(performance.now() - began, waited);
     const mayHaveActed = (outcome: Outcome) => {
       if (reads || finishing !== undefined) return;
-      if ("status" in outcome ? outcome.status >= 500 : outcome.failure === "network" || outcome.failure === "timeout") {
+      if (writeMayHaveActed(outcome)) {
         finishing = stop ?? NEVER;
         stop = undefined;
       }
@@ -461,19 +476,7 @@ export class HttpClient {
         );
         continue;
       }
-      let note: string | undefined;
-      let retryAfterMs: number | undefined;
-      if (decision.why === "retry-after-too-long") {
-        retryAfterMs = decision.retryAfterMs;
-        note = `server asked to retry after ${Math.ceil((retryAfterMs ?? 0) / 1000)} s, longer than the ${this.policy.maxRetryAfterMs / 1000} s this client waits`;
-      } else if (decision.why === "out-of-time") {
-        retryAfterMs = decision.retryAfterMs;
-        note = `gave up after ${attempts} attempts in ${Math.round(elapsed() / 1000)} s; this client retries for at most ${Math.round(this.policy.maxElapsedMs / 1000)} s`;
-      } else if (attempts > 1) {
-        note = `gave up after ${attempts} attempts`;
-      } else if (res.status === 404 && !/\/v4(beta)?$/.test(this.basePath)) {
-        note = `the API root usually ends in /v4, as \`mgmt serve\` prints it; this client's is "${this.basePath || "/"}"`;
-      }
+      const { note, retryAfterMs } = refusalNote(decision, { status: res.status, attempts, elapsedMs: elapsed(), basePath: this.basePath }, this.policy);
       const apiError = refusal(note, retryAfterMs);
       // A 404 means "no such object" only from the API itself: prove the root first (once).
       if (res.status === 404 && !probing && this.#rootProbe !== undefined) {

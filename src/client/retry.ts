@@ -80,6 +80,14 @@ export type FailureKind = "connect" | "network" | "timeout" | "aborted" | "fatal
 
 export type Outcome = { readonly status: number } | { readonly failure: FailureKind };
 
+/**
+ * Whether a write with this outcome may have taken effect, so that the client finishes it rather than
+ * cancel it on a stop: a 5xx answer, or no complete answer after its bytes went out (network, timeout).
+ * A 4xx, or a connection never made, left nothing behind.
+ */
+export const writeMayHaveActed = (outcome: Outcome): boolean =>
+  "status" in outcome ? outcome.status >= 500 : outcome.failure === "network" || outcome.failure === "timeout";
+
 /** Connect-phase errors that can clear up by themselves. */
 const CONNECT_CODES = new Set(["ECONNREFUSED", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
 /** These mean "never sent" when raised by connect(2), "maybe sent" otherwise. */
@@ -188,6 +196,45 @@ export function decideRetry(input: RetryInput, policy: RetryPolicy, nowMs: numbe
   const delayMs = backoffDelay(input.attempts, policy, random);
   if (elapsed + delayMs > policy.maxElapsedMs) return { retry: false, why: "out-of-time" };
   return { retry: true, delayMs, fromRetryAfter: false };
+}
+
+/** What an answer the client stops at was, for the note its error carries. */
+export interface RefusedAnswer {
+  readonly status: number;
+  /** Requests made, including this one. */
+  readonly attempts: number;
+  readonly elapsedMs: number;
+  /** The client's API root path (`/v4`). */
+  readonly basePath: string;
+}
+
+/**
+ * Why the client stopped at an answer, as its ApiError says it: a Retry-After longer than it waits, a
+ * retry budget spent, the attempts made, or (a first 404) an API root that does not end in /v4; and the
+ * Retry-After it did not wait. Nothing to say: a first refusal under the usual root.
+ */
+export function refusalNote(
+  decision: Extract<RetryDecision, { retry: false }>,
+  answer: RefusedAnswer,
+  policy: RetryPolicy,
+): { note?: string; retryAfterMs?: number } {
+  if (decision.why === "retry-after-too-long") {
+    const retryAfterMs = decision.retryAfterMs;
+    return {
+      retryAfterMs,
+      note: `server asked to retry after ${Math.ceil((retryAfterMs ?? 0) / 1000)} s, longer than the ${policy.maxRetryAfterMs / 1000} s this client waits`,
+    };
+  }
+  if (decision.why === "out-of-time") {
+    return {
+      retryAfterMs: decision.retryAfterMs,
+      note: `gave up after ${answer.attempts} attempts in ${Math.round(answer.elapsedMs / 1000)} s; this client retries for at most ${Math.round(policy.maxElapsedMs / 1000)} s`,
+    };
+  }
+  if (answer.attempts > 1) return { note: `gave up after ${answer.attempts} attempts` };
+  if (answer.status === 404 && !/\/v4(beta)?$/.test(answer.basePath))
+    return { note: `the API root usually ends in /v4, as \`mgmt serve\` prints it; this client's is "${answer.basePath || "/"}"` };
+  return {};
 }
 
 /** Whether a retry after `delayMs` still starts within the budget of an operation `elapsedMs` old. */

@@ -182,7 +182,6 @@ export const EntityRef = z.object({
 });
 export type EntityRef = z.infer<typeof EntityRef>;
 
-export const MAINTENANCE_STATUSES = ["pending", "started", "completed", "canceled"] as const;
 export const MaintenanceItem = z.object({
   entity: EntityRef,
   reason: z.string(),
@@ -192,7 +191,6 @@ export const MaintenanceItem = z.object({
 });
 export type MaintenanceItem = z.infer<typeof MaintenanceItem>;
 
-export const NOTIFICATION_SEVERITIES = ["minor", "major", "critical"] as const;
 export const Notification = z.object({
   body: z.string().nullable(),
   entity: EntityRef.nullable(),

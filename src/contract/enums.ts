@@ -5,7 +5,6 @@
 
 /** The `status` of an OAuth client. */
 export const OAUTH_CLIENT_STATUSES = ["active", "disabled", "suspended"] as const;
-export type OAuthClientStatus = (typeof OAUTH_CLIENT_STATUSES)[number];
 
 /** `lish_auth_method` of the profile. */
 export const LISH_AUTH_METHODS = ["password_keys", "keys_only", "disabled"] as const;
@@ -111,7 +110,6 @@ export const GRANT_ENTITY_TYPES = [
   "volume",
   "vpc",
 ] as const;
-export type GrantEntityType = (typeof GRANT_ENTITY_TYPES)[number];
 
 export const GLOBAL_GRANT_FLAGS = [
   "add_databases",
@@ -129,7 +127,6 @@ export const GLOBAL_GRANT_FLAGS = [
   "child_account_access",
   "longview_subscription",
 ] as const;
-export type GlobalGrantFlag = (typeof GLOBAL_GRANT_FLAGS)[number];
 
 /** The values the service gives; the complete set is "not shown" (null: no access). */
 export const GRANT_PERMISSIONS = ["read_only", "read_write"] as const;

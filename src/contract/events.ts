@@ -174,6 +174,3 @@ export const Event = z.object({
   username: z.string().nullable(),
 });
 export type Event = z.infer<typeof Event>;
-
-/** The fields `X-Filter` may name on the event list (upstream's FILTERABLE set). */
-export const EVENT_FILTERABLE = ["id", "action", "created", "read", "entity.id", "entity.type"] as const;

@@ -145,6 +145,19 @@ export const sshPublicKeyText: FieldRule = (text) => {
 };
 
 /**
+ * The text of a bearer token (RFC 6750 `b64token`): the characters A-Z a-z 0-9 . _ ~ + / -, then
+ * optional `=` padding, 1 to 256 in all. The server authenticates by it, mints only such values
+ * and refuses others where an operator or a fixture fixes one (MGMT_SERVE_TOKEN, MGMT_ADMIN_TOKEN,
+ * a fixture's `token`).
+ */
+export const BEARER_TOKEN_MAX_LENGTH = 256;
+const BEARER_TOKEN_PATTERN = /^[A-Za-z0-9._~+/-]+=*$/;
+export const isBearerTokenText = (text: string): boolean => text.length <= BEARER_TOKEN_MAX_LENGTH && BEARER_TOKEN_PATTERN.test(text);
+/** What a bearer token's text must be, as a reason's predicate ("MGMT_ADMIN_TOKEN must be ..."). */
+export const BEARER_TOKEN_TEXT = "must be 1 to 256 of the characters A-Z a-z 0-9 . _ ~ + / - (then optional =)";
+export const bearerTokenText: FieldRule = (text) => (isBearerTokenText(text) ? undefined : `A token ${BEARER_TOKEN_TEXT}.`);
+
+/**
  * How the API mints personal access tokens and OAuth client secrets: 64 lowercase hex characters
  * (32 random bytes). Recognised only as the whole value (with an optional `Bearer `), and only
  * with both digits and letters, as 32 random bytes practically always have: a name never looks so.

@@ -4,6 +4,7 @@
  * settable clock, faults, counters, reset) and the optional rate limiter.
  */
 import { randomBytes } from "node:crypto";
+import { BEARER_TOKEN_TEXT, isBearerTokenText } from "../contract/field-rules";
 import type { Secrets } from "./clock";
 import type { Domain, Store } from "./areas";
 import type { AdminContext } from "./admin/context";
@@ -11,7 +12,6 @@ import { RequestCounters } from "./admin/counters";
 import { FaultTable } from "./admin/faults";
 import { defaultFixtures } from "./fixtures/default";
 import { applyFixtures, loadFixturesFile, parseFixtures, type Fixtures } from "./fixtures/loader";
-import { isTokenText } from "./areas/tokens/service";
 import { RateLimiter } from "./http/ratelimit";
 import type { Logger } from "./logger";
 import type { SettableClock } from "./settable-clock";
@@ -50,8 +50,8 @@ export interface ExtrasDeps {
 
 export async function setupExtras(deps: ExtrasDeps): Promise<AdminContext> {
   const { options, fixtures, store, domain, clock, secrets, logger } = deps;
-  if (options.adminToken !== undefined && !isTokenText(options.adminToken)) {
-    throw new Error("the admin token (MGMT_ADMIN_TOKEN) must be 1 to 256 of the characters A-Z a-z 0-9 . _ ~ + / - (then optional =)");
+  if (options.adminToken !== undefined && !isBearerTokenText(options.adminToken)) {
+    throw new Error(`the admin token (MGMT_ADMIN_TOKEN) ${BEARER_TOKEN_TEXT}`);
   }
   if (fixtures !== null) {
     if (deps.created) {

@@ -191,5 +191,4 @@ export { DEFAULT_TIMEOUTS, type Timeouts } from "./http/app";
 export { DEFAULT_BACKPRESSURE, gateOf, type BackpressureLimits, type ConnectionLoad } from "./http/backpressure";
 export { originOf } from "./http/cors";
 export { lineLogger, silentLogger, stderrLogger, type Logger } from "./logger";
-export { isTokenText } from "./areas/tokens/service";
 export { isPostgresUrl } from "./store/postgres";

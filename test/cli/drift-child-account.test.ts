@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Which account `mgmt drift --unmanaged` lists: the one the stack's default provider acts in. */
 import { stackChildAccount } from "../../src/cli/drift";
 

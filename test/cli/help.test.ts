@@ -1,3 +1,4 @@
+/** @tier cli */
 /** Every `mgmt` subcommand answers --help with its usage and exit 0, and refuses an unknown flag naming it. */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";

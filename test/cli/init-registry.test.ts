@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * `mgmt init` naming the provider and its bindings on the registry (what an installed @mgmt/provider writes
  * unless told to vendor): package.json asks for them by name and range, the README says where they come from

@@ -1,3 +1,4 @@
+/** @tier cli */
 /**
  * `mgmt init`: its flags, the package names it reads from the tarballs, the files it writes, and
  * what those files say: no path into this repository, the engine the flag chose, and a pg backend

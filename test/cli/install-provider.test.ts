@@ -1,3 +1,4 @@
+/** @tier engine */
 /** `mgmt install-provider` puts the package where both engines find it with no CLI configuration, or prints how to point them elsewhere. */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";

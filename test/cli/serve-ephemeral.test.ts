@@ -1,3 +1,4 @@
+/** @tier cli */
 /**
  * `mgmt serve --ephemeral -- CMD` (dist/cli.js) as a CI job or a person meets it: CMD reaches a
  * working API through MGMT_URL and MGMT_TOKEN, mgmt exits with CMD's status (128 + N for a

@@ -1,3 +1,4 @@
+/** @tier cli */
 /**
  * `mgmt serve` (dist/cli.js) as a user meets it: the ready line says where the store is, the
  * bootstrap token is minted once per store and kept beside it, `--new-token` rotates it, and a

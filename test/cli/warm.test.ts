@@ -1,3 +1,4 @@
+/** @tier cli */
 /**
  * `mgmt warm` (dist/cli.js) around commands that are not engines: the reattach entry it hands
  * over, CMD's exit status, a bad TF_REATTACH_PROVIDERS refused before anything runs, and the

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Request shape, parsing, errors and pagination, against a real local HTTP server. */
 import { inspect } from "node:util";
 import {

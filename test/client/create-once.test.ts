@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Creates under lost answers and server errors, through a fault proxy in front of a real mgmt serve: never a duplicate. */
 import { MgmtClient } from "../../src/client";
 import { createOAuthClientOnce, createSshKeyOnce, createTagOnce, createTokenOnce, outcomeUnknown, sameTaggedObjects } from "../../src/client/create-once";

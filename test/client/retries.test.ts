@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Retries over real HTTP. The sleep is injected and records the delays asked for, so nothing
  * here waits for a back-off and nothing asserts on wall-clock time.

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** The retry policy as a table: pure functions, no server. */
 import {
   DEFAULT_RETRY_POLICY,
@@ -6,6 +7,8 @@ import {
   decideRetry,
   isRetryable,
   parseRetryAfter,
+  refusalNote,
+  writeMayHaveActed,
   type FailureKind,
   type Outcome,
   type RetryPolicy,
@@ -195,5 +198,49 @@ describe("classifyError", () => {
     ["cause", new Error("wrapped", { cause: sys("ECONNRESET", "read") }), "network"],
   ])("%s", (_name, err, kind) => {
     expect(classifyError(err)).toBe(kind);
+  });
+});
+
+describe("refusalNote: what the error says about why the client stopped", () => {
+  const policy = { ...DEFAULT_RETRY_POLICY, maxRetryAfterMs: 60_000, maxElapsedMs: 120_000 };
+  const answer = { status: 503, attempts: 1, elapsedMs: 0, basePath: "/v4" };
+  test.each<[string, Parameters<typeof refusalNote>[0], Partial<typeof answer>, ReturnType<typeof refusalNote>]>([
+    [
+      "a Retry-After longer than it waits",
+      { retry: false, why: "retry-after-too-long", retryAfterMs: 90_500 },
+      {},
+      { retryAfterMs: 90_500, note: "server asked to retry after 91 s, longer than the 60 s this client waits" },
+    ],
+    [
+      "the retry budget spent",
+      { retry: false, why: "out-of-time", retryAfterMs: 30_000 },
+      { attempts: 4, elapsedMs: 100_400 },
+      { retryAfterMs: 30_000, note: "gave up after 4 attempts in 100 s; this client retries for at most 120 s" },
+    ],
+    ["the retries exhausted", { retry: false, why: "exhausted" }, { attempts: 5 }, { note: "gave up after 5 attempts" }],
+    [
+      "a first 404 under a root not ending in /v4",
+      { retry: false, why: "not-retryable" },
+      { status: 404, basePath: "" },
+      { note: 'the API root usually ends in /v4, as `mgmt serve` prints it; this client\'s is "/"' },
+    ],
+    ["a first 404 under /v4beta", { retry: false, why: "not-retryable" }, { status: 404, basePath: "/v4beta" }, {}],
+    ["a first refusal", { retry: false, why: "not-retryable" }, { status: 400 }, {}],
+  ])("%s", (_what, decision, over, expected) => {
+    expect(refusalNote(decision, { ...answer, ...over }, policy)).toEqual(expected);
+  });
+});
+
+describe("writeMayHaveActed: a write the client finishes rather than cancel on a stop", () => {
+  test.each<[Outcome, boolean]>([
+    [{ status: 500 }, true],
+    [{ status: 503 }, true],
+    [{ status: 429 }, false],
+    [{ status: 409 }, false],
+    [{ failure: "network" }, true],
+    [{ failure: "timeout" }, true],
+    [{ failure: "connect" }, false],
+  ])("%j → %s", (outcome, acted) => {
+    expect(writeMayHaveActed(outcome)).toBe(acted);
   });
 });

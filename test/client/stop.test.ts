@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The client's signal is the provider's stop (the engine's Ctrl-C): it cancels waits, requests
  * not yet sent and reads in flight, but never a write already sent, whose outcome the API may

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The client's transport (its undici Pool) against a real node:http server
  * that counts its connections and can cut an answer short.

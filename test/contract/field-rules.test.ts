@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The contract's field rules: the provider validates with them at plan, and the server's request
  * schemas are built from them, so both must refuse the same values with the same reasons.

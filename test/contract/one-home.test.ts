@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Facts of the API written once, in the contract, and used from there by the server, the client
  * and the provider: a literal that restates one elsewhere in src/ drifts the day the contract
@@ -22,6 +23,11 @@ const FACTS: readonly Fact[] = [
     restated: [/public\s*(\?\?|:)\s*false\b/],
   },
   { what: "how the API mints tokens and client secrets", home: "src/contract/field-rules.ts", restated: [/\[0-9a-f\]\{64\}/] },
+  {
+    what: "a bearer token's text",
+    home: "src/contract/field-rules.ts",
+    restated: [/A-Za-z0-9\._~\+\/-\]/, /1 to 256 of/],
+  },
   { what: "a private key's armour", home: "src/contract/sshkey-format.ts", restated: [/BEGIN \[A-Z0-9/] },
   {
     what: "the US zip and state rule",

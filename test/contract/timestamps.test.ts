@@ -1,3 +1,4 @@
+/** @tier unit */
 import { formatTimestamp, parseDateTimeInput, parseRfc3339, parseTimestamp } from "../../src/contract/timestamps";
 import { DateTimeInput } from "../../src/contract";
 

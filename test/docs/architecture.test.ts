@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * docs/architecture.md against the code: its layer diagram names every folder of src/ and the
  * folders outside it the lint rules, the lint (eslint.config.mjs) has a rule for every layer it

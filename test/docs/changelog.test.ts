@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * CHANGELOG.md in Keep a Changelog form, and in step with what the code says of releases: every
  * release in src/harness/releases.ts has its heading with its date and commit, newest first, and

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Every relative link in the README and under docs/ names a file of the repository, and every
  * `#anchor` into a Markdown file names one of its headings or anchors (GitHub's slugs): pages move, and a

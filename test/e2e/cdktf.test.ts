@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * The CDK routes to the provider, each deployed against a real `mgmt serve` with the plugin from the
  * build's provider mirror (cdktf writes a version constraint, which dev_overrides cannot satisfy):

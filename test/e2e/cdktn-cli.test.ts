@@ -1,3 +1,4 @@
+/** @tier npm */
 /**
  * CDK Terrain's own CLI, `cdktn`, on Node 22 (Node's Linux build from the npm registry,
  * src/harness/node-release.ts) driving a repository from `mgmt init --cdk cdktn`: the npm scripts

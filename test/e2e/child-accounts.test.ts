@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * Child accounts through real engines against a real `mgmt serve`, behind a recording proxy that
  * collects every bearer token the provider sends:

@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * Real engines (OpenTofu from npm, Terraform when on PATH) read every data source of the built
  * plugin from a real `mgmt serve` with its default fixtures, in one configuration; the state's

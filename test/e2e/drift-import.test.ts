@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * `mgmt drift --unmanaged --import-out imports.ts`, end to end with OpenTofu: a cdktf app outside
  * the repository (the bindings package and cdktf as a team's project has them) deployed against a
@@ -8,15 +9,14 @@
  * through its drift workflow, is test/e2e/team-repo-terraform.test.ts; what only this file shows
  * is a label that needs escaping at every step, and an object deleted while drift runs.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { join } from "node:path";
 import { MgmtClient } from "../../src/client";
-import { availableEngines, engineEnvironment, runEngine, writeCliConfig, type Engine } from "../../src/harness/engine";
-import { repoPath } from "../../src/harness/paths";
-import { runProcess } from "../../src/harness/process";
+import { availableEngines, runEngine, type Engine } from "../../src/harness/engine";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { runMgmt } from "../report/run-mgmt";
+import { BINDINGS, cdktfEnvironment, cdktfProject, synthApp } from "../support/cdktf-app";
 import { PROVIDER_SOURCE } from "../../src/provider/identity";
 import { FaultProxy } from "../../testkit/fault-proxy";
 import { liveProxyTokens, seedChildAccount } from "../support/child-account";
@@ -24,7 +24,6 @@ import { sshKeyText } from "../../testkit/ssh-keys";
 
 jest.setTimeout(600_000);
 
-const BINDINGS = "@mgmt/cdktf-provider-mgmt";
 const STACK = "account";
 const ADMIN_TOKEN = "e2e-admin-drift-import-51a9";
 
@@ -48,26 +47,6 @@ new Account(app, ${JSON.stringify(STACK)});
 app.synth();
 `;
 
-/** cdktf's project template settings. */
-const TSCONFIG = {
-  compilerOptions: {
-    target: "ES2020",
-    module: "CommonJS",
-    strict: true,
-    noUnusedLocals: true,
-    noUnusedParameters: true,
-    noImplicitReturns: true,
-    skipLibCheck: true,
-  },
-  include: ["*.ts"],
-};
-
-async function ok(binary: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const r = await runProcess(binary, args, { cwd, env });
-  if (r.code !== 0) throw new Error(`${binary} ${args.join(" ")} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
 interface PlanJson {
   resource_changes?: { address: string; change: { actions: string[]; importing?: { id: string } } }[];
 }
@@ -83,12 +62,7 @@ describe("drift imports as cdktf code, with OpenTofu", () => {
     server = await startServe(undefined, { ...process.env, MGMT_ADMIN_TOKEN: ADMIN_TOKEN });
     client = new MgmtClient({ url: server.url, token: server.token });
     work = mkdtempSync(join(tmpdir(), `mgmt-drift-import-${engine.name}-`));
-    env = {
-      ...engineEnvironment({ cliConfig: writeCliConfig(work, "mirror"), url: server.url, token: server.token }),
-      // cdktf checks the engine's version for import blocks at synth: the engine under test.
-      PATH: `${dirname(engine.binary)}${delimiter}${process.env.PATH ?? ""}`,
-      TERRAFORM_BINARY_NAME: engine.name === "tofu" ? "tofu" : "terraform",
-    };
+    env = cdktfEnvironment(engine, work, server.url, server.token);
   });
 
   afterAll(async () => {
@@ -97,22 +71,13 @@ describe("drift imports as cdktf code, with OpenTofu", () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  /** A project folder: package.json, tsconfig.json, and node_modules as an install leaves them (the bindings package, cdktf, constructs, node's types). */
-  function project(name: string): string {
-    const dir = join(work, name);
-    for (const scope of ["@mgmt", "@types"]) mkdirSync(join(dir, "node_modules", scope), { recursive: true });
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version: "1.0.0", private: true }));
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(TSCONFIG));
-    symlinkSync(repoPath("dist/cdktf-bindings"), join(dir, "node_modules", BINDINGS));
-    for (const p of ["cdktf", "constructs", "@types/node"]) symlinkSync(repoPath("node_modules", p), join(dir, "node_modules", p));
-    return dir;
-  }
+  const project = (name: string) => cdktfProject(work, name);
 
   /** tsc, then the app: returns the synthesized stack's folder. */
   async function synth(dir: string, state: string): Promise<string> {
-    await ok(process.execPath, [repoPath("node_modules/typescript/bin/tsc"), "-p", dir], dir);
-    await ok(process.execPath, [join(dir, "main.js")], dir, { ...env, CDKTF_OUTDIR: join(dir, "cdktf.out"), STATE_FILE: state, CHECKPOINT_DISABLE: "1" });
-    return join(dir, "cdktf.out", "stacks", STACK);
+    const r = await synthApp(dir, env, state, STACK);
+    if (r.code !== 0) throw new Error(`synth exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+    return r.stackDir;
   }
 
   const tf = async (dir: string, ...args: string[]) => {

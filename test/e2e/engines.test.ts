@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * Real engines (OpenTofu from npm, Terraform when on PATH) driving the built plugin against a
  * real `mgmt serve`: the whole life of an SSH key, drift, import and refusal at plan.

@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * Every example folder (examples/**, each folder with a .tf file) as a user copies it: `init` and
  * `validate` in a folder of its own, against the provider package the build writes (dist/mirror; run

@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * Default provider settings ride out a flaky API: an apply of 20 objects (SSH keys and tokens)
  * while a proxy in front of a real `mgmt serve` answers 30% of requests 503 and 30% 429 with

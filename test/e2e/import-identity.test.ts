@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * An import names what it adopts: the module `mgmt drift --import-out imports.ts` writes records each
  * adopted object's identity, and at synth keeps an import only while the live object with its id is
@@ -6,21 +7,19 @@
  * hold the adopted ids plans no import of them and no destroy, naming each skipped id on stdout (cdktf labels the app's stderr [ERROR]); the
  * same rebuild once those ids name nothing creates the objects; an API that answers 503 stops the synth.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { join } from "node:path";
 import { MgmtClient } from "../../src/client";
-import { availableEngines, engineEnvironment, runEngine, writeCliConfig, type Engine } from "../../src/harness/engine";
-import { repoPath } from "../../src/harness/paths";
-import { runProcess } from "../../src/harness/process";
+import { availableEngines, runEngine, type Engine } from "../../src/harness/engine";
 import { startServe, type RunningServer } from "../../src/harness/serve";
 import { FaultProxy } from "../../testkit/fault-proxy";
 import { sshKeyText } from "../../testkit/ssh-keys";
 import { runMgmt } from "../report/run-mgmt";
+import { BINDINGS, cdktfEnvironment, cdktfProject, synthApp } from "../support/cdktf-app";
 
 jest.setTimeout(600_000);
 
-const BINDINGS = "@mgmt/cdktf-provider-mgmt";
 const STACK = "account";
 
 const mainTs = (imports: boolean) => `import { App, LocalBackend, TerraformStack } from "cdktf";
@@ -40,11 +39,6 @@ const app = new App();
 new Account(app, ${JSON.stringify(STACK)});
 app.synth();
 `;
-
-const TSCONFIG = {
-  compilerOptions: { target: "ES2020", module: "CommonJS", strict: true, noUnusedLocals: true, noUnusedParameters: true, skipLibCheck: true },
-  include: ["*.ts"],
-};
 
 interface PlanJson {
   resource_changes?: { address: string; change: { actions: string[]; importing?: { id: string } } }[];
@@ -67,37 +61,15 @@ describe.each(availableEngines().map((e) => [e.name, e] as const))("imports that
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  const envFor = (url: string, token: string): NodeJS.ProcessEnv => ({
-    ...engineEnvironment({ cliConfig: writeCliConfig(work, "mirror"), url, token }),
-    PATH: `${dirname(engine.binary)}${delimiter}${process.env.PATH ?? ""}`,
-    TERRAFORM_BINARY_NAME: engine.name === "tofu" ? "tofu" : "terraform",
-  });
+  const envFor = (url: string, token: string) => cdktfEnvironment(engine, work, url, token);
   const clientOf = (s: RunningServer) => {
     const c = new MgmtClient({ url: s.url, token: s.token });
     clients.push(c);
     return c;
   };
 
-  function project(name: string): string {
-    const dir = join(work, name);
-    for (const scope of ["@mgmt", "@types"]) mkdirSync(join(dir, "node_modules", scope), { recursive: true });
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version: "1.0.0", private: true }));
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(TSCONFIG));
-    symlinkSync(repoPath("dist/cdktf-bindings"), join(dir, "node_modules", BINDINGS));
-    for (const p of ["cdktf", "constructs", "@types/node"]) symlinkSync(repoPath("node_modules", p), join(dir, "node_modules", p));
-    return dir;
-  }
-
-  /** tsc, then the app; the synth's exit code and stderr, and the stack's folder. */
-  async function synth(dir: string, env: NodeJS.ProcessEnv, state: string) {
-    const tsc = await runProcess(process.execPath, [repoPath("node_modules/typescript/bin/tsc"), "-p", dir], { cwd: dir });
-    if (tsc.code !== 0) throw new Error(`tsc failed\n${tsc.stdout}`);
-    const r = await runProcess(process.execPath, [join(dir, "main.js")], {
-      cwd: dir,
-      env: { ...env, CDKTF_OUTDIR: join(dir, "cdktf.out"), STATE_FILE: state, CHECKPOINT_DISABLE: "1" },
-    });
-    return { code: r.code, stdout: r.stdout, stderr: r.stderr, stackDir: join(dir, "cdktf.out", "stacks", STACK) };
-  }
+  const project = (name: string) => cdktfProject(work, name);
+  const synth = (dir: string, env: NodeJS.ProcessEnv, state: string) => synthApp(dir, env, state, STACK);
 
   async function plan(stackDir: string, env: NodeJS.ProcessEnv) {
     for (const args of [

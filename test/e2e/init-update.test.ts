@@ -1,3 +1,4 @@
+/** @tier npm */
 /**
  * `mgmt init --update` from a repository 0.2.0 wrote (the release built from its commit, made once per checkout):
  * no answers file, so its answers are inferred and it says so; the team's edits to main.ts and to a CI file are

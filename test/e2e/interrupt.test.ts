@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * An interrupted apply never leaves an object outside state. The engine runs in a process group of
  * its own and gets what a terminal's Ctrl-C sends (SIGINT to the group, plugin included) or what a

@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * The provider package is portable: the mirror the build writes holds a relative launcher and the
  * bundles beside it, so two builds in different checkouts give engines the same package hash,

@@ -1,3 +1,4 @@
+/** @tier npm */
 /**
  * The two npm packages as a team's repository takes them: both tarballs from dist/packages
  * installed into a project outside this checkout, with better-sqlite3 beside them (once for the

@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * Real engines: a private key given where a public key goes (as HCL, a heredoc or through
  * file(), and as cdktf's JSON), or a token pasted as a label, is refused at validate by name,

@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * Creates the API acknowledged are never lost to a later step that fails. The server's fault
  * injection (admin namespace) fails the reads that follow each create; the apply fails, yet

@@ -1,3 +1,4 @@
+/** @tier npm */
 /**
  * The packages published to a real npm registry and taken from it by name: Verdaccio on loopback
  * (src/harness/registry.ts) receives the release builds of every release (src/harness/release-build.ts, made

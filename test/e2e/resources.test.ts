@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * Real engines (OpenTofu from npm, Terraform when on PATH) driving every managed resource
  * against a real `mgmt serve`, all in one stack: create, no-op re-plan, in-place update,

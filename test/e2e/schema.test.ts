@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * `mgmt schema` (what the cdktf binding generator reads) against what each engine itself prints
  * from the running plugin with `providers schema -json`. An engine that predates a protocol

@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * State shared in Postgres, as a team's CI keeps it: a cdktf stack with the `pg` backend
  * (test/support/shared-state-app.ts), the connection string only in PG_CONN_STR. Two CI jobs, each

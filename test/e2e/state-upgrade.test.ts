@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * The state-upgrade mechanism with real engines: release 0 of the notes fixture
  * (test/plugin/fixtures/notes-provider.ts) stores a note's tags as a string, release 1 as a list

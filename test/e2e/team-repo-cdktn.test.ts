@@ -1,3 +1,4 @@
+/** @tier npm */
 /**
  * `mgmt init --cdk cdktn` end to end: a CDK Terrain repository scaffolded from this build's
  * tarballs (the provider and the cdktn bindings), installed once with npm, then used as a team

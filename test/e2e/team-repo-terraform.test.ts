@@ -1,3 +1,4 @@
+/** @tier npm */
 /**
  * `mgmt init --engine terraform --backend pg` end to end with the `terraform` on PATH: the scaffold
  * with the run's one npm install of the scaffold's packages linked (test/support/scaffold-install.ts), then used as a team would: install the provider, synthesize, plan, apply

@@ -1,3 +1,4 @@
+/** @tier npm */
 /**
  * `mgmt init` end to end: a repository scaffolded from this build's tarballs, with the scaffold's
  * one npm install of the run (test/support/scaffold-install.ts, shared by every repository here), then used as a team would: install the provider, synthesize,

@@ -1,10 +1,11 @@
+/** @tier engine */
 /**
  * A token due for renewal, rotated by each engine: planned as an in-place update with its reason,
  * applied as create-then-revoke. A watcher polls the API through the apply: at no moment does the
  * old value fail while the new token does not yet exist.
  */
-import { MgmtClient } from "../../src/client";
 import { availableEngines, type Engine } from "../../src/harness/engine";
+import { tokenAnswers } from "../support/token-answers";
 import { EngineStack } from "./stack";
 
 jest.setTimeout(300_000);
@@ -18,18 +19,6 @@ describe.each(availableEngines())("$name: a token due for renewal", (engine: Eng
     stack = await EngineStack.start(engine);
   });
   afterAll(() => stack?.stop());
-
-  const status = async (url: string, token: string): Promise<number> => {
-    const c = new MgmtClient({ url, token, retry: { maxRetries: 0 } });
-    try {
-      await c.getProfile();
-      return 200;
-    } catch (err) {
-      return (err as { status?: number }).status ?? -1;
-    } finally {
-      await c.close();
-    }
-  };
 
   it("rotates in place, the new token existing before the old one is revoked", async () => {
     stack.write({ resource: { mgmt_token: { ci: TOKEN } } });
@@ -47,7 +36,7 @@ describe.each(availableEngines())("$name: a token due for renewal", (engine: Eng
     let applying = true;
     const watch = (async () => {
       while (applying) {
-        const oldStatus = await status(stack.server.url, old);
+        const oldStatus = await tokenAnswers(stack.server.url, old);
         let fresh = false;
         for await (const t of stack.client.listTokens()) if (t.label === TOKEN.label && String(t.id) !== String(before.id)) fresh = true;
         samples.push({ old: oldStatus, fresh });
@@ -63,7 +52,7 @@ describe.each(availableEngines())("$name: a token due for renewal", (engine: Eng
 
     const after = (await stack.state())["mgmt_token.ci"]!;
     expect(after.id).not.toBe(before.id);
-    expect(await status(stack.server.url, old)).toBe(401);
-    expect(await status(stack.server.url, String(after.token))).toBe(200);
+    expect(await tokenAnswers(stack.server.url, old)).toBe(401);
+    expect(await tokenAnswers(stack.server.url, String(after.token))).toBe(200);
   });
 });

@@ -1,3 +1,4 @@
+/** @tier npm */
 /**
  * Upgrades from cdktf: the last release's own examples/basic stack, synthesized with that
  * release's bindings and deployed with its provider, then synthesized from the same code with

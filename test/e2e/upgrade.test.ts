@@ -1,3 +1,4 @@
+/** @tier npm */
 /**
  * Upgrades: state written by the last release plans as that release plans it, on both engines.
  * The release is built from its own commit (src/harness/release-build.ts) and applies a stack of every

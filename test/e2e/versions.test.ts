@@ -1,3 +1,4 @@
+/** @tier npm */
 /**
  * Two releases side by side: `mgmt install-provider` of each into one mirror keeps both; a
  * version constraint picks among them, the lock file records the pick, `init -upgrade` moves to

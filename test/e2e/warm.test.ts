@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * `mgmt warm -- CMD` with real engines against real `mgmt serve`s: every engine command CMD runs
  * attaches to the one provider process (TF_REATTACH_PROVIDERS), and the engine starts none: the

@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * Real engines against a real `mgmt serve`, with the stack pointed where the API is not: the
  * root without /v4, the bare origin, a wrong path, another HTTP server answering 404 to

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Property-based fuzzing of every operation of `GET /v4/openapi.json`, on the store under test
  * (SQLite in the `default` jest project, Postgres in `server-postgres`): for every request,

@@ -1,3 +1,4 @@
+/** @tier postgres */
 import { Client } from "pg";
 import { startPostgres, type PostgresCluster } from "../../src/harness/postgres";
 

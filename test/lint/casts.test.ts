@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Casts the type checker cannot follow, kept from creeping back (issue 36, "Typing finished"). A cast through
  * `unknown` (`x as unknown as T`) asserts a type with no check at all: src/ holds at most three, each where no

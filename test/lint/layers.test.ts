@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The layer rules of eslint.config.mjs (docs/architecture.md, "Layers"; src/server/README.md): each import a
  * layer may not make is linted as a small fixture and must fail with its rule's message, so a rule

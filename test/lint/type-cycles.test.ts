@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * No import cycle in src/, type imports included. import-x/no-cycle (`npm run lint`) does not
  * follow `import type`, yet a cycle of types still ties two layers together (a store that names a

@@ -1,3 +1,4 @@
+/** @tier cli */
 /**
  * What the built plugin loads for which calls. The engines start it two or three times per
  * command, and a start that only validates never makes a request: the provider bundle

@@ -1,3 +1,4 @@
+/** @tier unit */
 import { CodecError, decodeJsonValue, decodeValue, encodeTypeJson, encodeValue } from "../../src/plugin/codec";
 import { Unknown, type DynamicValue, type TfType, type TfValue } from "../../src/provider/framework/value";
 

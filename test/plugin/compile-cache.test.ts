@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The plugin's code cache (src/plugin/compile-cache.ts): a bundle compiled once is compiled from
  * V8's cache the next time, behaves the same (its exports, its relative requires, __dirname), a

@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * What the engines ask of the plugin in one command, counted from the marks the plugin writes
  * when MGMT_PLUGIN_TRACE names a file (src/plugin/trace.ts, what bench/stack.ts reads): the

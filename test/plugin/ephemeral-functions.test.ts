@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The protocol 6.5 and 6.7 RPCs through the fixture plugin over the real transport: ephemeral
  * resources (validate, open with a renewal time and private data, renew, close) and provider

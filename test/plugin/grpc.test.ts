@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The hand-written gRPC server against an independent client (@grpc/grpc-js), in process over
  * plaintext h2 served by the plugin's own HTTP/2 connection: framing, status trailers,

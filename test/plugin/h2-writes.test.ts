@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * How the HTTP/2 server hands its frames to the socket: what is answered within one turn of the
  * event loop leaves in one write (one TLS record, one wake-up of the engine), and a stream is

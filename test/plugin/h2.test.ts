@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The plugin's HTTP/2 server against an independent implementation (node's client, nghttp2) for
  * what a client does, and against hand-made frames for what a broken or hostile one does.

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** The handshake line, the environment checks and the hand-built certificates, in process. */
 import { X509Certificate } from "node:crypto";
 import { Server, connect, createServer } from "node:net";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * HPACK against RFC 7541's own examples (Appendix C), the Huffman code against Appendix B's
  * properties, and the decoder's refusals. Interop with nghttp2's encoder (Huffman, dynamic

@@ -1,3 +1,4 @@
+/** @tier cli */
 /**
  * bin/terraform-provider-mgmt, the shell launcher the engines run (the provider package's is
  * the same script): it finds the bundle through a symlink, and it takes NODE_EXTRA_CA_CERTS

@@ -1,3 +1,4 @@
+/** @tier unit */
 import { logThreshold, stderrLogger } from "../../src/plugin/log";
 
 describe("the plugin's log level, read as the engines read it", () => {

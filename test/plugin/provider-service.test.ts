@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * tfplugin6.Provider round trips through the fixture plugin, over the real transport:
  * schemas as the engine receives them, values through msgpack both ways, diagnostics with

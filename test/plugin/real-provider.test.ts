@@ -1,3 +1,4 @@
+/** @tier cli */
 /**
  * The built plugin (bin/terraform-provider-mgmt, the real provider) driven as Terraform drives
  * it — go-plugin handshake, mutual TLS, tfplugin6 calls — against a real `mgmt serve`.

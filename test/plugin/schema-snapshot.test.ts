@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The built plugin answers GetProviderSchema, the engines' first call on every start, with bytes
  * the build computed from the provider bundle (scripts/build.mjs, src/plugin/schema-snapshot.ts),

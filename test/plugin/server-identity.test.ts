@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The server certificate and key kept between plugin starts (src/plugin/server-identity.ts): a
  * later start reuses them, only from a private file of ours, never past their validity, never a

@@ -1,3 +1,4 @@
+/** @tier cli */
 /**
  * SIGTERM while an apply is writing (a cancelled CI job may signal the whole process group, the
  * plugin included): the built plugin stops as on StopProvider, answers the write it had already

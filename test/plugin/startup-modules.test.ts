@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * What node loads in a start of the built plugin that answers the schema and is shut down, traced
  * as the benches trace it: none of node's modules that only the way there would pull in and no

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The peak RSS in the plugin's exit mark (what bench/stack.ts and bench/rpc-rss.ts print) is the
  * plugin's own: getrusage's maxRSS would carry the spawning process's RSS across fork and exec,

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The transport loads what the first call needs (`prepare`) after the TLS server is up, while the
  * engine dials. Here, in process: what it loads is there before the first stream, and a failure

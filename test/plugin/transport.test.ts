@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The plugin transport as the engines see it: a separate process, the handshake line,
  * mutual TLS with ALPN h2, go-plugin's side services, and the process lifecycle.

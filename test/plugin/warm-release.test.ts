@@ -1,3 +1,4 @@
+/** @tier cli */
 /**
  * The warm provider (`plugin.js --warm`, what `mgmt warm` starts) stopped by SIGTERM while an
  * engine connection is still open: what that connection configured is released before the

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The rules at synth: the `MgmtPolicy` Aspect as the bindings package ships it (dist/cdktf-bindings/lib/policy.js,
  * made by the build) on stacks of the generated constructs. An error fails the synth naming the construct path and

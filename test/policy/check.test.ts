@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Severities, waivers that expire (on a fixed clock), stale waivers, and the three renderings of one result. */
 import { checkPolicy, waiverExpired, type PolicyResult } from "../../src/policy/check";
 import { parsePolicyConfig, type PolicyConfig } from "../../src/policy/config";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** mgmt-policy.json: read with its defaults, every problem named with its line, an unknown key above all. */
 import { DEFAULT_CONFIG, PolicyConfigError, parsePolicyConfig } from "../../src/policy/config";
 import { parseJsonWithLines } from "../../src/policy/json-lines";

@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * `mgmt policy check` on plans real engines make against a real `mgmt serve`: one stack holding, for every rule,
  * resources that break it and resources that pass it, planned once per engine; every assertion reads that plan.

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Reading a plan's subjects: planned values, unknowns decided by the configuration, sensitivity, what is skipped. */
 import { parsePlan } from "../../src/report/plan-model";
 import { planSubjects, withoutInstanceKeys } from "../../src/policy/plan-subjects";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** The check's JSON read back for `mgmt plan-report --policy`: the same comment as the check prints, and bad files refused. */
 import { checkPolicy } from "../../src/policy/check";
 import { parsePolicyConfig } from "../../src/policy/config";

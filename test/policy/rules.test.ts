@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Each rule alone, on subjects built by hand: a violating and a passing case, and what stays unknown at plan. */
 import { DEFAULT_CONFIG } from "../../src/policy/config";
 import { RULES, RULE_IDS, UNKNOWN, modulusBits, type Outcome, type RuleId, type RuleParams, type Subject } from "../../src/policy/rules";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * A value refused as a secret (a private key where the public key goes, a token where a label goes)
  * stops the synth before the configuration is written: the policy Aspect adds it as a validation,

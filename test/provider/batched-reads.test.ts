@@ -1,3 +1,4 @@
+/** @tier unit */
 /** A refresh of many objects in a handful of requests: counted on the wire, through a proxy in front of a real mgmt serve. */
 import { MgmtClient } from "../../src/client";
 import { createProvider } from "../../src/provider";

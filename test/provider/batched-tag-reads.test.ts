@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Tags in a batched refresh: the label list and one question to the events feed answer every tag
  * whose objects nothing could have changed; a tag the feed shows touched is read on its own.

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Issue 44, item 6: an object whose create committed and whose read-back was cancelled by a
  * graceful stop (StopProvider) is answered as created, with a warning and no error, so the

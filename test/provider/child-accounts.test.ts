@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Acting in a child account, against a real in-process server: the ephemeral proxy token
  * (open, use, close revokes) and the provider's child-account mode (renewal before expiry on

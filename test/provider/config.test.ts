@@ -1,3 +1,4 @@
+/** @tier unit */
 /** The provider block: its settings reach the client, every attempt is logged without secrets, and stop cancels. */
 import { createProvider } from "../../src/provider";
 import type { LogLevel } from "../../src/provider/framework/log";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Each managed type's contract shapes, walked field by field against the layers that must carry
  * them: the view `mgmt serve` answers, the resource's state (and its configurable attributes for

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Provider functions through the provider server, unconfigured (the engines call functions
  * before, or without, ConfigureProvider). Fingerprints are ssh-keygen's (`ssh-keygen -lf`).

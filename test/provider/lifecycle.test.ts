@@ -1,3 +1,4 @@
+/** @tier unit */
 /** The framework's generic rules, on the real mgmt_ssh_key declaration and on small declarations made here. */
 import { bool, int, list, listBlock, number, object, set, string } from "../../src/provider/framework/attributes";
 import { typedEqual } from "../../src/provider/framework/equality";

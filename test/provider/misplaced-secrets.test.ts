@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * A secret typed where it does not belong (a private key for a public one, a token or client
  * secret for a label) is refused at validate with a diagnostic that has no attribute path (the

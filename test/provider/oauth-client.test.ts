@@ -1,3 +1,4 @@
+/** @tier unit */
 /** mgmt_oauth_client against mgmt serve: the secret kept and reset, in-place updates, thumbnails as bytes. */
 import { REDACTED_SECRET } from "../../src/contract";
 import { Unknown } from "../../src/provider/framework/value";

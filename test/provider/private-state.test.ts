@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Private state as the engine carries it: bytes in, bytes out, never an error for bytes another version wrote. */
 import { PrivateState } from "../../src/provider/framework/private-state";
 

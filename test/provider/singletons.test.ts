@@ -1,3 +1,4 @@
+/** @tier unit */
 /** mgmt_account_contact and mgmt_profile_settings: adoption, only configured attributes managed, forget on delete. */
 import { sshKeyText } from "../../testkit/ssh-keys";
 import { apply, changes, create, destroy, importState, plan, refresh, startHarness, validate, type Harness } from "./harness";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** The provider against a real in-process server, without the plugin: CRUD, drift, import. */
 import type { ProviderServer } from "../../src/provider/framework/server";
 import { createProvider } from "../../src/provider";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * UpgradeResourceState's rules (src/provider/framework/state-upgrade.ts), and every real
  * resource's state from its own schema passing through unchanged.

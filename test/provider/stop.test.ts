@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * StopProvider (the engine's Ctrl-C) while an apply is writing: the write the provider already
  * sent is finished and its object answered to the engine, which records it in state; what was

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** mgmt_tag against mgmt serve: objects read from the tagged-objects view, sets without order, every change a replacement. */
 import { apply, changes, create, destroy, importState, plan, refresh, startHarness, validate, type Harness } from "./harness";
 

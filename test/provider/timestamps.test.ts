@@ -1,3 +1,4 @@
+/** @tier unit */
 import { parseDuration, sameInstant } from "../../src/provider/timestamps";
 
 describe("instants in attributes", () => {

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * mgmt_token's edge values refused at validate and plan (issue 44, item 5), naming the attribute,
  * before anything is created: a renewal window as long as the lifetime, a lifetime under a minute,

@@ -1,14 +1,15 @@
+/** @tier unit */
 /**
  * A token's rotation under renew_before, through a fault proxy that sees each request arrive: the
  * new token is created while the old one still answers, recorded, and only then is the old one
  * revoked; a stop (the engine's Ctrl-C) leaves a valid token in state at every point.
  */
-import { MgmtClient } from "../../src/client";
 import { createProvider } from "../../src/provider";
 import type { ProviderServer } from "../../src/provider/framework/server";
 import { Unknown, type ObjectValue } from "../../src/provider/framework/value";
 import { silentLogger, startServer, type RunningServer } from "../../src/server";
 import { FaultProxy } from "../../testkit/fault-proxy";
+import { tokenAnswers } from "../support/token-answers";
 
 let server: RunningServer;
 let proxy: FaultProxy;
@@ -31,17 +32,7 @@ afterEach(async () => {
 const config: ObjectValue = { id: null, label: "ci", scopes: null, expiry: null, expires_in: "2160h", renew_before: "168h", token: null, created: null };
 
 /** What a token value gets from the API: 200 while valid, 401 once revoked. */
-async function answers(token: string): Promise<number> {
-  const c = new MgmtClient({ url: server.url, token, retry: { maxRetries: 0 } });
-  try {
-    await c.getProfile();
-    return 200;
-  } catch (err) {
-    return (err as { status?: number }).status ?? -1;
-  } finally {
-    await c.close();
-  }
-}
+const answers = (token: string): Promise<number> => tokenAnswers(server.url, token);
 
 async function created(): Promise<ObjectValue> {
   const plan = await provider.planResourceChange("mgmt_token", { priorState: null, proposedNewState: config, config });

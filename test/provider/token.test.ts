@@ -1,3 +1,4 @@
+/** @tier unit */
 /** mgmt_token against mgmt serve: the value kept from create, semantic scopes and instants, lifetimes and renewal. */
 import { Unknown } from "../../src/provider/framework/value";
 import { dueForRenewal } from "../../src/provider/resources/token";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * A definition's value types come from its attribute declarations. The `@ts-expect-error` lines
  * are the proof: `npm run typecheck` (tsc over test/) fails if any of them stops being an error,

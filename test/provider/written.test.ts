@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The provider server tells the context about every write of a resource type, on both sides of
  * it and whether it succeeds or fails, and about nothing else: what keeps batched-read snapshots

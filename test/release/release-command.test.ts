@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * `npm run release -- X.Y.Z` (scripts/release.mjs) on a throwaway repository shaped as this one is: it refuses
  * a dirty tree, a version the tree is not at and a changelog section that lists nothing; a cut records the

@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * Applies through each engine on a bad day: a loopback proxy in front of a real mgmt serve drops
  * 30% of create answers after the server committed them, or answers 30% 503 and 30% 429 with

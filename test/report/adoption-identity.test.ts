@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The identity drift records with each import: a key's fingerprint as OpenSSH computes it (the check at
  * synth computes the same from the API's answer, in src/report/adoption-check.ts), and for each type the

@@ -1,3 +1,4 @@
+/** @tier engine */
 /** The two commands' arguments, help and exit codes, as CI sees them (the built CLI in a process of its own). */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

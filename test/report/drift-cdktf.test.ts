@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * The drift report in a cdktf stack names unmanaged objects as the TypeScript `--import-out FILE.ts`
  * writes them (construct ids and classes), not as HCL addresses; and with --unmanaged, tokens come

@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * A plan that sets back edits made through the API, on each engine against a real `mgmt serve`: the
  * comment tells those lines from the pull request's own changes and counts them as drift.

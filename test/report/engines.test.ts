@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * `mgmt plan-report` and `mgmt drift` on plans real engines make against a real `mgmt serve`: one
  * stack whose second plan creates, updates, replaces, destroys, imports, changes outputs and sees an

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Masking: no sensitive leaf survives, wherever it sits and however the marker tree is shaped. */
 import { attributeDiffs } from "../../src/report/diff";
 import { planReportJson } from "../../src/report/json";

@@ -1,3 +1,4 @@
+/** @tier cli */
 /** Planned changes that only set back drift: recorded engine plans and hand-built edge cases. */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** The apply's gate: the merge-time plan against the reviewed one, and the schedule's "only rotations". */
 import { nonRotations, reviewDifferences } from "../../src/report/reviewed";
 

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** A token rotation in the comment and the JSON summary: named as a rotation, with why now, never as unknown values. */
 import { planReportJson } from "../../src/report/json";
 import { renderMarkdown } from "../../src/report/markdown";

@@ -1,3 +1,4 @@
+/** @tier cli */
 /** The plan model, grouping, drift filtering, the renderers and truncation, on hand-built plans. */
 import { planReportJson } from "../../src/report/json";
 import { code } from "../../src/report/md";

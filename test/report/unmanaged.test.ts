@@ -1,3 +1,4 @@
+/** @tier cli */
 /**
  * Unmanaged objects: the pure matching, naming and import blocks, the cdktf module that imports them
  * (names against the binding generator, escaping, secrets, ids, layout, and that it compiles and

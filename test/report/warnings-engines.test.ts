@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * `mgmt plan-report --log` on what real engines write: `plan -json -out=PLANFILE`'s log and `show
  * -json PLANFILE`. The provider's warning (a misspelled scope area) reaches the comment under its own

@@ -1,3 +1,4 @@
+/** @tier cli */
 /**
  * Warnings from the plan's machine-readable log: parsed from what both engines really write
  * (fixtures recorded by warnings-engines.test.ts), masked as values are, and rendered under a

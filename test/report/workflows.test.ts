@@ -1,3 +1,4 @@
+/** @tier cli */
 /**
  * The CI examples: the very files `mgmt init --backend pg` writes into a team's repository (one
  * source: the templates in src/cli/init/templates), valid YAML of the shape each CI reads, the token

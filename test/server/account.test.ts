@@ -1,3 +1,4 @@
+/** @tier unit */
 /** `GET/PUT /account`: shape, partial update, limits, US zip and US/CA state rules, parent and child rules. */
 import { emptyGrants, Account } from "../../src/contract";
 import { call, errorBody, startTestServer, type TestServer } from "./helpers";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** The admin namespace (`/__admin`): credentials, clock, users, OAuth, SMS, faults, counters, reset. */
 import { request } from "undici";
 import { ed25519Key } from "./sshkey-gen";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Inside a transaction, the outer store answers from that transaction: domain code that reaches
  * for `deps.store` mid-transaction neither deadlocks SQLite's single connection nor escapes

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Every operation of the profile area (the contract's 31 rows) against every kind of bad
  * credential, a token without the operation's scope, a read-only token, and a restricted
@@ -7,10 +8,10 @@
 import { GrantsResponse } from "../../src/contract";
 import { hashToken } from "../../src/server/areas/tokens/service";
 import { call, errorBody, startTestServer, type TestServer } from "./helpers";
-import { at, bootstrapUserId, mintFor, newActor, oauthApp } from "./actors";
+import { bootstrapUserId, mintFor, newActor, oauthApp } from "./actors";
 import { ed25519Key } from "./sshkey-gen";
+import { protectedOperations, suiteOf, unrefused } from "./bad-credentials";
 
-const INVALID_TOKEN = errorBody("Invalid Token");
 const NOT_AUTHORIZED = errorBody("Your OAuth token is not authorized to use this endpoint.");
 
 type Access = "token" | "account:read_only" | "account:read_write";
@@ -86,43 +87,10 @@ test("the table has the contract's 31 operations", () => {
   expect(new Set(OPS.map(label)).size).toBe(31);
 });
 
-describe("bad credentials → 401 Invalid Token on every operation", () => {
-  const kinds: Array<[string, () => Promise<Record<string, string>>]> = [
-    ["no token", async () => ({})],
-    ["an unknown token", async () => ({ authorization: `Bearer ${"f".repeat(64)}` })],
-    [
-      "a revoked token",
-      async () => {
-        const token = await mintFor(server, await bootstrapUserId(server));
-        const actor = await server.domain.tokens.authenticate(token);
-        await server.domain.tokens.revoke(actor, actor.token.id);
-        return { authorization: `Bearer ${token}` };
-      },
-    ],
-    [
-      "an expired token",
-      async () => {
-        const token = await mintFor(server, await bootstrapUserId(server), "*", at(server, 1000));
-        server.clock.advance(1000);
-        return { authorization: `Bearer ${token}` };
-      },
-    ],
-    [
-      "a token of a revoked app",
-      async () => {
-        const { app, token } = await oauthApp(server, await bootstrapUserId(server));
-        await server.domain.oauth.revokeApp(await server.domain.tokens.authenticate(server.token!), app.id);
-        return { authorization: `Bearer ${token}` };
-      },
-    ],
-  ];
-  test.each(kinds)("%s", async (_kind, headers) => {
-    const h = await headers();
-    for (const op of OPS) {
-      const res = await call(server, op.method, fill(op.path, ids), { token: null, headers: h, json: op.json });
-      expect([label(op), res.status, res.body]).toEqual([label(op), 401, INVALID_TOKEN]);
-    }
-  });
+test("every bad credential of the catalogue → 401 Invalid Token on every profile operation in the route table", async () => {
+  const ops = (await protectedOperations(server)).filter((op) => suiteOf(op.path) === "profile");
+  expect(ops.length).toBe(OPS.length);
+  expect(await unrefused(server, ops)).toEqual([]);
 });
 
 describe("scopes", () => {

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Backpressure per connection (issue 44, item 1): a client that pipelines requests and reads no
  * answer gets at most `maxUnanswered` of them handled at once; the rest wait unhandled and the

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** The account/billing fixture sections, the default billing fixtures and the billing admin endpoints. */
 import { call, startTestServer, type Reply, type TestServer } from "./helpers";
 

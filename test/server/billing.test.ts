@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Cancel, the deprecated credit card, payment methods, invoices, availability, account
  * logins, maintenance and notifications.

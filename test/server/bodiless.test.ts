@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Every operation the OpenAPI document lists without a request body runs with an empty body
  * whatever content type the client put on it (clients such as the upstream JS SDK send a form

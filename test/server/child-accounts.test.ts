@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Child accounts and proxy-user tokens: rule 4 (who may list and view), the proxy user's name, token lifetime and permissions. */
 import { createHash } from "node:crypto";
 import { ChildAccount, emptyGrants, paginated, PersonalAccessToken } from "../../src/contract";

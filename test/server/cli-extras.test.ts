@@ -1,3 +1,4 @@
+/** @tier cli */
 /** `mgmt serve` flags of the admin namespace, fixtures, rate limiting and timeouts, as a real process. */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

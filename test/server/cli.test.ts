@@ -1,3 +1,4 @@
+/** @tier cli */
 /** `mgmt serve` as a real process: the ready line, a request, a clean stop on a signal. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * CORS as upstream answers it: preflights on any /v4 (and /v4beta) path answered 204 without
  * credentials, and upstream's Access-Control-* headers on every answer, errors included; with

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Writes on SQLite share commits (see src/server/store/throughput/group-commit.ts): what each transaction
  * must still be. One that fails is undone alone while the rest of its batch commits, and a

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Issue 44, item 7: a chunk size too large to be a number is a 400 at once, not a 408 once the
  * request time runs out (the test would time out first).

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** `/account/entity-transfers` (deprecated): create, view, accept, cancel, 24-hour expiry, is_sender. */
 import { call, startTestServer, type TestServer } from "./helpers";
 import { mintFor, newActor } from "./actors";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Bad requests of every kind get a JSON error body with the right status, never HTML and
  * never a 5xx; an unexpected exception gets a JSON 500 and a log line.

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The events list paged by the store (issue 44, item 2), on both stores: pages are the
  * newest-first slices of the window, `results` and `pages` count the window, and the 90-day

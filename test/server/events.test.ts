@@ -1,3 +1,4 @@
+/** @tier unit */
 /** `/account/events`: events of the Part-1 operations, the 90-day window, read/seen, grants, X-Filter. */
 import type { GrantsResponse } from "../../src/contract";
 import { totp } from "../../src/server/areas/security/totp";

@@ -1,8 +1,18 @@
+/** @tier unit */
 /** Fixtures: loading a file, errors naming the JSON path, the defaults on a fresh server. */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ACCOUNT_FIELD_MAX, EMAIL_MAX, OAUTH_CLIENT_LABEL_MAX, SSH_KEY_LABEL_MAX, TAG_LABEL, TOKEN_LABEL, ZIP_MAX } from "../../src/contract";
+import {
+  ACCOUNT_FIELD_MAX,
+  BEARER_TOKEN_MAX_LENGTH,
+  EMAIL_MAX,
+  OAUTH_CLIENT_LABEL_MAX,
+  SSH_KEY_LABEL_MAX,
+  TAG_LABEL,
+  TOKEN_LABEL,
+  ZIP_MAX,
+} from "../../src/contract";
 import { startServer } from "../../src/server";
 import { defaultFixtures, DEFAULT_FIXTURE_FILES } from "../../src/server/fixtures/default";
 import { parseFixtures } from "../../src/server/fixtures/loader";
@@ -123,6 +133,19 @@ describe("fixture fields follow the contract's rules, at and past each limit", (
       "$.users[0].tokens[0].label",
     ],
     ["empty token label", user({ tokens: [{ label: "t".repeat(TOKEN_LABEL.min) }] }), user({ tokens: [{ label: "" }] }), "$.users[0].tokens[0].label"],
+    // 256 characters in all, padding included: the server could mint the first, never the second.
+    [
+      "token value",
+      user({ tokens: [{ label: "ci", token: `${"v".repeat(BEARER_TOKEN_MAX_LENGTH - 2)}==` }] }),
+      user({ tokens: [{ label: "ci", token: `${"v".repeat(BEARER_TOKEN_MAX_LENGTH)}==` }] }),
+      "$.users[0].tokens[0].token",
+    ],
+    [
+      "token value's characters",
+      user({ tokens: [{ label: "ci", token: "a.b_c~d+e/f-g=" }] }),
+      user({ tokens: [{ label: "ci", token: "a b" }] }),
+      "$.users[0].tokens[0].token",
+    ],
     ["user email", user({ email: email(EMAIL_MAX) }), user({ email: email(EMAIL_MAX + 1) }), "$.users[0].email"],
     ["user email form", user({ email: "kim@example.com" }), user({ email: "kim@localhost" }), "$.users[0].email"],
     ["time zone", user({ timezone: "America/New_York" }), user({ timezone: "Mars/Olympus_Mons" }), "$.users[0].timezone"],

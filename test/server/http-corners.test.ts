@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The corners of HTTP/1.1 below the routes, over a raw socket on both stores: every error is the
  * API's JSON error body (a missing Host, CONNECT, a refused request line), a HEAD answer has no

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The Postgres store's blocks of reserved ids (src/server/store/throughput/id-blocks.ts), over stand-in
  * connections that answer chosen blocks: ids ascend within a process even when two blocks

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * `page`/`page_size` bounds (25..500) hold for every list route, now and later: every GET route
  * in the OpenAPI document (so every registered route) without path parameters that answers

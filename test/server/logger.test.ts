@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The server's stderr log is written in batches: a turn's lines in one write at its end, at
  * once past the limit, and whatever waits when the process exits (normally, by `process.exit`,

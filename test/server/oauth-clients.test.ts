@@ -1,3 +1,4 @@
+/** @tier unit */
 /** `/account/oauth-clients`: registration, secrets, deletion (and its tokens), thumbnails, grants, events. */
 import type { GrantsResponse } from "../../src/contract";
 import { call, errorBody, startTestServer, type TestServer } from "./helpers";

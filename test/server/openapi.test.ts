@@ -1,3 +1,4 @@
+/** @tier unit */
 /** `GET /v4/openapi.json`: public, structurally valid, and listing every registered route. */
 import Ajv2020 from "ajv/dist/2020";
 import { z } from "zod";

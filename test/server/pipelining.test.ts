@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The server answers every request it carried out, in order, on both stores: valid writes
  * (POST /profile/sshkeys, POST /tags) pipelined on one connection with bytes that are not a

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** PUT /profile, grants, preferences, authorized apps, trusted devices (30 days), logins (90 days). */
 import { AuthorizedApp, ErrorBody, GrantsResponse, Login, Profile, TrustedDevice, emptyGrants, paginated } from "../../src/contract";
 import { call, startTestServer, type TestServer } from "./helpers";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Optional rate limiting: headers, 429 with Retry-After, and the window moving with the clock. */
 import { newActor } from "./actors";
 import { call, errorBody, startTestServer, type TestServer } from "./helpers";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * What real clients and bad days send, over real HTTP on both stores: bodiless operations with
  * any content type, the `/v4beta` alias, ids past the stores' integer range, NUL characters,

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * What the server remembers between requests on SQLite, and why it is never stale: a token's
  * lookup (`TokenService.authenticate`) and answered pages of SSH keys (`RememberedAnswers`),

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** A route's body: declared once in its `RouteDoc`, parsed by that schema when the handler asks for it. */
 import Fastify from "fastify";
 import { request } from "undici";

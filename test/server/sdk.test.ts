@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The official JS SDK (`@linode/api-v4`, unmodified) against a real server: its requests are
  * sent as it builds them (axios, its headers, its bodies), only redirected from upstream's

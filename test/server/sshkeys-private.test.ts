@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * `POST /profile/sshkeys` given a private key instead of the public one: a 400 naming `ssh_key` that
  * says it is a private key, echoes no part of it, and stores nothing.

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** `/profile/sshkeys` over real HTTP: every operation, its shape, limits and refusals. */
 import { EmptyBody, ErrorBody, SshKey, formatTimestamp, paginated } from "../../src/contract";
 import { Scopes } from "../../src/contract/scopes";

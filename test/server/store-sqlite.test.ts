@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * What only a SQLite file shows: the bytes at rest and the migration records in the file.
  * (The portable store tests are store.test.ts; Postgres's own are in test/server/postgres/.)

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * The store and bootstrap on a persistent store of the kind under test (a SQLite file, or a
  * Postgres database in the server-postgres project): state surviving a restart, a fresh token

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** `/tags`: creation over owned objects, the tagged-object view, deletion, restricted users, events. */
 import { call, errorBody, startTestServer, type TestServer } from "./helpers";
 import { newActor } from "./actors";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Truthful answers at the edges of time (issue 44, item 3), on both stores: the wire's
  * timestamps have four-digit years, so the admin clock refuses to move past 9999-12-31T23:59:59,

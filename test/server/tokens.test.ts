@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Personal access tokens and OAuth tokens: creation rules, display, expiry, revocation. */
 import { ErrorBody, PersonalAccessToken, paginated } from "../../src/contract";
 import { call, errorBody, startTestServer, type TestServer } from "./helpers";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Headers upstream sends on every answer, as real clients meet them (issue 47, item 5): linodego's
  * recorded cassettes show `X-Accepted-OAuth-Scopes: *` on operations that need no scope

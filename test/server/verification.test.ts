@@ -1,3 +1,4 @@
+/** @tier unit */
 /** The time-ruled state machines: phone verification, security questions, two-factor authentication. */
 import { ErrorBody, Profile, SecurityQuestionList, SecurityQuestionsAnswered, TfaScratch, TfaSecret } from "../../src/contract";
 import { base32Decode, hotp, totp } from "../../src/server/areas/security/totp";

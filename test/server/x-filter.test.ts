@@ -1,3 +1,4 @@
+/** @tier unit */
 /** `X-Filter` on the lists upstream marks filterable, and page bounds on every list route. */
 import { parseFilter, applyFilter } from "../../src/server/domain/filter";
 import { oauthApp, bootstrapUserId, at } from "./actors";

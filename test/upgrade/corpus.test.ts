@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * Every state an earlier release wrote (test/upgrade/corpus, recorded by test/e2e/upgrade.test.ts)
  * plans with no changes under this build, against the store that release's run left behind, on

@@ -115,6 +115,38 @@ function vendorInstalled(root: string, target: string): VendoredPackage {
   return { name, version, file };
 }
 
+/** Where the provider and bindings come from: the registry (this mgmt is an installed @mgmt/provider), or tarballs vendored into DIR/packages. */
+type PackageSource = { readonly registry: string } | { readonly packagesDir: string; readonly installed: string | undefined };
+
+/** The source the flags ask for, checked before anything is written. */
+function packageSource(packages: string | undefined, vendorFlag: boolean): PackageSource | { problem: string } {
+  if (packages !== undefined && vendorFlag) return { problem: "--packages vendors from DIR already: give --packages or --vendor" };
+  // From an installed package, the provider is that package itself: named on the registry unless vendored.
+  const installed = packages === undefined ? installedProvider() : undefined;
+  if (installed !== undefined && !vendorFlag) return { registry: installed };
+  const packagesDir = packages ?? defaultPackagesDir();
+  if (packagesDir === undefined) return { problem: "no provider packages beside this mgmt: give --packages DIR (the dist/packages that npm run build writes)" };
+  if (!existsSync(packagesDir) || !statSync(packagesDir).isDirectory()) return { problem: `--packages ${packagesDir} is not a folder` };
+  return { packagesDir, installed };
+}
+
+/** The provider and `cdk`'s bindings from `source`: named by version, or vendored into `target`. */
+function providerPackages(source: PackageSource, cdk: CdkName, target: string): { provider: VendoredPackage; bindings: VendoredPackage } {
+  if ("registry" in source) {
+    // The bindings of the same version: they peer with exactly this provider version.
+    const provider = { name: PROVIDER_PACKAGE, version: installedVersion(source.registry) };
+    return { provider, bindings: { name: BINDINGS_PACKAGE[cdk], version: provider.version } };
+  }
+  const { packagesDir, installed } = source;
+  const providerTarball = installed === undefined ? findTarball(packagesDir, PROVIDER_TARBALL, "provider") : undefined;
+  const bindingsTarball = findTarball(packagesDir, BINDINGS_TARBALL[cdk], `${cdk} bindings`);
+  const provider = providerTarball !== undefined ? vendor(providerTarball, target) : vendorInstalled(installed!, target);
+  return { provider, bindings: vendor(bindingsTarball, target) };
+}
+
+/** The flags `--update` refuses: the repository's .mgmt-init.json answers them. */
+const ANSWERED_FLAGS = ["ci", "backend", "engine", "cdk", "force"] as const;
+
 export async function runInit(args: string[]): Promise<number> {
   const parsed = parseCommand(
     "init",
@@ -140,19 +172,14 @@ export async function runInit(args: string[]): Promise<number> {
   const [dirArg = parsed.values.update ? "." : undefined] = parsed.positionals;
   if (dirArg === undefined) return fail("which folder? give DIR");
   if (parsed.values.update) {
-    const given = (["ci", "backend", "engine", "cdk", "force"] as const).filter((f) => parsed.values[f] !== undefined);
+    const given = ANSWERED_FLAGS.filter((f) => parsed.values[f] !== undefined);
     if (given.length) return fail(`--update takes its options from ${"the repository's .mgmt-init.json"}, not --${given.join(", --")}`);
   }
   const options = scaffoldOptions(parsed.values);
   if ("problem" in options) return fail(options.problem);
-  if (parsed.values.packages !== undefined && parsed.values.vendor) return fail("--packages vendors from DIR already: give --packages or --vendor");
-  // From an installed package, the provider is that package itself: named on the registry unless vendored.
-  const installed = parsed.values.packages === undefined ? installedProvider() : undefined;
-  const fromRegistry = installed !== undefined && !parsed.values.vendor;
-  const packagesDir = parsed.values.packages ?? defaultPackagesDir();
-  if (!fromRegistry && packagesDir === undefined)
-    return fail("no provider packages beside this mgmt: give --packages DIR (the dist/packages that npm run build writes)");
-  if (!fromRegistry && (!existsSync(packagesDir!) || !statSync(packagesDir!).isDirectory())) return fail(`--packages ${packagesDir} is not a folder`);
+  const source = packageSource(parsed.values.packages, parsed.values.vendor === true);
+  if ("problem" in source) return fail(source.problem);
+  const fromRegistry = "registry" in source;
 
   const target = resolve(dirArg);
   if (parsed.values.update) {
@@ -160,17 +187,7 @@ export async function runInit(args: string[]): Promise<number> {
     if ("problem" in read) return fail(read.problem, 1);
     const { answers, notes } = read;
     try {
-      let provider: VendoredPackage;
-      let bindings: VendoredPackage;
-      if (fromRegistry) {
-        provider = { name: PROVIDER_PACKAGE, version: installedVersion(installed) };
-        bindings = { name: BINDINGS_PACKAGE[answers.cdk], version: provider.version };
-      } else {
-        const providerTarball = installed === undefined ? findTarball(packagesDir!, PROVIDER_TARBALL, "provider") : undefined;
-        const bindingsTarball = findTarball(packagesDir!, BINDINGS_TARBALL[answers.cdk], `${answers.cdk} bindings`);
-        provider = providerTarball !== undefined ? vendor(providerTarball, target) : vendorInstalled(installed!, target);
-        bindings = vendor(bindingsTarball, target);
-      }
+      const { provider, bindings } = providerPackages(source, answers.cdk, target);
       const name = (JSON.parse(readFileSync(join(target, "package.json"), "utf8")) as { name?: string }).name ?? packageName(target);
       const theirs = scaffoldFiles({ ...answers, name, stack: STACK, provider, bindings });
       const report = updateRepository(target, answers, theirs, provider.version);
@@ -189,18 +206,7 @@ export async function runInit(args: string[]): Promise<number> {
 
   try {
     mkdirSync(target, { recursive: true });
-    let provider: VendoredPackage;
-    let bindings: VendoredPackage;
-    if (fromRegistry) {
-      // The bindings of the same version: they peer with exactly this provider version.
-      provider = { name: PROVIDER_PACKAGE, version: installedVersion(installed) };
-      bindings = { name: BINDINGS_PACKAGE[options.cdk], version: provider.version };
-    } else {
-      const providerTarball = installed === undefined ? findTarball(packagesDir!, PROVIDER_TARBALL, "provider") : undefined;
-      const bindingsTarball = findTarball(packagesDir!, BINDINGS_TARBALL[options.cdk], `${options.cdk} bindings`);
-      provider = providerTarball !== undefined ? vendor(providerTarball, target) : vendorInstalled(installed!, target);
-      bindings = vendor(bindingsTarball, target);
-    }
+    const { provider, bindings } = providerPackages(source, options.cdk, target);
     const files = scaffoldFiles({ ...options, name: packageName(target), stack: STACK, provider, bindings, projectId: randomUUID() });
     for (const [path, file] of files) {
       const full = join(target, path);

@@ -136,8 +136,6 @@ export const list = <M extends Mode>(mode: M, description: string, element: Elem
 /** Compared as a set: the order of the configuration or of the API never makes a diff. */
 export const set = <M extends Mode>(mode: M, description: string, element: Element, o?: Options<readonly TfValue[]>) =>
   build<readonly TfValue[], M>(["set", elementType(element)], mode, description, o, elementNested(element));
-export const map = <M extends Mode>(mode: M, description: string, element: TfType, o?: Options<{ readonly [k: string]: TfValue }>) =>
-  build<{ readonly [k: string]: TfValue }, M>(["map", element], mode, description, o);
 
 /** A single nested object; its attributes carry their own descriptions (and validators, for input objects). */
 export function object<M extends Mode>(

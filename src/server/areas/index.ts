@@ -1,16 +1,15 @@
 /**
- * The areas of the API, in the order their services are built (an area is built with the
- * services of areas before it). Adding an area: its folder, one line here, and what it adds to
- * lists shared by every area (a migration, event actions, filterable fields: see `../README.md`).
- * The store's repositories, the domain's services and the app's routes are composed from this
- * list and nowhere else.
+ * The areas of the API, composed: the store's repositories and the app's routes from `AREAS`,
+ * the domain's services by `createDomain`, which builds the areas in order (an area is built with
+ * the services of areas before it). Adding an area: its folder, its line in `AREAS` and in
+ * `createDomain`, and what it adds to lists shared by every area (a migration, event actions,
+ * filterable fields: see `../README.md`).
  */
 import type { Deps } from "../domain/context";
 import type { Router } from "../http/router";
 import type { ReposOf } from "../store/kysely-store";
 import type { Handle, StoreOf } from "../store/store";
 import { account } from "./account";
-import type { Area } from "./area";
 import { events } from "./events";
 import { oauth } from "./oauth";
 import { profile } from "./profile";
@@ -21,6 +20,7 @@ import { tags } from "./tags";
 import { tokens } from "./tokens";
 import { transfers } from "./transfers";
 
+/** The areas, in the order their routes are registered (and the OpenAPI document lists them). */
 const AREAS = [events, tokens, profile, sshKeys, oauth, sessions, security, tags, transfers, account] as const;
 
 type AnyArea = (typeof AREAS)[number];
@@ -30,8 +30,6 @@ type Merged<U> = (U extends unknown ? (u: U) => void : never) extends (u: infer 
 export type Repos = Merged<ReturnType<AnyArea["repos"]>>;
 /** The store with every area's repositories: what the composition root, admin and fixtures hold. */
 export type Store = StoreOf<Repos>;
-/** Every area's services. */
-export type Domain = Merged<ReturnType<AnyArea["services"]>>;
 
 /**
  * The repositories of every area over one handle. Each area names the tables its queries read;
@@ -40,34 +38,26 @@ export type Domain = Merged<ReturnType<AnyArea["services"]>>;
 export const repos: ReposOf<Repos> = (handle) => Object.assign({}, ...AREAS.map((area) => (area.repos as (h: Handle<unknown>) => object)(handle))) as Repos;
 
 /**
- * Compiles only while every area's services use repositories some area provides and services
- * some area builds (that those come from areas listed before it is checked when built).
+ * Every area's services over one store, built in order: each area is given the services of the
+ * areas built before it, so a service used before its area is built, or a repository no area
+ * provides, does not compile.
  */
-type Met<A> =
-  A extends Area<infer _T, infer _R, infer Needs, infer _S, infer Uses>
-    ? Repos extends Needs
-      ? Domain extends Uses
-        ? true
-        : "uses a service no area builds"
-      : "uses a repository no area provides"
-    : never;
-export type AreasMet = AllTrue<{ [K in keyof typeof AREAS]: Met<(typeof AREAS)[K]> }>;
-type AllTrue<T extends readonly true[]> = T;
-
-/** Every area's services over one store, each built with those of the areas listed before it. */
-export function createDomain(deps: Deps<Repos>): Domain {
-  const domain: Record<string, unknown> = {};
-  const built = new Proxy(domain, {
-    get(target, name) {
-      if (!(name in target)) throw new Error(`an area uses the service ${String(name)} before its area is built: list that area earlier`);
-      return target[name as string];
-    },
-  });
-  for (const area of AREAS) Object.assign(domain, (area.services as (deps: Deps<Repos>, uses: unknown) => object)(deps, built));
-  return domain as Domain;
+export function createDomain(deps: Deps<Repos>) {
+  const withEvents = events.services(deps, {});
+  const withTokens = { ...withEvents, ...tokens.services(deps, withEvents) };
+  const withProfile = { ...withTokens, ...profile.services(deps, withTokens) };
+  const withSshKeys = { ...withProfile, ...sshKeys.services(deps, withProfile) };
+  const withOauth = { ...withSshKeys, ...oauth.services(deps, withSshKeys) };
+  const withSessions = { ...withOauth, ...sessions.services(deps, withOauth) };
+  const withSecurity = { ...withSessions, ...security.services(deps, withSessions) };
+  const withTags = { ...withSecurity, ...tags.services(deps, withSecurity) };
+  const withTransfers = { ...withTags, ...transfers.services(deps, withTags) };
+  return { ...withTransfers, ...account.services(deps, withTransfers) };
 }
+/** Every area's services. */
+export type Domain = ReturnType<typeof createDomain>;
 
 /** Registers every area's routes, in the order of the list. */
 export function registerRoutes(router: Router, domain: Domain): void {
-  for (const area of AREAS) (area.routes as (router: Router, domain: Domain) => void)(router, domain);
+  for (const area of AREAS) area.routes(router, domain);
 }

@@ -39,20 +39,6 @@ export interface ListSpec<S extends z.ZodType> {
 
 export type ListFetch<S extends z.ZodType> = (ctx: RouteContext, query: PageQuery) => Promise<Page<z.input<S>>>;
 
-/** The zod schema at a dotted path of an object schema (through optional/nullable), or undefined. */
-export function schemaAt(schema: z.ZodType, path: string): z.ZodType | undefined {
-  let current: z.ZodType | undefined = schema;
-  for (const step of path.split(".")) {
-    while (current instanceof z.ZodOptional || current instanceof z.ZodNullable || current instanceof z.ZodDefault) {
-      current = current.unwrap() as z.ZodType;
-    }
-    if (!(current instanceof z.ZodObject)) return undefined;
-    current = (current.shape as Record<string, z.ZodType>)[step];
-    if (current === undefined) return undefined;
-  }
-  return current;
-}
-
 /**
  * `PageQuery` parsed, by the two texts it reads (it ignores other parameters): zod took a tenth
  * of a remembered page's CPU time re-parsing the same `page_size=100`. Only answers that parse

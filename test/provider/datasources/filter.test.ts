@@ -1,3 +1,4 @@
+/** @tier unit */
 /** The shared filter model of list data sources, as pure functions; and its X-Filter table against the server's. */
 import { bool, int, list, object, string } from "../../../src/provider/framework/attributes";
 import type { ObjectValue } from "../../../src/provider/framework/value";

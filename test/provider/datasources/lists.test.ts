@@ -1,3 +1,4 @@
+/** @tier unit */
 /** List data sources against an in-process `mgmt serve` with its default fixtures: contents, filters, X-Filter, paging, scopes. */
 import type { ProviderServer } from "../../../src/provider/framework/server";
 import type { ObjectValue } from "../../../src/provider/framework/value";

@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Single-object data sources against an in-process `mgmt serve` with its default fixtures, compared with the API field by field. */
 import { emptyGrants } from "../../../src/contract/grants";
 import type { ProviderServer } from "../../../src/provider/framework/server";

@@ -1,3 +1,4 @@
+/** @tier postgres */
 /**
  * Two `mgmt serve` processes on one Postgres database serve one consistent account:
  * concurrent creates through both get unique ids and are listed by both; concurrent label

@@ -1,3 +1,4 @@
+/** @tier postgres */
 /**
  * A transaction's begin goes out with its first statement, and its writes marked `LATER` with
  * its next statement or its commit (src/server/store/throughput/deferred-begin.ts, named-statements.ts):

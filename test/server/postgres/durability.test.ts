@@ -1,3 +1,4 @@
+/** @tier postgres */
 /**
  * A `mgmt serve` on Postgres killed with SIGKILL mid-load loses no write it acknowledged: every
  * acknowledged SSH key (and its event) is in the database, and another server on the same

@@ -1,3 +1,4 @@
+/** @tier postgres */
 /**
  * Group commit on Postgres (src/server/store/throughput/pg-group-commit.ts): the transactions asked for
  * together share one serializable transaction and one commit, each in a savepoint; one that

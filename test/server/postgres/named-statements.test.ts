@@ -1,3 +1,4 @@
+/** @tier postgres */
 /**
  * Statements with parameters go to Postgres by name once naming starts (after migrations):
  * prepared on a connection's first use, then only bound and run, with the same answers; texts

@@ -1,3 +1,4 @@
+/** @tier postgres */
 /**
  * On Postgres, what a server remembers between requests (a token's lookup, an answered page of
  * SSH keys) is kept under the marks each request reads first (`requestMarks`): the database

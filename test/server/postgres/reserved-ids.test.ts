@@ -1,3 +1,4 @@
+/** @tier postgres */
 /**
  * Ids reserved ahead in blocks (src/server/store/throughput/id-blocks.ts), on Postgres: an SSH key's insert
  * brings its id and goes out with its group's commit. No id is handed out twice, by two stores

@@ -1,3 +1,4 @@
+/** @tier postgres */
 /**
  * The Postgres store's own guarantees, on the server-postgres project's cluster: migrations
  * under an advisory lock, one bootstrap when servers start together, read-modify-write

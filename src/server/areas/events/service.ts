@@ -2,10 +2,11 @@
  * The event feed (`/account/events`) and the one way events get into it.
  *
  * STABLE API — other areas call this; keep these signatures:
- *   - `recordEvent(deps, input, store?)`: a function, for modules built from `Deps` alone (one-line
- *     calls in tokens, SSH keys, profile, two-factor...);
- *   - `domain.events.record(input, store?)`: the same, as a service method;
- *   - `noteEvent(deps, input, tx)`: the same inside a transaction, without waiting for the id;
+ *   - `noteEvent(deps, input, tx)`: how the areas' operations record (tokens, SSH keys, profile,
+ *     OAuth, tags, two-factor...): inside the operation's transaction, without waiting for the id;
+ *   - `recordEvent(deps, input, store?)`: the same, waiting for the stored event, for the few callers
+ *     outside such a transaction (account details, stale transfers);
+ *   - `domain.events.record(input, store?)`: `recordEvent` as a service method (tests, benchmarks);
  *   - `entities.<kind>(...)`: builders for the `entity` / `secondary_entity` objects;
  *   - `RecordInput`: `{ actor, action, entity, secondaryEntity?, status?, message?, accountId? }`.
  * Pass `store` (a transaction) to record inside one; the event then exists only if it commits.

@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { z } from "zod";
-import { TOKEN_PREFIX_LENGTH, parseTimestamp, type Page, type PageQuery, type TokenCreate, type TokenUpdate } from "../../../contract";
+import { TOKEN_PREFIX_LENGTH, isBearerTokenText, parseTimestamp, type Page, type PageQuery, type TokenCreate, type TokenUpdate } from "../../../contract";
 import type { StoreOf } from "../../store/store";
 import { comparableTimestamp, timestamp, type Actor, type Deps } from "../../domain/context";
 import { forbidden, invalid, invalidToken, notFound } from "../../domain/errors";
@@ -16,12 +16,6 @@ import type { ProfileRepos } from "../profile/store";
 import { Scopes } from "../../../contract/scopes";
 import type { TokenRepos } from "./store";
 import type { TokenRecord } from "../../domain/records";
-
-/** Characters a bearer token may hold (RFC 6750 `b64token`), at most 256 of them. */
-export const TOKEN_PATTERN = /^[A-Za-z0-9._~+/-]+=*$/;
-export const TOKEN_MAX_LENGTH = 256;
-
-export const isTokenText = (text: string): boolean => text.length <= TOKEN_MAX_LENGTH && TOKEN_PATTERN.test(text);
 
 export const hashToken = (token: string): string => createHash("sha256").update(token, "utf8").digest("hex");
 
@@ -69,7 +63,7 @@ export class TokenService {
    * Saves the hash and two or three queries per request.
    */
   async authenticate(bearer: string): Promise<Actor> {
-    if (!isTokenText(bearer)) throw invalidToken();
+    if (!isBearerTokenText(bearer)) throw invalidToken();
     const mark = this.deps.store.tokens.lookupMark();
     const known = mark === undefined ? undefined : this.known.get(bearer);
     const hit = known !== undefined && known.mark === mark ? known.found : undefined;
@@ -160,7 +154,7 @@ export class TokenService {
   /** Creates a token; the returned `token` is the only time its full value is known. */
   async mint(request: MintRequest, store: Store = this.deps.store): Promise<{ record: TokenRecord; token: string }> {
     const token = request.value ?? this.deps.secrets.token();
-    if (!isTokenText(token)) throw new Error("token value has characters a bearer token cannot carry");
+    if (!isBearerTokenText(token)) throw new Error("token value has characters a bearer token cannot carry");
     const record = await store.tokens.insert({
       user_id: request.userId,
       label: request.label,

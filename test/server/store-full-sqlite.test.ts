@@ -1,12 +1,13 @@
+/** @tier unit */
 /**
  * Issue 44, item 4: a write the store has no space for answers 507 saying so, not a generic 500,
  * and nothing of it is stored; once there is space again, writes work without a restart. On
- * SQLite, `max_page_count` caps the file the way a full disk does (the server's one connection).
+ * SQLite, `max_page_count` caps the file the way a full disk does (the server's one connection); the
+ * file runs on SQLite only (the `-sqlite` name keeps it out of jest's server-postgres project).
  */
 import { sql, type Kysely } from "kysely";
 import { ed25519Key } from "./sshkey-gen";
 import { call, startTestServer, type TestServer } from "./helpers";
-import { onPostgres } from "./test-store";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -14,9 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const sqliteOnly = onPostgres() ? test.skip : test;
-
-sqliteOnly("a full store answers 507 with the reason, stores nothing of the write, and recovers", async () => {
+test("a full store answers 507 with the reason, stores nothing of the write, and recovers", async () => {
   // The repositories' database is protected in the source; the test reaches it to cap the file.
   const db = (server.store.sshKeys as unknown as { db: Kysely<unknown> }).db;
   const pages = Number(((await sql<{ page_count: number }>`pragma page_count`.execute(db)).rows[0] as { page_count: number }).page_count);
