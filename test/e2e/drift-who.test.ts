@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * `mgmt drift` says who: against a real `mgmt serve`, a stack (OpenTofu) manages an OAuth client and
  * a tag; another user of the account, with a token of their own (minted through the admin API),

@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * Twins named before they are made. An apply that ends without recording what it created (a second
  * Ctrl-C: "Two interrupts received. Exiting immediately."; the provider plugin killed with SIGKILL)

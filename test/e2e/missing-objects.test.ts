@@ -1,3 +1,4 @@
+/** @tier engine */
 /**
  * A tag naming an object the account lacks, on a real engine against an account without it: the
  * apply fails on the tag saying the object may not exist (the API answers it as it answers an object

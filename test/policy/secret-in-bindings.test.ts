@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * A refused secret stops the synth before anything is written also in an app that uses the packaged
  * bindings without the MgmtPolicy Aspect: the resource constructors add the validation themselves. Every

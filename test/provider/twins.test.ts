@@ -1,3 +1,4 @@
+/** @tier unit */
 /**
  * Twins named before they are made: a plan that creates an object warns of each live object that
  * is its exact twin and that no state this provider instance has seen holds (what an apply killed

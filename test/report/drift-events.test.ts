@@ -1,3 +1,4 @@
+/** @tier unit */
 /** Who did it: the rule picking the account event that explains a drift, the filters asking for them, and the CI token's warning. */
 import { API_FILTERABLE } from "../../src/contract/filterable";
 import { parseFilter } from "../../src/contract/x-filter";
