@@ -173,9 +173,14 @@ describe("an oversized body is answered 413, not reset", () => {
   });
 });
 
-test("a chunk framing the parser refuses, the client still sending: 400 JSON, not a reset", async () => {
+// A chunk size past 64 bits is refused as it is read (400), not waited on until the request timeout (408).
+test.each([
+  ["not hexadecimal", "zz"],
+  ["overflowing 64 bits", "ffffffffffffffffffff"],
+  ["one past 2^64 - 1", "10000000000000000"],
+])("a chunk size the parser refuses (%s), the client still sending: 400 JSON, not a reset", async (_what, size) => {
   const head = `POST /v4/profile/sshkeys HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
-  const parts: Array<string | Buffer> = [head + "zz\r\n"];
+  const parts: Array<string | Buffer> = [`${head}${size}\r\n`];
   for (let i = 0; i < 128; i++) parts.push(Buffer.alloc(64 * 1024, "a"));
   const { responses, error } = await exchange(server.port, parts);
   expect(error).toBeUndefined();
