@@ -288,6 +288,9 @@ export async function runServe(args: string[]): Promise<number> {
       token_file: tokenFile,
       admin_url: server.adminUrl,
       admin_token: server.adminToken,
+      // A store that cannot write serves reads only: said here, and by GET /__admin/ready.
+      store_writable: server.storeAtStart.writable,
+      ...(server.storeAtStart.writable ? {} : { store_problem: server.storeAtStart.problem }),
     };
     process.stdout.write(`${JSON.stringify(ready)}\n`);
 

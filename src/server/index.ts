@@ -19,6 +19,8 @@ import { isPostgresUrl, openPostgresStore } from "./store/postgres";
 import { openSqliteStore } from "./store/sqlite";
 
 /** Also: `adminToken`, `fixtures`, `defaultFixtures`, `rateLimit` (see `./extras.ts`). */
+import type { WriteCheck } from "./store/store";
+
 export interface ServerOptions extends ExtrasOptions {
   /** Default 127.0.0.1. */
   host?: string;
@@ -59,6 +61,11 @@ export interface RunningServer {
   /** The admin namespace, e.g. `http://127.0.0.1:8080/__admin`, and its credential. */
   adminUrl: string;
   adminToken: string;
+  /**
+   * Whether the store could take a write when the server started (`mgmt serve` puts it in its ready line); the
+   * admin namespace's `GET /__admin/ready` asks again.
+   */
+  storeAtStart: WriteCheck;
   /** The backend, for tests and tooling that set up state directly. */
   domain: Domain;
   store: Store;
@@ -152,6 +159,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const address = server.address();
     const port = typeof address === "object" && address !== null ? address.port : (options.port ?? 0);
     const hostInUrl = host.includes(":") ? `[${host}]` : host;
+    // A store that cannot write still serves reads; the start says so rather than looking healthy.
+    const storeAtStart = await store.writable();
+    if (!storeAtStart.writable) logger.error("store cannot write", { store: location, problem: storeAtStart.problem });
     logger.info("listening", { host, port, created: boot.created });
 
     let closing: Promise<void> | undefined;
@@ -162,6 +172,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       token: boot.token,
       adminUrl: `http://${hostInUrl}:${port}${ADMIN_PREFIX}`,
       adminToken: admin.token,
+      storeAtStart,
       domain,
       store,
       clock,
@@ -192,3 +203,4 @@ export { DEFAULT_BACKPRESSURE, gateOf, type BackpressureLimits, type ConnectionL
 export { originOf } from "./http/cors";
 export { lineLogger, silentLogger, stderrLogger, type Logger } from "./logger";
 export { isPostgresUrl } from "./store/postgres";
+export type { WriteCheck } from "./store/store";

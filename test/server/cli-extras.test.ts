@@ -19,7 +19,7 @@ afterAll(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-type Ready = { url: string; token: string; admin_url: string; admin_token: string };
+type Ready = { url: string; token: string; admin_url: string; admin_token: string; store_writable: boolean };
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
   const child = spawn(process.execPath, [bundle, "serve", "--port", "0", "--db", ":memory:", ...args], {
@@ -57,6 +57,9 @@ describe("mgmt serve", () => {
     expect(ready.admin_url).toBe(ready.url.replace(/\/v4$/, "/__admin"));
     expect(ready.admin_token).toMatch(/^[0-9a-f]{64}$/);
     expect((await get(`${ready.admin_url}/clock`, ready.admin_token)).status).toBe(200);
+    // A store that can write says so at start, and the readiness answer agrees.
+    expect(ready.store_writable).toBe(true);
+    expect((await get(`${ready.admin_url}/ready`, ready.admin_token)).status).toBe(200);
     expect((await get(`${ready.url}/profile/logins`, ready.token)).body.results).toBeGreaterThan(0);
     expect(proc.stderr()).not.toContain(ready.admin_token);
     expect(await proc.stop()).toBe(0);

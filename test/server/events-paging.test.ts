@@ -2,10 +2,13 @@
 /**
  * The events list paged by the store (issue 44, item 2), on both stores: pages are the
  * newest-first slices of the window, `results` and `pages` count the window, and the 90-day
- * rule is the query's (events that age out leave the count and the pages).
+ * rule is the query's (events that age out leave the count and the pages); a restricted user's
+ * visibility is the query's too, and agrees with the rule `visibleTo` states.
  */
-import { entities } from "../../src/server/areas/events/service";
+import type { GrantsResponse } from "../../src/contract";
+import { entities, visibleTo } from "../../src/server/areas/events/service";
 import { call, startTestServer, type TestServer } from "./helpers";
+import { newActor } from "./actors";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -47,4 +50,45 @@ test("pages are newest-first slices of the window; events past 90 days leave the
   expect(later.results).toBe(30);
   expect(later.data.map((e) => e.entity?.label)).toEqual(Array.from({ length: 30 }, (_, i) => `new-${29 - i}`));
   expect((await page(3, 25)).data).toEqual([]);
+});
+
+test("a restricted user's pages hold exactly the events visibleTo lets them see, newest first, counted in SQL", async () => {
+  const restricted = await newActor(server, { restricted: true });
+  const accountId = restricted.user.account_id;
+  const admin = await server.domain.tokens.authenticate(server.token!);
+  const types = ["compute", "volume", "account", "token", "tag", "domain"];
+  for (let i = 0; i < 90; i++) {
+    const type = types[i % types.length]!;
+    const actor = i % 4 === 0 ? restricted : i % 4 === 1 ? admin : null;
+    const entity = i % 7 === 0 ? null : { id: type === "tag" ? `t${i}` : i % 5, label: `${type}-${i}`, type, url: "" };
+    await server.domain.events.record({ actor, accountId, action: "tag_create", entity });
+  }
+  const grants = (await call(server, "GET", "/profile/grants", { token: restricted.token })).body as GrantsResponse;
+  const granted: GrantsResponse = {
+    ...grants,
+    global: { ...grants.global, account_access: "read_only" },
+    compute: [1, 3].map((id) => ({ id, label: `c${id}`, permissions: "read_only" as const })),
+    volume: [{ id: 2, label: "v2", permissions: null }],
+    domain: [{ id: 4, label: "d4", permissions: "read_write" }],
+  };
+  await server.domain.users.setGrants(restricted.user.id, granted);
+
+  const since = "2000-01-01T00:00:00";
+  const expected = (await server.store.events.listSince(accountId, since))
+    .filter((e) => visibleTo(e, restricted.user.id, granted))
+    .map((e) => e.id)
+    .reverse();
+  expect(expected.length).toBeGreaterThan(10);
+  const seen: number[] = [];
+  let results: number | undefined;
+  for (let n = 1; ; n++) {
+    const res = await call(server, "GET", `/account/events?page=${n}&page_size=25`, { token: restricted.token });
+    expect(res.status).toBe(200);
+    const body = res.body as EventPage;
+    results = body.results;
+    seen.push(...body.data.map((e) => e.id));
+    if (n >= body.pages) break;
+  }
+  expect(results).toBe(expected.length);
+  expect(seen).toEqual(expected);
 });

@@ -2,11 +2,14 @@
 /**
  * The corners of HTTP/1.1 below the routes, over a raw socket on both stores: every error is the
  * API's JSON error body (a missing Host, CONNECT, a refused request line), a HEAD answer has no
- * body, an oversized body gets its 413 rather than a reset, and bytes that are not UTF-8 are
- * refused rather than stored as U+FFFD.
+ * body, an oversized body gets its 413 rather than a reset (the answer whole, then a FIN: a client
+ * still sending reads it, where a reset could discard it), an answer given before the body closes
+ * the connection rather than reading the body, and bytes that are not UTF-8 are refused rather
+ * than stored as U+FFFD.
  */
+import { connect } from "node:net";
 import { call, errorBody, startTestServer, type TestServer } from "./helpers";
-import { exchange, rawRequest, type RawResponse } from "./raw-socket";
+import { exchange, rawRequest, splitResponses, type RawResponse } from "./raw-socket";
 import { ed25519Key } from "./sshkey-gen";
 
 let server: TestServer;
@@ -171,9 +174,14 @@ describe("an oversized body is answered 413, not reset", () => {
   });
 });
 
-test("a chunk framing the parser refuses, the client still sending: 400 JSON, not a reset", async () => {
+// A chunk size past 64 bits is refused as it is read (400), not waited on until the request timeout (408).
+test.each([
+  ["not hexadecimal", "zz"],
+  ["overflowing 64 bits", "ffffffffffffffffffff"],
+  ["one past 2^64 - 1", "10000000000000000"],
+])("a chunk size the parser refuses (%s), the client still sending: 400 JSON, not a reset", async (_what, size) => {
   const head = `POST /v4/profile/sshkeys HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
-  const parts: Array<string | Buffer> = [head + "zz\r\n"];
+  const parts: Array<string | Buffer> = [`${head}${size}\r\n`];
   for (let i = 0; i < 128; i++) parts.push(Buffer.alloc(64 * 1024, "a"));
   const { responses, error } = await exchange(server.port, parts);
   expect(error).toBeUndefined();
@@ -241,5 +249,43 @@ describe("bytes that are not UTF-8 are refused, never stored as U+FFFD", () => {
     const { responses } = await post(Buffer.from(JSON.stringify({ label: "real \ufffd \\ufffd", ssh_key: key }).replace("\\\\ufffd", "\\ufffd")));
     expect(responses.map((r) => r.status)).toEqual([200]);
     expect(json(responses[0])).toMatchObject({ label: "real \ufffd \ufffd" });
+  });
+});
+
+describe("an answer given before the body (401, 413) closes the connection instead of reading the body", () => {
+  /**
+   * Headers announcing 100 MB and the first 64 KiB of it, then nothing: the answer must come with
+   * `Connection: close` and a FIN. A server that read on, to drop the body and keep the connection,
+   * would wait for the rest (and answer 408 when the request timeout passed).
+   */
+  const early = (token: string, length: number) =>
+    new Promise<{ response: RawResponse | undefined; ended: boolean }>((resolve) => {
+      const socket = connect(server.port, "127.0.0.1");
+      const data: Buffer[] = [];
+      socket.on("data", (d: Buffer) => data.push(d));
+      socket.on("error", () => {});
+      socket.on("end", () => {
+        socket.destroy();
+        resolve({ response: splitResponses(Buffer.concat(data)).responses[0], ended: true });
+      });
+      socket.write(
+        `POST /v4/profile/sshkeys HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
+      );
+      socket.write(Buffer.alloc(64 * 1024, "a"));
+    });
+
+  test("401: a bad token", async () => {
+    const { response, ended } = await early("not-a-token", 100 * 1024 * 1024);
+    expect(ended).toBe(true);
+    expect(response?.status).toBe(401);
+    expect(response?.headers.connection).toBe("close");
+  });
+
+  test("413: a length past the limit", async () => {
+    const { response, ended } = await early(server.token!, 100 * 1024 * 1024);
+    expect(ended).toBe(true);
+    expect(response?.status).toBe(413);
+    expect(response?.headers.connection).toBe("close");
+    expect(json(response)).toEqual(errorBody("Request body is too large"));
   });
 });

@@ -328,6 +328,23 @@ describe("a change and its event commit together", () => {
     expect(await keyLabels()).toEqual(before);
   });
 
+  // Issue 44, item 3's rule: a write answers 500 only when nothing was committed. The event is written after the
+  // object's row, in its transaction: failing it is a failure after the row is written, and every table must be as
+  // it was (the dump compares them all), across the areas' writes.
+  test.each([
+    ["POST", "/tags", { label: "orphan-tag" }],
+    ["PUT", "/profile", { timezone: "Europe/Paris" }],
+    ["POST", "/profile/tokens", { label: "orphan-token" }],
+    ["POST", "/profile/sshkeys", { label: "orphan-key", ssh_key: ed25519Key() }],
+    ["POST", "/account/oauth-clients", { label: "orphan-app", redirect_uri: "https://example.com/cb" }],
+  ] as const)("%s %s: a failure after the row is written answers 500 and leaves every table as it was", async (method, path, json) => {
+    const before = await server.store.dump();
+    await withFailingEvents(async () => {
+      expectJsonError(await call(server, method, path, { json }), 500);
+    });
+    expect(await server.store.dump()).toEqual(before);
+  });
+
   test("token create rolls back when its event cannot be written", async () => {
     const count = async () => ((await call(server, "GET", "/profile/tokens")).body as { results: number }).results;
     const before = await count();

@@ -168,6 +168,11 @@ export const coreAdmin: AdminModule = {
       return { body: {} };
     });
 
+    r.get("/ready", "Readiness: 200 when the store can take a write, 503 saying why not (read-only, out of space)", async () => {
+      const store = await ctx.store.writable();
+      return { status: store.writable ? 200 : 503, body: { ready: store.writable, store } };
+    });
+
     r.get("/counters", "Requests per route and status since start, reset or clearing", async () => ({ body: { data: ctx.counters.list() } }));
     r.delete("/counters", "Clear the request counters", async () => {
       ctx.counters.clear();

@@ -103,9 +103,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
   installBackpressure(app.server, { ...DEFAULT_BACKPRESSURE, ...options.backpressure });
   const handleError = makeErrorHandler(logger);
   app.setErrorHandler((err, req, reply) => {
-    // Answered before the body was read: if the connection closes after this answer, the client
-    // may still be sending, and must get to read the answer rather than a reset.
-    if (!req.raw.complete) closeGracefully(req.raw.socket);
+    // Answered before the body was read (a 401 or 413 on the headers): the connection closes after this answer rather
+    // than reading and dropping the rest of a body no one will use (node would, to keep it alive: all 100 MB of it).
+    // The client may still be sending, and must get to read the answer rather than a reset: a FIN, then what still
+    // arrives is dropped for a moment (`lingeringClose`).
+    if (!req.raw.complete) {
+      reply.header("connection", "close");
+      closeGracefully(req.raw.socket);
+    }
     handleError(err, req, reply);
   });
   app.setNotFoundHandler((_req, reply) => {

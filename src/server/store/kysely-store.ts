@@ -5,17 +5,19 @@
  * again over each transaction.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { IdBlocks } from "./throughput";
 import { wipeDatabase } from "./wipe";
 import { changeMark, dumpDatabase, tablesOf, type Dump, type TableColumns } from "./dump";
-import type { Handle, StoreCore, StoreOf } from "./store";
+import { writeRefusal, type Handle, type StoreCore, type StoreOf, type WriteCheck } from "./store";
 
 /** The database as the engine sees it: no table is queried by name here. */
 export type AnyDb = Kysely<unknown>;
 
 /** Builds the repositories over a handle (`../areas/index.ts` composes every area's). */
 export type ReposOf<R> = (handle: Handle<unknown>) => R;
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** The transaction open in the current async context, with the root handle it belongs to. */
 const openTransaction = new AsyncLocalStorage<{ root: AnyDb; trx: AnyDb }>();
@@ -85,6 +87,22 @@ export class KyselyStore<R extends object> implements StoreCore<R> {
   dump(): Promise<Dump> {
     this.tables ??= tablesOf(this.db);
     return this.tables.then((tables) => dumpDatabase(this.db, tables));
+  }
+
+  /**
+   * A write that changes no row: it needs the write access a real one does (SQLite's write lock on a file it can
+   * write, a Postgres transaction that is not read-only), so it fails as a real write would on a store that cannot.
+   */
+  async writable(): Promise<WriteCheck> {
+    try {
+      const db = ambient(this.db);
+      await this.transaction(() => sql`update kysely_migration set name = name where 1 = 0`.execute(db));
+      return { writable: true };
+    } catch (err) {
+      const reason = writeRefusal(err);
+      if (reason === undefined) throw err;
+      return { writable: false, reason, problem: `the store ${reason === "read-only" ? "is read-only" : "is out of space"} (${errorText(err)})` };
+    }
   }
 
   /** Changes whenever a transaction may have written (see `./dump.ts`). */

@@ -17,6 +17,8 @@ function withId<T extends string>(table: CreateTableBuilder<T, never>, flavor: S
     : table.addColumn("id", "integer", (c) => c.primaryKey().generatedByDefaultAsIdentity());
 }
 
+const LISTS_BY_ACCOUNT = ["invoices", "maintenance", "notifications"] as const;
+
 export function migrations(flavor: SqlFlavor): Record<string, Migration> {
   return {
     "0001_profile_sshkeys": {
@@ -375,6 +377,16 @@ export function migrations(flavor: SqlFlavor): Record<string, Migration> {
       },
       async down(db: Kysely<unknown>) {
         await db.schema.dropIndex("events_account_id_id").execute();
+      },
+    },
+    // The account's invoices, maintenance and notifications are paged by id in SQL; these let a page read its rows in
+    // order and stop, rather than sort the account's every row.
+    "0007_lists_by_account_id": {
+      async up(db: Kysely<unknown>) {
+        for (const table of LISTS_BY_ACCOUNT) await db.schema.createIndex(`${table}_account_id_id`).on(table).columns(["account_id", "id"]).execute();
+      },
+      async down(db: Kysely<unknown>) {
+        for (const table of LISTS_BY_ACCOUNT) await db.schema.dropIndex(`${table}_account_id_id`).execute();
       },
     },
   };

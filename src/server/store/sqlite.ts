@@ -1,10 +1,12 @@
 /** The embedded store: SQLite through better-sqlite3, a file or `:memory:`. */
+import { statfsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from "kysely";
 import { GroupCommit, fastStatements, WriteMarks, cascadesOf } from "./throughput";
 import { KyselyStore, inTransaction, withOpenTransaction, type AnyDb, type ReposOf } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
-import type { StoreOf } from "./store";
+import type { StoreOf, WriteCheck } from "./store";
 
 /**
  * Transactions begin `immediate`: they take SQLite's write lock at once, so while one is open
@@ -26,8 +28,12 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/** Less room than this on the file's disk is reported as no space: a write's WAL frames and pages would not fit for long. */
+const MIN_FREE_BYTES = 1024 * 1024;
+
 class SqliteStore<R extends object> extends KyselyStore<R> {
   private readonly dataVersionQuery: BetterSqlite3.Statement;
+  private readonly sqlite: BetterSqlite3.Database;
   /** `data_version` as read in this turn of the event loop (see `dataVersion`). */
   private dataVersionNow: unknown;
   private readonly commits: GroupCommit;
@@ -37,9 +43,12 @@ class SqliteStore<R extends object> extends KyselyStore<R> {
     private readonly root: AnyDb,
     private readonly writes: WriteMarks,
     repos: ReposOf<R>,
+    /** The file, or undefined for `:memory:`. */
+    private readonly file: string | undefined,
   ) {
     super(root, repos);
     this.dataVersionQuery = sqlite.prepare("pragma data_version").pluck();
+    this.sqlite = sqlite;
     const savepoints = new Map<string, BetterSqlite3.Statement>();
     this.commits = new GroupCommit(root, (sql) => {
       let stmt = savepoints.get(sql);
@@ -52,6 +61,24 @@ class SqliteStore<R extends object> extends KyselyStore<R> {
   override async transaction<T>(fn: (store: StoreOf<R>) => Promise<T>): Promise<T> {
     if (inTransaction(this.root)) return fn(this.asStore());
     return this.commits.run((trx) => withOpenTransaction(this.root, trx, () => fn(this.over(trx))));
+  }
+
+  /**
+   * As any store's check (write access), and the room to grow: a file at its page limit with no free page, or a disk
+   * with less than `MIN_FREE_BYTES` left, cannot take the next write that needs a page.
+   */
+  override async writable(): Promise<WriteCheck> {
+    const access = await super.writable();
+    if (!access.writable) return access;
+    const pragma = (name: string) => Number(this.sqlite.pragma(name, { simple: true }));
+    if (pragma("page_count") >= pragma("max_page_count") && pragma("freelist_count") === 0)
+      return { writable: false, reason: "no space", problem: "the store is out of space (the file is at its page limit)" };
+    if (this.file !== undefined) {
+      const fs = statfsSync(dirname(this.file));
+      const free = fs.bavail * fs.bsize;
+      if (free < MIN_FREE_BYTES) return { writable: false, reason: "no space", problem: `the store is out of space (${free} bytes free on its disk)` };
+    }
+    return access;
   }
 
   /**
@@ -113,7 +140,7 @@ export async function openSqliteStore<R extends object>(path: string, repos: Rep
     const db = new Kysely<unknown>({ dialect: new ImmediateSqliteDialect({ database: fastStatements(sqlite, { onWrite: (sql) => writes.note(sql) }) }) });
     await migrateToLatest(db, "sqlite");
     writes.useSchema(cascadesOf(sqlite));
-    return new SqliteStore(sqlite, db, writes, repos).asStore();
+    return new SqliteStore(sqlite, db, writes, repos, path === ":memory:" || path === "" ? undefined : resolve(path)).asStore();
   } catch (err) {
     sqlite.close();
     throw err;

@@ -44,6 +44,17 @@ export interface Handle<DB> {
   reserveId(table: keyof DB & string): number | Promise<number> | undefined;
 }
 
+/** Whether the store can take a write now (see `StoreCore.writable`); `problem` says why not, for people. */
+export type WriteCheck = { writable: true } | { writable: false; reason: "read-only" | "no space"; problem: string };
+
+/** A write refused by the store itself, by the drivers' codes (SQLite's, Postgres's SQLSTATE); undefined for any other error. */
+export function writeRefusal(err: unknown): "read-only" | "no space" | undefined {
+  const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
+  if (code === "SQLITE_FULL" || code === "53100") return "no space";
+  if (code === "SQLITE_READONLY" || (typeof code === "string" && code.startsWith("SQLITE_READONLY_")) || code === "25006") return "read-only";
+  return undefined;
+}
+
 /** A store as the domain sees it: repositories `R` and the store's own operations. */
 export interface StoreCore<R> {
   /** Runs `fn` atomically; inside a transaction, runs it in that transaction. */
@@ -61,6 +72,11 @@ export interface StoreCore<R> {
    * request). Without it (SQLite), marks are read when asked.
    */
   requestMarks?(): Promise<MarksRunner>;
+  /**
+   * Whether a write would be taken now: a transaction that asks for write access and changes no
+   * row (so nothing is stored and no dump changes), and on SQLite the room left for the file.
+   */
+  writable(): Promise<WriteCheck>;
   close(): Promise<void>;
 }
 

@@ -4,7 +4,7 @@
  * is a column.
  */
 import type { Selectable } from "kysely";
-import { Repository, type Handle } from "../../store/store";
+import { Repository, countN, counted, totalOver, type Counted, type Handle, type Slice } from "../../store/store";
 import type { AccountTables, PaymentMethodsTable } from "./tables-store";
 
 /** An active payment method (deleted ones are never read). */
@@ -84,9 +84,20 @@ export class Payments extends Repository<AccountTables> {
     return row.id;
   }
 
-  async listInvoices(accountId: number): Promise<Array<BodyRecord<Record<string, unknown>>>> {
-    const rows = await this.db.selectFrom("invoices").select(["id", "body"]).where("account_id", "=", accountId).orderBy("id").execute();
-    return rows.map(bodyRecord);
+  /** One slice of the account's invoices by id, with their count: the page is the query's (index `invoices_account_id_id`). */
+  pageInvoices(accountId: number, slice: Slice): Promise<Counted<BodyRecord<Record<string, unknown>>>> {
+    const ofAccount = this.db.selectFrom("invoices").where("account_id", "=", accountId);
+    return counted(
+      slice,
+      () => ofAccount.select(["id", "body"]).select(totalOver()).orderBy("id").limit(slice.limit).offset(slice.offset).execute(),
+      () => ofAccount.select(countN).executeTakeFirst(),
+      ({ total: _, ...row }) => bodyRecord(row),
+    );
+  }
+
+  async getInvoice(accountId: number, id: number): Promise<BodyRecord<Record<string, unknown>> | undefined> {
+    const row = await this.db.selectFrom("invoices").select(["id", "body"]).where("account_id", "=", accountId).where("id", "=", id).executeTakeFirst();
+    return row && bodyRecord(row);
   }
 
   async insertInvoiceItem(invoiceId: number, body: object): Promise<number> {

@@ -18,7 +18,7 @@ import type { PaymentMethodRecord } from "./store";
 import { invoiceItemView, invoiceView, type InvoiceBody } from "./stored-views";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { invalid, notFound } from "../../domain/errors";
-import { pageFrom } from "../../domain/paging";
+import { pageFrom, pageOf } from "../../domain/paging";
 import { requireAccountAccess } from "../profile/grants";
 import type { AccountAreaRepos, AccountDetailsService } from "./details";
 
@@ -121,13 +121,13 @@ export class BillingService {
 
   async listInvoices(actor: Actor, query: PageQuery): Promise<Page<Invoice>> {
     await requireAccountAccess(this.deps.store, actor, "read_only");
-    const rows = await this.deps.store.payments.listInvoices(actor.user.account_id);
-    return pageFrom(query, rows.map(invoiceView));
+    const page = await pageOf(query, (slice) => this.deps.store.payments.pageInvoices(actor.user.account_id, slice));
+    return { ...page, data: page.data.map(invoiceView) };
   }
 
   async getInvoice(actor: Actor, id: number): Promise<Invoice> {
     await requireAccountAccess(this.deps.store, actor, "read_only");
-    const row = (await this.deps.store.payments.listInvoices(actor.user.account_id)).find((r) => r.id === id);
+    const row = await this.deps.store.payments.getInvoice(actor.user.account_id, id);
     if (row === undefined) throw notFound();
     return invoiceView(row);
   }

@@ -3,7 +3,7 @@ import { LOGIN_HISTORY_DAYS, type Page, type PageQuery } from "../../../contract
 import type { LoginRecord } from "../sessions/store";
 import { DAY, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { notFound } from "../../domain/errors";
-import { pageFrom } from "../../domain/paging";
+import { pageOf } from "../../domain/paging";
 import { requireUnrestricted } from "../profile/grants";
 import type { AccountAreaRepos } from "./details";
 
@@ -12,17 +12,19 @@ export class AccountLoginService {
 
   // --- account logins ---------------------------------------------------------------------
 
-  private async accountLogins(actor: Actor): Promise<LoginRecord[]> {
+  private async since(actor: Actor): Promise<string> {
     await requireUnrestricted(this.deps.store, actor);
-    return this.deps.store.logins.ofAccount(actor.user.account_id, timestampAt(this.deps.clock, -LOGIN_HISTORY_DAYS * DAY));
+    return timestampAt(this.deps.clock, -LOGIN_HISTORY_DAYS * DAY);
   }
 
+  /** The store pages: the login history's window and the page are the query's. */
   async listLogins(actor: Actor, query: PageQuery): Promise<Page<LoginRecord>> {
-    return pageFrom(query, await this.accountLogins(actor));
+    const since = await this.since(actor);
+    return pageOf(query, (slice) => this.deps.store.logins.pageOfAccount(actor.user.account_id, since, slice));
   }
 
   async getLogin(actor: Actor, id: number): Promise<LoginRecord> {
-    const login = (await this.accountLogins(actor)).find((l) => l.id === id);
+    const login = await this.deps.store.logins.getOfAccount(actor.user.account_id, id, await this.since(actor));
     if (login === undefined) throw notFound();
     return login;
   }

@@ -102,17 +102,28 @@ export class Logins extends Repository<Tables> {
     );
   }
 
-  /** Logins (any status) of every user of the account at or after `since`, by id. */
-  async ofAccount(accountId: number, since: string): Promise<LoginRecord[]> {
-    const rows = await this.db
+  /** Logins (any status) of every user of the account at or after `since`. */
+  private ofAccount(accountId: number, since: string) {
+    return this.db
       .selectFrom("logins as l")
       .innerJoin("users as u", "u.id", "l.user_id")
-      .selectAll("l")
       .where("u.account_id", "=", accountId)
-      .where("l.datetime", ">=", since)
-      .orderBy("l.id")
-      .execute();
-    return rows.map(loginRecord);
+      .where("l.datetime", ">=", since);
+  }
+
+  /** One slice of those, by id, with their count: the window and the page are the query's. */
+  pageOfAccount(accountId: number, since: string, slice: Slice): Promise<Counted<LoginRecord>> {
+    return counted(
+      slice,
+      () => this.ofAccount(accountId, since).selectAll("l").select(totalOver()).orderBy("l.id").limit(slice.limit).offset(slice.offset).execute(),
+      () => this.ofAccount(accountId, since).select(countN).executeTakeFirst(),
+      ({ total: _, ...row }) => loginRecord(row),
+    );
+  }
+
+  async getOfAccount(accountId: number, id: number, since: string): Promise<LoginRecord | undefined> {
+    const row = await this.ofAccount(accountId, since).selectAll("l").where("l.id", "=", id).executeTakeFirst();
+    return row && loginRecord(row);
   }
 }
 

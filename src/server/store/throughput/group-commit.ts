@@ -54,8 +54,10 @@ export class GroupCommit<DB = unknown> {
     this.running = true;
     const done: Array<{ job: Job<DB>; value: unknown }> = [];
     let current: Job<DB> | undefined;
+    let began = false;
     try {
       await this.root.transaction().execute(async (trx) => {
+        began = true;
         for (let waited = false; ;) {
           current = this.queue.shift();
           if (current === undefined) {
@@ -83,6 +85,10 @@ export class GroupCommit<DB = unknown> {
     } catch (err) {
       current?.reject(err);
       for (const { job } of done.splice(0)) job.reject(err);
+      // The transaction failed before it took a job (its BEGIN: a read-only store refuses `begin immediate`): the
+      // jobs waiting fail with it. Left queued, the next batch would begin, fail and retry without end, the event
+      // loop never turning.
+      if (!began) for (const job of this.queue.splice(0)) job.reject(err);
     } finally {
       this.running = false;
       if (this.queue.length > 0) void this.batch();
