@@ -13,7 +13,7 @@ import { reviewedFrom } from "./review-carry";
 import { stackInit } from "./state-init";
 
 /** When the scheduled rotation runs: daily, before the drift check (17 6 * * *), so drift sees the rotated state. */
-export const GITHUB_ROTATION_CRON = "41 5 * * *";
+const GITHUB_ROTATION_CRON = "41 5 * * *";
 
 export function applyWorkflow(c: ScaffoldContext): string {
   const engine = engineCommand(c);

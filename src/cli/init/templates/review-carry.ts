@@ -8,7 +8,7 @@
  */
 
 /** The hidden line's start; the summary follows it in base64, then ` -->`. */
-export const SUMMARY_MARKER = "<!-- mgmt-plan-summary:";
+const SUMMARY_MARKER = "<!-- mgmt-plan-summary:";
 
 /** A shell command printing the hidden line for the JSON summary in `file` (the output of `plan-report --format json`). */
 export const summaryLine = (file: string): string =>
