@@ -453,6 +453,19 @@ describe("the scaffold's scripts and pointers", () => {
     expect(files.get("__tests__/example.test.ts")!.text).toContain('(isExample ? describe : describe.skip)("the example stack mgmt init wrote');
   });
 
+  it("recognises the example by a marker among the example's objects, not by a label or a module export", () => {
+    const files = scaffoldFiles(context());
+    const main = files.get("main.ts")!.text;
+    // What a team replaces on day one (the span team-repo.test.ts swaps for a stack of its own) holds the marker.
+    const span = main.slice(main.indexOf("    // Your own public key"), main.indexOf("    // Last: import blocks"));
+    expect(span).toContain('new Construct(this, "mgmt-init-example");');
+    expect(main.replace(span, "")).not.toContain("mgmt-init-example");
+    expect(main).not.toMatch(/^export (const|let)/m);
+    const example = files.get("__tests__/example.test.ts")!.text;
+    expect(example).toContain('const isExample = stack.node.tryFindChild("mgmt-init-example") !== undefined;');
+    expect(example).not.toMatch(/includes\('"team-platform"'\)/);
+  });
+
   it("knows an API path for each type drift lists as unmanaged (live-imports.ts asks for those)", () => {
     for (const t of UNMANAGED_TYPES) expect(ADOPTION_CHECK).toMatch(new RegExp(`\\n  ${t.type}: \\{ path: "/`));
   });

@@ -20,11 +20,16 @@ export interface Issue {
 }
 export interface FakeApiState {
   calls: { tool: string; argv: string[]; stdin: string }[];
-  github: { comments: Comment[]; issues: Issue[] };
-  gitlab: { notes: Comment[]; issues: Issue[] };
+  /** `merged`: the pull request (merge request) each commit of the default branch came from, as the test merged them. */
+  github: { comments: Comment[]; issues: Issue[]; merged: Record<string, number> };
+  gitlab: { notes: Comment[]; issues: Issue[]; issueNotes: Comment[]; merged: Record<string, number> };
 }
 
-export const emptyState = (): FakeApiState => ({ calls: [], github: { comments: [], issues: [] }, gitlab: { notes: [], issues: [] } });
+export const emptyState = (): FakeApiState => ({
+  calls: [],
+  github: { comments: [], issues: [], merged: {} },
+  gitlab: { notes: [], issues: [], issueNotes: [], merged: {} },
+});
 
 /** The value after `flag` in argv, or undefined. */
 const option = (argv: string[], ...flags: string[]): string | undefined => {
@@ -56,6 +61,10 @@ function gh(argv: string[], s: FakeApiState): string {
         s.github.comments.filter((c) => c.issue === issue).map(({ id, body }) => ({ id, body })),
         option(argv, "--jq"),
       );
+    }
+    if (method === "GET" && (m = path.match(/^repos\/[^/]+\/[^/]+\/commits\/([0-9a-f]+)\/pulls$/))) {
+      const number = s.github.merged[m[1]!];
+      return jq(number === undefined ? [] : [{ number, state: "closed" }], option(argv, "--jq"));
     }
     if (method === "POST" && (m = path.match(/^repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/)) && body !== undefined) {
       const comment = { id: nextId(s.github.comments), issue: Number(m[1]), body };
@@ -125,6 +134,15 @@ function curl(argv: string[], s: FakeApiState): string {
       note.body = json().body!;
       return JSON.stringify(note);
     }
+  }
+  if (method === "GET" && (m = url.pathname.match(/\/projects\/[^/]+\/repository\/commits\/([0-9a-f]+)\/merge_requests$/))) {
+    const iid = s.gitlab.merged[m[1]!];
+    return JSON.stringify(iid === undefined ? [] : [{ iid, state: "merged" }]);
+  }
+  if (method === "POST" && (m = url.pathname.match(/\/projects\/[^/]+\/issues\/(\d+)\/notes$/))) {
+    const note = { id: nextId(s.gitlab.issueNotes), issue: Number(m[1]), body: json().body! };
+    s.gitlab.issueNotes.push(note);
+    return JSON.stringify(note);
   }
   if ((m = url.pathname.match(/\/projects\/[^/]+\/issues(?:\/(\d+))?$/))) {
     const iid = m[1] === undefined ? undefined : Number(m[1]);

@@ -6,7 +6,7 @@
  * job's node image), setup-terraform (without its wrapper) the terraform on PATH, cache
  * copies a folder in and out of a cache directory, upload-artifact copies the file aside. `${{ }}`
  * expressions are evaluated for the few forms the workflows use (context paths, ==/!= against a
- * string, failure(), hashFiles()); a condition without a status function runs only while the job has not failed.
+ * string, failure(), always(), hashFiles()); a condition without a status function runs only while the job has not failed.
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -60,6 +60,7 @@ function evaluate(expr: string, ctx: Context, workspace: string): unknown {
   const e = expr.trim();
   if (e === "failure()") return ctx.failed === true;
   if (e === "success()") return ctx.failed !== true;
+  if (e === "always()") return true;
   let m = e.match(/^hashFiles\('([^']+)'\)$/);
   if (m)
     return createHash("sha256")
@@ -127,6 +128,7 @@ export function runGithubJob(workflowText: string, jobName: string, runner: Runn
     GITHUB_REPOSITORY: String(lookup(ctx, "github.repository")),
     GITHUB_SERVER_URL: "https://github.example.test",
     GITHUB_RUN_ID: String(lookup(ctx, "github.run_id")),
+    GITHUB_SHA: String(lookup(ctx, "github.sha") ?? ""),
     GITHUB_EVENT_NAME: String(lookup(ctx, "github.event_name")),
     GITHUB_STEP_SUMMARY: summary,
     RUNNER_TEMP: temp,
@@ -205,14 +207,17 @@ interface GitlabJob {
   cache?: { key: { files: string[] }; paths: string[] };
 }
 
-/** Whether a job's `rules: - if:` admits the pipeline (only `$VAR == "value"` forms). */
+/** Whether a job's `rules: - if:` admits the pipeline (only `$VAR == "value"` and `$VAR == $OTHER` forms, joined by `&&`). */
 function admitted(rules: { if: string }[] | undefined, env: NodeJS.ProcessEnv): boolean {
   if (!rules) return true;
-  return rules.some(({ if: cond }) => {
-    const m = cond.match(/^\$([A-Z_]+)\s*==\s*"([^"]*)"$/);
-    if (!m) throw new Error(`runner: no evaluation for rule ${cond}`);
-    return env[m[1]!] === m[2];
-  });
+  return rules.some(({ if: cond }) =>
+    cond.split("&&").every((part) => {
+      const m = part.trim().match(/^\$([A-Z_]+)\s*==\s*(?:"([^"]*)"|\$([A-Z_]+))$/);
+      if (!m) throw new Error(`runner: no evaluation for rule ${cond}`);
+      const value = env[m[1]!];
+      return value !== undefined && value === (m[2] ?? env[m[3]!]);
+    }),
+  );
 }
 
 /**

@@ -116,6 +116,8 @@ export interface CiSandbox {
   readonly cacheDir: string;
   /** What the recorder holds: every gh and curl call, and the comments, notes and issues they made. */
   api(): FakeApiState;
+  /** Records that `sha` on the default branch merged pull request `number` (GitHub) or merge request `number` (GitLab). */
+  merged(sha: string, number: number, host: "github" | "gitlab"): void;
   /** A fresh clone of `branch` of `origin` (what actions/checkout leaves), run in, then removed. */
   inCheckout<T>(origin: string, branch: string, run: (runner: Runner) => T): T;
 }
@@ -137,6 +139,11 @@ export async function ciSandbox(w: TeamRepoWork): Promise<CiSandbox> {
   return {
     cacheDir,
     api: () => JSON.parse(readFileSync(stateFile, "utf8")) as FakeApiState,
+    merged(sha, number, host) {
+      const state = JSON.parse(readFileSync(stateFile, "utf8")) as FakeApiState;
+      state[host].merged[sha] = number;
+      writeFileSync(stateFile, JSON.stringify(state));
+    },
     inCheckout(origin, branch, run) {
       const workspace = join(w.work, `checkout-${++checkouts}`);
       w.ok("git", ["clone", "-q", "-b", branch, origin, workspace], w.work);
@@ -166,6 +173,12 @@ export const githubContexts = (over: Record<string, unknown>): Record<string, un
 export const scheduleContexts = (over: Record<string, unknown>): Record<string, unknown> => {
   const c = githubContexts(over);
   return { ...c, github: { ...(c.github as Record<string, unknown>), event_name: "schedule", event: {} } };
+};
+
+/** The same contexts for a push of `sha` to main (a merge). */
+export const pushContexts = (over: Record<string, unknown>, sha: string): Record<string, unknown> => {
+  const c = githubContexts(over);
+  return { ...c, github: { ...(c.github as Record<string, unknown>), event_name: "push", sha, ref: "refs/heads/main", event: {} } };
 };
 
 /** Every step that ran succeeded (the failing ones' output in the diff otherwise). */

@@ -19,6 +19,7 @@ import { runMgmt } from "./run-mgmt";
 const FROM_SCAFFOLD: Record<string, string> = {
   "examples/ci/github/plan.yml": ".github/workflows/plan.yml",
   "examples/ci/github/drift.yml": ".github/workflows/drift.yml",
+  "examples/ci/github/apply.yml": ".github/workflows/apply.yml",
   "examples/ci/gitlab-ci.yml": ".gitlab-ci.yml",
 };
 const FILES = Object.keys(FROM_SCAFFOLD);
@@ -110,9 +111,17 @@ describe("CI workflow examples", () => {
     }
     const gitlab = loaded["examples/ci/gitlab-ci.yml"] as Record<string, GitlabJob>;
     expect(gitlab.plan!.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"' }]);
-    expect(gitlab.drift!.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]);
-    // No token's value in the file: MGMT_TOKEN is set only from another variable (drift's from MGMT_DRIFT_TOKEN).
-    expect(readFileSync(repoPath("examples/ci/gitlab-ci.yml"), "utf8")).not.toMatch(/MGMT_TOKEN\s*[:=]\s*(?!"?\$\{?MGMT_DRIFT_TOKEN\b)/);
+    expect(gitlab.drift!.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }, { if: '$CI_PIPELINE_SOURCE == "web"' }]);
+    // Applies: merges to the default branch and the schedule, one at a time per stack, never cancelled.
+    expect(gitlab.apply!.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "push" && $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH' }]);
+    expect(gitlab.rotate!.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]);
+    for (const job of [gitlab.apply, gitlab.rotate]) expect((job as { resource_group?: string }).resource_group).toBe("mgmt-apply-$STACK");
+    const apply = loaded["examples/ci/github/apply.yml"] as GithubWorkflow & { jobs: Record<string, { concurrency?: unknown }> };
+    expect(Object.keys(apply.on)).toEqual(["push", "schedule", "workflow_dispatch"]);
+    expect(apply.jobs.apply!.concurrency).toEqual({ group: "apply-${{ matrix.stack }}", "cancel-in-progress": false });
+    expect(apply.jobs.apply!.env.MGMT_TOKEN).toBe("${{ secrets.MGMT_APPLY_TOKEN }}");
+    // No token's value in the file: MGMT_TOKEN is set only from another variable (drift's from MGMT_DRIFT_TOKEN, the applies' from MGMT_APPLY_TOKEN).
+    expect(readFileSync(repoPath("examples/ci/gitlab-ci.yml"), "utf8")).not.toMatch(/MGMT_TOKEN\s*[:=]\s*(?!"?\$\{?MGMT_(DRIFT|APPLY)_TOKEN\b)/);
   });
 
   const commands = FILES.flatMap((f) => scripts(f, loaded[f]!).flatMap((s) => mgmtCommands(s).map((c) => [f, c] as const)));
@@ -121,6 +130,7 @@ describe("CI workflow examples", () => {
     const seen = (file: string) => [...new Set(commands.filter(([f]) => f === file).map(([, c]) => words(c)[0]))].sort();
     expect(seen("examples/ci/github/plan.yml")).toEqual(["install-provider", "plan-report", "policy", "warm"]);
     expect(seen("examples/ci/github/drift.yml")).toEqual(["drift", "install-provider"]);
+    expect(seen("examples/ci/github/apply.yml")).toEqual(["install-provider", "plan-report", "warm"]);
     expect(seen("examples/ci/gitlab-ci.yml")).toEqual(["drift", "install-provider", "plan-report", "policy", "warm"]);
   });
 

@@ -5,6 +5,7 @@ import { dependabotYml, renovateJson } from "./templates/dependency-bots";
 import { CDKTN_SCRIPT, cdktnScript } from "./templates/cdktn-script";
 import type { ScaffoldContext } from "./templates/context";
 import { driftWorkflow, planWorkflow } from "./templates/github";
+import { applyWorkflow } from "./templates/github-apply";
 import { gitlabCi } from "./templates/gitlab";
 import { cdktfJson, gitignore, packageJson, readme, tofuShim, tofuShimPackage, tsconfigJson } from "./templates/project";
 import { liveImportsTs } from "./templates/live-imports";
@@ -44,6 +45,8 @@ export function scaffoldFiles(c: ScaffoldContext): Map<string, ScaffoldFile> {
   if (c.ci.includes("github")) {
     files.set(".github/workflows/plan.yml", { text: planWorkflow(c) });
     files.set(".github/workflows/drift.yml", { text: driftWorkflow(c) });
+    // Applies need the state shared: with local state a CI run would start from nothing.
+    if (c.backend === "pg") files.set(".github/workflows/apply.yml", { text: applyWorkflow(c) });
   }
   if (c.ci.includes("gitlab")) files.set(".gitlab-ci.yml", { text: gitlabCi(c) });
   files.set("renovate.json", { text: renovateJson() });

@@ -7,10 +7,11 @@
 import { cdkModule, ciNodeMajor, ciSynth, driftBindingsFlag } from "./cdk";
 import { LOCK_TIMEOUT, engineCommand, type ScaffoldContext } from "./context";
 import { planReportLog, printPlanDiagnostics } from "./plan-log";
+import { summaryLine } from "./review-carry";
 import { stackInit } from "./state-init";
 
 /** Job environment lines shared by both workflows; `token` is the secret holding the API token. */
-function jobEnv(c: ScaffoldContext, token: string): string {
+export function jobEnv(c: ScaffoldContext, token: string): string {
   return `      CHECKPOINT_DISABLE: "1"
       TF_IN_AUTOMATION: "1"
       TF_INPUT: "0"
@@ -42,7 +43,7 @@ const synthForReview = (c: ScaffoldContext) => `      - name: Synthesize
 `;
 
 /** Checkout, node, the packages (node_modules cached on the lock file), the provider, the synthesized stacks. */
-function setupSteps(c: ScaffoldContext, synth?: string): string {
+export function setupSteps(c: ScaffoldContext, synth?: string): string {
   const terraform =
     c.engine === "terraform"
       ? `      - uses: hashicorp/setup-terraform@v3
@@ -163,7 +164,8 @@ ${stackInit(c, "          ", '"$RUNNER_TEMP/init.log"')}          status=0
         if: steps.synth.outputs.stopped != 'true'
         run: |
           marker="<!-- mgmt-plan-report:$STACK -->"
-          { echo "$marker"; cat "$RUNNER_TEMP/report.md"; } > "$RUNNER_TEMP/body.md"
+          # The hidden last line: the actions per address this comment shows, which the apply job compares a merge's plan with.
+          { echo "$marker"; cat "$RUNNER_TEMP/report.md"; echo; ${summaryLine('"$RUNNER_TEMP/report.json"')}; } > "$RUNNER_TEMP/body.md"
 ${postComment}
 
       # The JSON summary names addresses and attributes, never values; the plan itself holds secrets and stays unsaved.

@@ -1,11 +1,13 @@
 /**
- * .gitlab-ci.yml: the same two jobs as the GitHub workflows. `plan` runs in merge-request pipelines
+ * .gitlab-ci.yml: the same jobs as the GitHub workflows (apply and rotate in ./gitlab-apply.ts). `plan` runs in merge-request pipelines
  * and keeps one note per stack up to date; `drift` runs in scheduled pipelines and keeps one issue
  * per stack open while drift lasts. The API calls are curl, their answers read with node.
  */
 import { ciNodeMajor, ciSynth, driftBindingsFlag } from "./cdk";
 import { LOCK_TIMEOUT, engineCommand, type ScaffoldContext } from "./context";
+import { gitlabApplyJobs } from "./gitlab-apply";
 import { planReportLog, printPlanDiagnostics } from "./plan-log";
+import { summaryLine } from "./review-carry";
 import { stackInit } from "./state-init";
 import { TERRAFORM_VERSION } from "./versions";
 
@@ -34,14 +36,22 @@ const installTerraform = `    - |
 export function gitlabCi(c: ScaffoldContext): string {
   const engine = engineCommand(c);
   const engineFlag = c.engine === "terraform" ? " --engine terraform" : "";
+  const pg = c.backend === "pg";
   return `# GitLab CI: \`plan\` in merge-request pipelines keeps one note per stack up to date; \`drift\` in
-# scheduled pipelines keeps one issue per stack open while drift lasts. Both fail only when something
-# errs, and a failed plan says so in the note. CI/CD variables it reads (masked, protected):
-#   MGMT_URL               the API root, e.g. https://api.example.test/v4
-#   MGMT_TOKEN             a token for plans (account:read_only is enough)
-#   MGMT_DRIFT_TOKEN       a read-only token (account:read_only) for drift, with an expiry
-#   GITLAB_API_TOKEN       a project access token with the \`api\` scope, to write notes and issues
-${c.backend === "pg" ? "#   PG_CONN_STR            the Postgres connection string of the shared state (the engine reads it)\n" : '# State is local and not committed: CI plans start from no state. Share it first (README.md, "Sharing state").\n'}${c.engine === "terraform" ? "# Terraform is installed from releases.hashicorp.com when the image has none (TERRAFORM_VERSION).\n" : ""}# Set STACK per pipeline or copy the jobs per stack.
+# scheduled pipelines (and pipelines run by hand: Build > Pipelines > Run pipeline) keeps one issue per stack
+# open while drift lasts, with a note when it closes one. Both fail only when something errs, and a failed plan
+# says so in the note.${pg ? " `apply` (a push to the default branch: a merge) applies the saved plan only when it is\n# what the merge request's note showed; `rotate` (scheduled pipelines) applies only token rotations due." : ""}
+#
+# CI/CD variables it reads (Settings > CI/CD > Variables). GitLab gives a protected variable only to pipelines of
+# protected refs, and a merge request's pipeline runs on its source branch, which is not protected: so what the
+# plan job needs is masked but NOT protected, and only what changes the account is protected.
+#   MGMT_URL          the API root, e.g. https://api.example.test/v4                            neither
+#   MGMT_TOKEN        a token for plans: account:read_only is enough                            masked, not protected
+#   GITLAB_API_TOKEN  a project access token (role Reporter, scope api) for notes and issues    masked, not protected
+${pg ? "#   PG_CONN_STR       the Postgres connection string of the shared state (the engine reads it)  masked, not protected\n#   MGMT_APPLY_TOKEN  a token that can change what the stacks manage, for apply and rotate      masked AND protected\n" : ""}#   MGMT_DRIFT_TOKEN  a read-only token (account:read_only) for drift, with an expiry           masked AND protected
+# A variable that is not protected reaches every branch's pipeline: give those only what a plan needs (read-only).
+# Drift${pg ? ", apply and rotate run" : " runs"} on the default branch (protected), in scheduled pipelines or run by hand.
+${pg ? "# The scheduled rotation: a pipeline schedule (Build > Pipeline schedules), daily, on the default branch.\n" : '# State is local and not committed: CI plans start from no state. Share it first (README.md, "Sharing state").\n'}${c.engine === "terraform" ? "# Terraform is installed from releases.hashicorp.com when the image has none (TERRAFORM_VERSION).\n" : ""}# Set STACK per pipeline or copy the jobs per stack.
 
 variables:
   CHECKPOINT_DISABLE: "1"
@@ -115,7 +125,8 @@ ${stackInit(c, "      ", '"$CI_PROJECT_DIR/init.log"')}      status=0
       rm plan.json
     - |
       marker="<!-- mgmt-plan-report:$STACK -->"
-      { echo "$marker"; cat report.md; } > body.md
+      # The hidden last line: the actions per address this note shows, which the apply job compares a merge's plan with.
+      { echo "$marker"; cat report.md; echo; ${summaryLine("report.json")}; } > body.md
 ${postNote}
     # Last, so that the note above keeps the Policy section that says what to fix (and after_script leaves it).
     - |
@@ -141,6 +152,8 @@ drift:
   stage: test
   rules:
     - if: $CI_PIPELINE_SOURCE == "schedule"
+    # Run by hand: Build > Pipelines > Run pipeline (as GitHub's workflow_dispatch).
+    - if: $CI_PIPELINE_SOURCE == "web"
 ${c.backend === "pg" ? `  variables:\n    # A deploy may hold the state's lock: wait for it rather than fail the check.\n    TF_CLI_ARGS_plan: "${LOCK_TIMEOUT}"\n` : ""}  script:
     - |
       if [ -e synth-stopped ]; then echo "The synth stopped on the account's rules: drift needs a stack that synthesizes."; exit 1; fi
@@ -164,10 +177,13 @@ ${c.backend === "pg" ? `      (\n        cd "cdktf.out/stacks/$STACK"\n${stackIn
           curl -fsS -X POST --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" --header "Content-Type: application/json" --data "$body" "$api" > /dev/null
         fi
       elif [ -n "$number" ]; then
+        # As GitHub's job does: a note says why the issue closed, then it closes.
+        note=$(node -e 'process.stdout.write(JSON.stringify({body:"No drift any more (checked by "+process.argv[1]+")."}))' "$CI_PIPELINE_URL")
+        curl -fsS -X POST --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" --header "Content-Type: application/json" --data "$note" "$api/$number/notes" > /dev/null
         curl -fsS -X PUT --header "PRIVATE-TOKEN: $GITLAB_API_TOKEN" --data "state_event=close" "$api/$number" > /dev/null
       fi
   artifacts:
     when: always
     paths: [drift.md, unmanaged-imports.ts]
-`;
+${gitlabApplyJobs(c)}`;
 }

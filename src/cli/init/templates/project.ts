@@ -201,9 +201,12 @@ export function readme(c: ScaffoldContext): string {
   const engine = engineCommand(c);
   const ciLines = [
     c.ci.includes("github")
-      ? "- `.github/workflows/plan.yml`: a plan comment on each pull request, edited in place on each push.\n- `.github/workflows/drift.yml`: daily, an issue while the live account differs from the code."
+      ? "- `.github/workflows/plan.yml`: a plan comment on each pull request, edited in place on each push.\n- `.github/workflows/drift.yml`: daily, an issue while the live account differs from the code." +
+        (c.backend === "pg" ? "\n- `.github/workflows/apply.yml`: on merge, applies what the pull request's plan showed; daily, token rotations due." : "")
       : "",
-    c.ci.includes("gitlab") ? "- `.gitlab-ci.yml`: the same two jobs for GitLab (merge-request notes, issues)." : "",
+    c.ci.includes("gitlab")
+      ? `- \`.gitlab-ci.yml\`: the same jobs for GitLab (merge-request notes, issues${c.backend === "pg" ? ", apply and rotate" : ""}).`
+      : "",
   ].filter(Boolean);
   return `# ${c.name}
 

@@ -2,6 +2,9 @@
 import { cdkModule, synthScript } from "./cdk";
 import type { ScaffoldContext } from "./context";
 
+/** The id of the child construct that marks the generated example (example.test.ts looks for it). */
+export const EXAMPLE_MARKER = "mgmt-init-example";
+
 function backend(c: ScaffoldContext): string {
   if (c.backend === "local") {
     return `    // State in a file beside this one (terraform.${c.stack}.tfstate, git-ignored: it holds the secrets below).
@@ -23,7 +26,7 @@ export function mainTs(c: ScaffoldContext): string {
  * synthesized configuration; the secrets the stack creates are sensitive outputs.
  */
 import { ${cdkImports} } from "${cdkModule(c)}";
-import type { Construct } from "constructs";
+import { Construct } from "constructs";
 import { accountContact, dataMgmtProfile, oauthClient, profileSettings, provider, sshKey, tag, token } from "${c.bindings.name}";
 import { MgmtPolicy } from "${c.bindings.name}/lib/policy";
 // After \`mgmt drift --unmanaged --import-out imports.ts\`: adopt what the account has and no code manages.
@@ -60,6 +63,10 @@ ${backend(c)}
     });
 
     const team = new tag.Tag(this, "team", { label: "team-platform" });
+
+    // The example's own marker, with the example's objects: __tests__/example.test.ts checks the example only
+    // while the stack has this child. It synthesizes nothing; replace it along with the example.
+    new Construct(this, "${EXAMPLE_MARKER}");
 
     // The account's billing contact and your profile's settings: these always exist, so the stack
     // adopts them (a destroy forgets them rather than deleting). Use your own details.
