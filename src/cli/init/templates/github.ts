@@ -239,7 +239,7 @@ export function driftWorkflow(c: ScaffoldContext): string {
 # when the check itself errs.
 #
 # Settings it reads:
-#   secrets.MGMT_DRIFT_TOKEN  a read-only token (account:read_only): drift never changes anything
+#   secrets.MGMT_DRIFT_TOKEN  a read-only token (account:read_only events:read_only): drift never changes anything
 #   vars.MGMT_URL             the API root, e.g. https://api.example.test/v4
 ${c.backend === "pg" ? "#   secrets.PG_CONN_STR       the Postgres connection string of the shared state\n" : '# With local state (not committed) every live object shows as unmanaged: share state first (README.md, "Sharing state").\n'}name: drift
 

@@ -260,7 +260,7 @@ deploy imports them. After that the declarations keep them, and the import block
 - **Tear down and rebuild:** \`npm run destroy\`, then \`npm run deploy\` (against the same or a new account)
   creates everything again; no code changes needed. Objects that always exist (the account's contact,
   the profile's settings) are forgotten by a destroy, not deleted.
-- **Rotate the CI token:** create a new token (\`account:read_only\` for plans and drift), replace the
+- **Rotate the CI token:** create a new token (\`account:read_only\` for plans, \`account:read_only events:read_only\` for drift), replace the
   secret${c.ci.length ? ` (${c.ci.includes("github") ? "GitHub: `MGMT_TOKEN`, `MGMT_DRIFT_TOKEN`" : ""}${c.ci.length === 2 ? "; " : ""}${c.ci.includes("gitlab") ? "GitLab: the masked variables of the same names" : ""})` : ""}, run a plan, then revoke the old token.
 - **Upgrade:** ${
     c.provider.file !== undefined
