@@ -289,10 +289,13 @@ describe("the scaffold's text", () => {
     expect(script.executable).toBe(true);
     expect(script.text).toContain('deploy) exec cdktn deploy --auto-approve "$@" ;;');
     expect(script.text).toContain('TF_CLI_ARGS_providers_lock="-fs-mirror=$(mgmt install-provider --print-mirror)"');
-    expect(script.text).toContain('deploy) init; exec tofu apply -input=false -auto-approve "$@" ;;');
+    expect(script.text).toContain('synth | plan | deploy | destroy | output) exec node tools/stack.js "$command" "$@" ;;');
+    expect(files.get("tools/stack.js")!.text).toContain('const ENGINE = "tofu";');
     for (const ci of [".github/workflows/plan.yml", ".github/workflows/drift.yml"]) expect(files.get(ci)!.text).toContain("node-version: 22\n");
     expect(files.get(".gitlab-ci.yml")!.text).toContain("image: node:22-bookworm\n");
-    expect(manifest.scripts!["test:engine"]).toMatch(/mgmt serve --ephemeral -- sh -c 'ts-node main\.ts && cp -R tests cdktf\.out\/stacks\/account\//);
+    expect(manifest.scripts!["test:engine"]).toMatch(
+      /mgmt serve --ephemeral -- sh -c 'node tools\/stack\.js synth && cp -R tests cdktf\.out\/stacks\/account\//,
+    );
     const main = files.get("main.ts")!.text;
     expect(main).toContain('import { App, Aspects, PgBackend, TerraformOutput, TerraformStack } from "cdktn";');
     expect(main).toContain('import { MgmtPolicy } from "@mgmt/cdktn-provider-mgmt/lib/policy";');
@@ -322,7 +325,7 @@ describe("the scaffold's text", () => {
     const r = spawnSync("sh", ["cdktn.sh", "apply"], { cwd: dir, encoding: "utf8" });
     expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 2, stdout: "" });
     expect(r.stderr).toBe(
-      `cdktn commands need Node 22 (this is Node v${process.versions.node}): running main.ts with ts-node and terraform in cdktf.out/stacks/account instead\n` +
+      `cdktn commands need Node 22 (this is Node v${process.versions.node}): running main.ts on node and terraform in cdktf.out/stacks/account instead\n` +
         "usage: sh tools/cdktn.sh synth|plan|deploy|destroy|output [ARGUMENTS]\n",
     );
   });
@@ -333,7 +336,7 @@ describe("the scaffold's text", () => {
     // Its CI stays on the oldest Node this project supports.
     expect(text).toContain("node-version: 20\n");
     expect(text).toContain("image: node:20-bookworm\n");
-    expect(JSON.parse(scaffoldFiles(context()).get("package.json")!.text).scripts.synth).toMatch(/ && cdktf synth$/);
+    expect(JSON.parse(scaffoldFiles(context()).get("package.json")!.text).scripts.synth).toMatch(/ && node tools\/stack\.js synth$/);
   });
 
   it.each([
@@ -411,7 +414,7 @@ describe("the scaffold's scripts and pointers", () => {
     const scripts = scriptsOf(c);
     expect(Object.keys(scripts)).toEqual(expect.arrayContaining(["synth", "plan", "deploy", "destroy", "output", "test:engine", "test:jest"]));
     for (const [name, line] of Object.entries(scripts)) {
-      if (name === "install-provider" || name === "test") continue;
+      if (name === "install-provider" || name === "test" || name === "typecheck") continue;
       expect({ name, head: line.slice(0, line.indexOf(" && ")) }).toEqual({ name, head: expect.stringMatching(/^export CHECKPOINT_DISABLE=1\b/) });
       // cdktf's and cdktn's CLIs run `terraform` unless TERRAFORM_BINARY_NAME names another.
       expect({ name, binary: /TERRAFORM_BINARY_NAME=tofu/.test(line) }).toEqual({ name, binary: engine === "tofu" });

@@ -14,6 +14,7 @@ export const VERSIONS = {
   "@types/jest": "^30.0.0",
   "ts-jest": "^29.4.15",
   "ts-node": "^10.9.2",
+  esbuild: "^0.28.2",
 } as const;
 
 /** Terraform for the GitLab pipeline of --engine terraform (the node image has none): the version this project tests with. */
