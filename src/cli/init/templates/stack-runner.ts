@@ -106,7 +106,8 @@ function main([command, ...args]) {
   if (synthesized !== 0) return synthesized;
   const initialized = initIfChanged();
   if (initialized !== 0) return initialized;
-  const engineArgs = [...ENGINE_ARGS[command], ...args];
+  // Colour for a person at a terminal; plain text for a pipe, a log or a test reading it.
+  const engineArgs = [...ENGINE_ARGS[command], ...(process.stdout.isTTY ? [] : ["-no-color"]), ...args];
   // output reads the state only: no provider to warm.
   return command === "output" ? run(ENGINE, engineArgs, stackDir) : run("mgmt", ["warm", "--", ENGINE, ...engineArgs], stackDir);
 }
