@@ -128,6 +128,9 @@ export async function packageBindings(root, { source, version }, cdk = "cdktf") 
     engines: { node: ">= 20.9.0" },
     main: "lib/index.js",
     types: "lib/index.d.ts",
+    // What `npm publish` uploads; public on any registry (scoped packages are restricted by default on npmjs.com).
+    files: ["lib/"],
+    publishConfig: { access: "public" },
     // The provider package they bind, at this exact version (the bindings are its schema), as an
     // optional peer: npm then refuses another version of it beside them, while installing the
     // bindings alone never sends npm looking for it. "cdktf" is what the CDK CLIs read of a prebuilt

@@ -68,6 +68,15 @@ function stageProviderPackage(root, { source, version, external, carried }) {
     keywords: ["terraform", "opentofu", "provider", "mgmt"],
     engines: rootManifest.engines,
     bin: { mgmt: "bin/mgmt" },
+    // What `npm publish` uploads, whatever else a staging folder holds; the package is public on any
+    // registry it is published to (scoped packages are restricted by default on npmjs.com).
+    files: [
+      "bin/",
+      "dist/",
+      ...DOC_EXAMPLES.filter((kind) => existsSync(join(staging, "examples", kind))).map((kind) => `examples/${kind}/`),
+      ...(existsSync(join(staging, "templates")) ? ["templates/"] : []),
+    ],
+    publishConfig: { access: "public" },
     dependencies,
     peerDependencies: Object.fromEntries(peers.map((name) => [name, rootManifest.dependencies[name]])),
     peerDependenciesMeta: Object.fromEntries(peers.map((name) => [name, { optional: true }])),

@@ -7,7 +7,9 @@ import { renderPolicyMarkdown } from "../policy/markdown";
 import { PolicyJsonError, parsePolicyJson, policyResultFromJson } from "../policy/read-json";
 import type { PolicyJson } from "../policy/json";
 import { parseEngineLog } from "../report/engine-log";
-import { planReportJson } from "../report/json";
+import { plain } from "../report/md";
+import { planReportJson, type PlanReportJson } from "../report/json";
+import { nonRotations, reviewDifferences } from "../report/reviewed";
 import { detailedEntries, lineCount, renderMarkdown } from "../report/markdown";
 import { parsePlanJson, PlanFormatError } from "../report/plan-model";
 import { summarize } from "../report/summary";
@@ -15,7 +17,8 @@ import { DEFAULT_MAX_CHARS, fit } from "../report/truncate";
 import { REPORT_OPTIONS, parseCommand, reportSettings } from "./args";
 
 export const PLAN_REPORT_USAGE = `usage: mgmt plan-report [--plan FILE|-] [--log FILE] [--format markdown|json] [--title TEXT]
-                        [--policy FILE] [--max-chars N] [--detailed-exitcode]
+                        [--policy FILE] [--synth-policy FILE] [--reviewed FILE] [--rotations-only]
+                        [--max-chars N] [--detailed-exitcode]
 
 Reads the JSON of 'terraform show -json PLANFILE' or 'tofu show -json PLANFILE' and
 prints a report of it on stdout. Sensitive values print as (sensitive), values known
@@ -35,6 +38,16 @@ options:
                         the comment gains its Policy section, the JSON a "policy" object
                         with its counts; the check's own exit code gates the job, this
                         command's does not change
+  --synth-policy FILE   the MgmtPolicy Aspect's findings from a synth that stopped on
+                        them (the file MGMT_POLICY_SYNTH_JSON names): there is no plan,
+                        so the comment says so and shows them as its Policy section
+                        (rule, address and construct path, what to do); --plan is not read
+  --reviewed FILE       the JSON summary (--format json) of the plan review saw: when this
+                        plan's actions per address differ from it, the markdown says which
+                        under "Not what review saw", stderr lists them, and the exit is 3
+                        (an apply job then applies nothing)
+  --rotations-only      exit 3, listing them, when a change is anything but a token rotation
+                        under renew_before (what a scheduled job may apply on its own)
   --max-chars N         keep the markdown under N characters by leaving out attribute
                         details, then resource lines, from the end, with a note saying
                         so (default ${DEFAULT_MAX_CHARS}; GitHub's comment limit is 65536)
@@ -42,7 +55,7 @@ options:
   -h, --help            show this help
 
 exit codes: 0 done (no changes with --detailed-exitcode), 2 changes present (only with
---detailed-exitcode), 1 error: unreadable input, not a plan, an unknown format_version,
+--detailed-exitcode), 3 not what --reviewed saw, or not only rotations (--rotations-only), 1 error: unreadable input, not a plan, an unknown format_version,
 or a plan the engine marked as errored.
 `;
 
@@ -59,6 +72,9 @@ export async function runPlanReport(args: string[]): Promise<number> {
       plan: { type: "string", default: "-" },
       log: { type: "string" },
       policy: { type: "string" },
+      "synth-policy": { type: "string" },
+      reviewed: { type: "string" },
+      "rotations-only": { type: "boolean", default: false },
       ...REPORT_OPTIONS,
       "detailed-exitcode": { type: "boolean", default: false },
     },
@@ -86,6 +102,9 @@ export async function runPlanReport(args: string[]): Promise<number> {
     }
   };
 
+  const synthPolicy = values["synth-policy"];
+  if (synthPolicy !== undefined) return synthStopped(synthPolicy, settings.format, values.title);
+
   const text = read(values.plan, values.plan === "-" ? "stdin" : values.plan);
   if (text === undefined) return 1;
   const logText = values.log === undefined ? undefined : read(values.log, `the log ${values.log}`, "log");
@@ -102,6 +121,16 @@ export async function runPlanReport(args: string[]): Promise<number> {
       return 1;
     }
   }
+  let reviewed: PlanReportJson | undefined;
+  if (values.reviewed !== undefined) {
+    const reviewedText = read(values.reviewed, `the reviewed summary ${values.reviewed}`, "reviewed");
+    if (reviewedText === undefined) return 1;
+    reviewed = reviewedSummary(reviewedText);
+    if (reviewed === undefined) {
+      process.stderr.write(`mgmt plan-report: --reviewed ${values.reviewed}: not the output of 'mgmt plan-report --format json'\n`);
+      return 1;
+    }
+  }
   let summary;
   try {
     const diagnostics = logText === undefined ? [] : parseEngineLog(logText);
@@ -112,8 +141,19 @@ export async function runPlanReport(args: string[]): Promise<number> {
     return 1;
   }
 
+  const now = planReportJson(summary);
+  // Why an apply must not go ahead: the plan moved since review, or (on the schedule) it does more than rotate.
+  const differences = reviewed === undefined ? [] : reviewDifferences(reviewed, now);
+  const others = values["rotations-only"] ? nonRotations(now) : [];
+  const refusal = [
+    ...(differences.length > 0
+      ? ["## Not what review saw", "", "The plan made now differs from the one the review showed:", "", ...differences.map((d) => `- ${d}`), ""]
+      : []),
+    ...(others.length > 0 ? ["## Not only token rotations", "", "These changes are left to review:", "", ...others.map((d) => `- ${d}`), ""] : []),
+  ].join("\n");
+
   if (settings.format === "json") {
-    const json = planReportJson(summary);
+    const json = now;
     if (policy !== undefined) json.policy = { passed: policy.passed, ...policy.summary };
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
@@ -121,7 +161,7 @@ export async function runPlanReport(args: string[]): Promise<number> {
     // Inside what fit measures, so --max-chars holds for the whole comment: the plan's details give way, never the policy.
     const policySection = policy === undefined ? "" : `\n${renderPolicyMarkdown(policyResultFromJson(policy))}`;
     const fitted = fit(
-      (budget, note) => `${renderMarkdown(summary, budget, title, note)}${policySection}`,
+      (budget, note) => `${renderMarkdown(summary, budget, title, note)}${policySection}${refusal === "" ? "" : `\n${refusal}`}`,
       detailedEntries(summary),
       lineCount(summary),
       settings.maxChars,
@@ -132,6 +172,50 @@ export async function runPlanReport(args: string[]): Promise<number> {
     process.stderr.write("mgmt plan-report: the engine marked this plan as errored; it is incomplete\n");
     return 1;
   }
+  if (differences.length > 0 || others.length > 0) {
+    const why = differences.length > 0 ? "the plan differs from the one review saw" : "the plan does more than rotate tokens";
+    process.stderr.write(`mgmt plan-report: ${why}:\n${[...differences, ...others].map((d) => `  ${d}\n`).join("")}`);
+    return 3;
+  }
   if (values["detailed-exitcode"]) return summary.hasChanges ? 2 : 0;
   return 0;
+}
+
+/** What review sees when the synth stopped on the policy: no plan, and the findings that stopped it. */
+function synthStopped(file: string, format: "markdown" | "json", title: string | undefined): number {
+  let policy: PolicyJson;
+  try {
+    policy = parsePolicyJson(readInput(file));
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`mgmt plan-report: --synth-policy ${file}: ${why}\n`);
+    return 1;
+  }
+  if (format === "json") {
+    process.stdout.write(`${JSON.stringify({ synth_stopped: true, policy: { passed: policy.passed, ...policy.summary } }, null, 2)}\n`);
+    return 0;
+  }
+  const heading = `## ${plain(title ?? "Plan result")}`;
+  const why =
+    ":x: **The synth stopped on the account's rules: no plan was made.** Fix what the Policy section names (or waive it in mgmt-policy.json), then push again.";
+  process.stdout.write(`${heading}\n\n${why}\n\n${renderPolicyMarkdown(policyResultFromJson(policy))}\n`);
+  return 0;
+}
+
+/** A JSON summary as far as the review comparison reads it (its changes' addresses and actions), or undefined. */
+function reviewedSummary(text: string): PlanReportJson | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const changes = (v as { changes?: unknown } | null)?.changes;
+  const fine =
+    Array.isArray(changes) &&
+    changes.every((c: unknown) => {
+      const o = c as { address?: unknown; actions?: unknown } | null;
+      return typeof o?.address === "string" && Array.isArray(o.actions) && o.actions.every((a) => typeof a === "string");
+    });
+  return fine ? (v as PlanReportJson) : undefined;
 }

@@ -48,7 +48,10 @@ const intParam = (name: string) =>
     .transform((s) => Number(s));
 
 export const PageQuery = z.object({
+  // A page number past 2^53-1 (which a number cannot hold) is a page past the end, as any
+  // other too-large page is, not a validator's message (issue 47, item 8).
   page: intParam("page")
+    .transform((n) => Math.min(n, Number.MAX_SAFE_INTEGER))
     .pipe(z.number().int().min(1, "page must be at least 1"))
     .optional()
     .transform((v) => v ?? 1),

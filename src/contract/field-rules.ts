@@ -3,7 +3,7 @@
  * when the value obeys). The request schemas the server enforces are built from them (`ruled`
  * in ./common.ts) and the provider's plan-time validators are them, so a rule is written once;
  * and the engines' validation starts check a configuration without loading zod.
- * Lengths are UTF-16 code units, as JSON schema validators and zod count them.
+ * Lengths are characters (Unicode code points), as upstream counts them; see `characterCount`.
  */
 import { CA_PROVINCE_CODES, US_STATE_CODES, type AccountContactField } from "./enums";
 import { parseSshPublicKey, privateKeyKind, privateKeyReason } from "./sshkey-format";
@@ -21,14 +21,25 @@ const allOf =
     }
     return undefined;
   };
+/**
+ * Lengths count characters (Unicode code points), as the messages say and upstream counts: an
+ * emoji is one, though it is two UTF-16 units in `text.length`.
+ */
+export const characterCount = (text: string): number => {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+};
 export const lengthBetween =
   (min: number, max: number): FieldRule =>
-  (text) =>
-    text.length < min || text.length > max ? `Length must be between ${min} and ${max} characters.` : undefined;
+  (text) => {
+    const n = characterCount(text);
+    return n < min || n > max ? `Length must be between ${min} and ${max} characters.` : undefined;
+  };
 const lengthAtMost =
   (max: number): FieldRule =>
   (text) =>
-    text.length > max ? `Length must be ${max} characters or less.` : undefined;
+    characterCount(text) > max ? `Length must be ${max} characters or less.` : undefined;
 const pattern =
   (re: RegExp, reason: string): FieldRule =>
   (text) =>

@@ -29,6 +29,7 @@ export const API_FILTERABLE = {
     zip: "string",
   },
   "/profile/apps": { label: "string", created: "timestamp", expiry: "timestamp" },
+  "/profile/sshkeys": { label: "string" },
   "/profile/tokens": { label: "string", created: "timestamp" },
   "/tags": { label: "string" },
 } as const satisfies Readonly<Record<string, Readonly<Record<string, ApiFieldType>>>>;

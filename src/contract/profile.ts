@@ -28,6 +28,11 @@ export const Profile = z.object({
   two_factor_auth: z.boolean(),
   uid: z.number().int(),
   username: z.string(),
+  /**
+   * Not in the seeds' Profile table; upstream's answers have it (linodego's and
+   * linode_api4-python's recorded profiles): `default`, or `parent`, `child`, `proxy`.
+   */
+  user_type: z.enum(["default", "parent", "child", "proxy"]),
   verified_phone_number: z.string().nullable(),
 });
 export type Profile = z.infer<typeof Profile>;

@@ -7,6 +7,10 @@
 
 export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
+/** The last instant the wire form can show (its years have four digits), and that instant in the wire form. */
+export const LAST_WIRE_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
+export const LAST_WIRE_TIMESTAMP = "9999-12-31T23:59:59";
+
 /** The wire form of an instant (a Date or milliseconds since the epoch): UTC, whole seconds, no offset. */
 export function formatTimestamp(at: Date | number): string {
   return (typeof at === "number" ? new Date(at) : at).toISOString().slice(0, 19);

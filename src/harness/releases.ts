@@ -1,4 +1,11 @@
-/** The provider's published releases: what CHANGELOG.md lists, and what the upgrade tests build (./release-build.ts). */
+/**
+ * The provider's published releases, as releases.json records them: the one record of each release's version,
+ * date and commit, written by `npm run release` (scripts/release.mjs). CHANGELOG.md names the same versions,
+ * dates and commits (test/docs/changelog.test.ts), and the upgrade tests build each from its commit
+ * (./release-build.ts).
+ */
+import { readFileSync } from "node:fs";
+import { repoPath } from "./paths";
 
 export interface Release {
   readonly version: string;
@@ -7,8 +14,8 @@ export interface Release {
   readonly date: string;
 }
 
-/** Every release, oldest first. CHANGELOG.md names the same versions, dates and commits (test/docs/changelog.test.ts). */
-export const RELEASES: readonly Release[] = [{ version: "0.1.0", commit: "871308bea8e6d3cdb1729e7a933c635a838213f6", date: "2026-11-27" }];
+/** Every release, oldest first. */
+export const RELEASES: readonly Release[] = JSON.parse(readFileSync(repoPath("releases.json"), "utf8")) as Release[];
 
 /** The newest release: the one upgrades are tested from live. */
 export const latestRelease = (): Release => RELEASES[RELEASES.length - 1]!;

@@ -151,7 +151,7 @@ const tokenRenewal: Rule<"token-renewal"> = {
     const lifetime = expiresIn === UNKNOWN ? undefined : parseDuration(String(expiresIn));
     if (lifetime !== undefined && renewMs >= lifetime)
       return violation(
-        `\`renew_before\` ${shown(subject, "renew_before")} is not shorter than \`expires_in\` ${shown(subject, "expires_in")}: every apply replaces the token`,
+        `\`renew_before\` ${shown(subject, "renew_before")} is not shorter than \`expires_in\` ${shown(subject, "expires_in")}: every apply rotates the token`,
       );
     return PASS;
   },

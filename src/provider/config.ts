@@ -26,6 +26,11 @@ export interface ProviderContext {
   readonly openedTokens: Map<number, string>;
   /** A client with the same settings acting with another token (close it after use). */
   clientWith(token: string): MgmtClient;
+  /**
+   * The first 16 characters of the configured token (what the API's token reads show of a token), so that
+   * mgmt_token can refuse to revoke the credential the provider acts with; null in child-account mode.
+   */
+  readonly actingTokenPrefix: string | null;
   /** Ends what configure started: revokes the proxy token, closes connections. */
   release(): Promise<void>;
 }
@@ -164,8 +169,8 @@ export async function configureProvider(
           reason: e.reason,
         }),
     });
-  const context = (client: MgmtClient, release: () => Promise<void>): { ctx: ProviderContext } => ({
-    ctx: { client, reads: batchedReads(client, config.batch_reads !== false, now), openedTokens: new Map(), clientWith, release },
+  const context = (client: MgmtClient, release: () => Promise<void>, actingTokenPrefix: string | null): { ctx: ProviderContext } => ({
+    ctx: { client, reads: batchedReads(client, config.batch_reads !== false, now), openedTokens: new Map(), clientWith, release, actingTokenPrefix },
   });
 
   const euuid = typeof childBlock?.euuid === "string" ? childBlock.euuid : env.MGMT_CHILD_ACCOUNT_EUUID || undefined;
@@ -178,14 +183,14 @@ export async function configureProvider(
       return { diagnostics: [credentialsFailure(url, origins, err)] };
     }
   }
-  if (euuid === undefined) return context(parent, () => parent.close());
+  if (euuid === undefined) return context(parent, () => parent.close(), token.slice(0, 16));
   let child;
   try {
     child = await childAccountClient({ parent, euuid, clientWith, log, now: () => now().getTime(), signal });
   } catch (err) {
     return { diagnostics: childAccountFailure(euuid, err, childBlock ? euuidPath : undefined) };
   }
-  return context(child.client, child.close);
+  return context(child.client, child.close, null);
 }
 
 function isHttpUrl(text: string): boolean {

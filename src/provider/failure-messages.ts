@@ -68,8 +68,11 @@ export function describeFailure(operation: string, err: unknown): Diagnostic[] {
   return [error(`Failed to ${operation}`, (err instanceof Error ? err.message : String(err)) + hint)];
 }
 
-/** For a 403, which scope the operation accepts, as the API says in X-Accepted-OAuth-Scopes. */
+/**
+ * For a 401 for a missing scope (upstream's status) or a 403, which scope the operation accepts,
+ * as the API says in X-Accepted-OAuth-Scopes.
+ */
 export function scopeHint(err: ApiError): string {
-  if (err.status !== 403 || err.acceptedScopes === undefined) return "";
+  if ((err.status !== 401 && err.status !== 403) || err.acceptedScopes === undefined || err.acceptedScopes === "*") return "";
   return ` This operation accepts OAuth scope "${err.acceptedScopes}" (or its read_write form, or "*"): give the token that scope. If it already has it, the user is restricted and lacks the grant (see data.mgmt_grants).`;
 }

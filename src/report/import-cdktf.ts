@@ -9,6 +9,8 @@
  * The text is laid out as prettier (default options) lays it out, so it passes a formatting check
  * in the repository it is committed to.
  */
+import { ADOPTION_CHECK, ADOPTION_CHECK_IMPORTS } from "./adoption-check";
+import { adoptionIdentity } from "./adoption-identity";
 import { attributeName, bindingNames } from "./import-names";
 import { resourceName } from "./unmanaged";
 
@@ -76,7 +78,11 @@ const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSO
  * prettier quotes: double quotes, unless the text holds more of them than single ones.
  */
 export function tfStringLiteral(text: string): string {
-  const value = text.replace(/\$\{/g, () => "$${").replace(/%\{/g, () => "%%{");
+  return tsStringLiteral(text.replace(/\$\{/g, () => "$${").replace(/%\{/g, () => "%%{"));
+}
+
+/** A TypeScript string literal of `value`, quoted as prettier quotes it. */
+function tsStringLiteral(value: string): string {
   const double = JSON.stringify(value)
     .replace(/\u2028/g, "\\u2028")
     .replace(/\u2029/g, "\\u2029");
@@ -242,12 +248,14 @@ export function cdktfImportModule(subjects: readonly ImportSubject[], options: C
     };
   });
   const namespaces = [...new Set(planned.filter((p) => !p.skipped).map((p) => p.names.namespace))].sort();
+  const adopted = adoptedTable(planned);
   const head = [
     `// Written by \`${command}\`: the live objects no state`,
     "// manages, configured from their live values and imported by the next apply.",
     "// Call importUnmanaged(this) in the stack; the plan should only import them.",
     "// Once applied, these declarations are what keeps the objects: a later run",
     "// lists only what is still unmanaged, so write its output to another file.",
+    ...(adopted.length > 0 ? ADOPTION_CHECK_IMPORTS : []),
     'import type { Construct } from "constructs";',
     ...(namespaces.length > 0 ? importLine(namespaces, options.bindings) : []),
     "",
@@ -257,8 +265,42 @@ export function cdktfImportModule(subjects: readonly ImportSubject[], options: C
   const fn =
     body.length === 0
       ? [`export function importUnmanaged(${used}: Construct): void {}`]
-      : [`export function importUnmanaged(${used}: Construct): void {`, ...body, "}"];
-  return `${[...head, ...fn].join("\n")}\n`;
+      : [
+          `export function importUnmanaged(${used}: Construct): void {`,
+          ...body,
+          ...(adopted.length > 0
+            ? ["", `${pad(1)}// Each import only while its id names the object it adopted (below).`, `${pad(1)}keepOnlyAdopted(scope, ADOPTED);`]
+            : []),
+          "}",
+        ];
+  const check =
+    adopted.length > 0
+      ? ["", "/** What each import above adopts: the live object with its id must still be this one. */", ...adopted, ADOPTION_CHECK.trimEnd()]
+      : [];
+  return `${[...head, ...fn, ...check].join("\n")}\n`;
+}
+
+/** The ADOPTED table: each import's construct, type, id and identity, every object expanded (prettier keeps them so). */
+function adoptedTable(planned: readonly Planned[]): string[] {
+  const entries = planned.flatMap((p) => {
+    const identity = p.skipped ? undefined : adoptionIdentity(p.subject.type, p.subject.values);
+    if (identity === undefined) return [];
+    const field = (key: string, value: string, depth: number) => {
+      const line = `${pad(depth)}${key}: ${tsStringLiteral(value)},`;
+      return line.length <= WIDTH ? [line] : [`${pad(depth)}${key}:`, `${pad(depth + 1)}${tsStringLiteral(value)},`];
+    };
+    return [
+      `${pad(1)}{`,
+      ...field("construct", p.id, 2),
+      ...field("type", p.subject.type, 2),
+      ...field("id", p.subject.importId, 2),
+      `${pad(2)}identity: {`,
+      ...Object.entries(identity).flatMap(([k, v]) => field(k, v, 3)),
+      `${pad(2)}},`,
+      `${pad(1)}},`,
+    ];
+  });
+  return entries.length === 0 ? [] : ["const ADOPTED: readonly Adopted[] = [", ...entries, "];"];
 }
 
 function importLine(namespaces: readonly string[], bindings: string): string[] {

@@ -31,6 +31,8 @@ export interface PlanReportJson {
     import_id?: string;
     /** Of `attributes`, those whose planned change only sets back a change made outside Terraform, in every part. */
     reverts_drift?: string[];
+    /** A token rotated under renew_before, and why now ("expires 2026-12-05, inside renew_before 168h"): what the scheduled rotation job applies on its own. */
+    rotation?: string;
   }[];
   drift: { address: string; type: string; actions: string[]; attributes: string[] }[];
   /** The engine's warnings from the plan's log (with `--log`), masked as the comment shows them. */
@@ -68,6 +70,7 @@ export function planReportJson(s: PlanSummary): PlanReportJson {
         ...(e.previousAddress !== undefined ? { previous_address: e.previousAddress } : {}),
         ...(e.importId !== undefined ? { import_id: e.importId } : {}),
         ...(reverts.length > 0 ? { reverts_drift: reverts } : {}),
+        ...(e.rotation !== undefined ? { rotation: e.rotation } : {}),
       });
     }
   }

@@ -63,6 +63,7 @@ export function entryLines(e: ResourceEntry, o: EntryOptions): string[] {
   if (e.previousAddress !== undefined) tags.push(`moved from ${code(e.previousAddress)}`);
   if (e.importId !== undefined) tags.push(`imported from id ${code(e.importId)}`);
   if (e.actionReason !== undefined) tags.push(`because ${plain(reasonText(e.actionReason))}`);
+  if (e.rotation !== undefined) tags.push(`rotating ${code(e.address)}: ${plain(e.rotation)}; the new token is created before the old one is revoked`);
   if (o.note) tags.push(o.note);
   const lines = [`- ${code(e.address)}${tags.length ? ` (${tags.join("; ")})` : ""}`];
   if (!o.details) return lines;

@@ -6,6 +6,7 @@ import { attributeDiffs, overlaps, type AttributeDiff } from "./diff";
 import { shownValue } from "./mask";
 import type { AttributePath, Change, Plan, ResourceChange } from "./plan-model";
 import { driftOf, revertsDrift } from "./revert";
+import { rotationOf } from "./rotation";
 import type { EngineDiagnostic } from "./engine-log";
 import { reportWarnings, type ReportWarning } from "./warnings";
 
@@ -20,6 +21,8 @@ export interface ResourceEntry {
   readonly importId?: string;
   readonly deposed?: string;
   readonly actionReason?: string;
+  /** A token rotated under renew_before (new token, then the old revoked): why now, e.g. "expires 2026-12-05, inside renew_before 168h". */
+  readonly rotation?: string;
   readonly attributes: readonly AttributeDiff[];
 }
 
@@ -76,7 +79,13 @@ function entryOf(rc: ResourceChange, attributes: readonly AttributeDiff[] = attr
     ...(rc.change.importing ? { importId: rc.change.importing.id ?? "" } : {}),
     ...(rc.deposed !== undefined ? { deposed: rc.deposed } : {}),
     ...(rc.action_reason !== undefined ? { actionReason: rc.action_reason } : {}),
+    ...rotationField(rc),
   };
+}
+
+function rotationField(rc: ResourceChange): { rotation?: string } {
+  const rotation = rotationOf(rc);
+  return rotation === undefined ? {} : { rotation };
 }
 
 export interface DriftOptions {

@@ -9,6 +9,7 @@ import { dirname, resolve } from "node:path";
 import { cryptoSecrets, systemClock, type Clock, type Secrets } from "./clock";
 import { createDomain, registerRoutes, repos, type Domain, type Store } from "./areas";
 import { buildApp, type Timeouts } from "./http/app";
+import type { BackpressureLimits } from "./http/backpressure";
 import { API_PREFIX } from "./http/router";
 import { ADMIN_PREFIX, installAdmin } from "./admin/install";
 import { resolveFixtures, setupExtras, type ExtrasOptions } from "./extras";
@@ -43,6 +44,8 @@ export interface ServerOptions extends ExtrasOptions {
   timeouts?: Partial<Timeouts>;
   /** Serialized origins whose browsers may read answers (`mgmt serve --cors-origin`); absent, empty or holding `*`: any, as upstream. */
   corsOrigins?: readonly string[];
+  /** Per-connection bounds on pipelined requests and unsent answers (see `DEFAULT_BACKPRESSURE`). */
+  backpressure?: Partial<BackpressureLimits>;
 }
 
 export interface RunningServer {
@@ -133,6 +136,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       timeouts: options.timeouts,
       cors: options.corsOrigins === undefined || options.corsOrigins.length === 0 || options.corsOrigins.includes("*") ? "*" : options.corsOrigins,
       requestMarks: store.requestMarks?.bind(store),
+      backpressure: options.backpressure,
     });
     await app.ready();
     const server = app.server;
@@ -184,6 +188,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
 export { ManualClock, seededSecrets, systemClock, cryptoSecrets, type Clock, type Secrets } from "./clock";
 export { DEFAULT_TIMEOUTS, type Timeouts } from "./http/app";
+export { DEFAULT_BACKPRESSURE, gateOf, type BackpressureLimits, type ConnectionLoad } from "./http/backpressure";
 export { originOf } from "./http/cors";
 export { lineLogger, silentLogger, stderrLogger, type Logger } from "./logger";
 export { isTokenText } from "./areas/tokens/service";

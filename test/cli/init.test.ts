@@ -12,7 +12,7 @@ import { parseDocument } from "yaml";
 import { compareVersions, newestTarball } from "../../src/cli/init/newest";
 import { scaffoldOptions } from "../../src/cli/init/options";
 import { scaffoldFiles } from "../../src/cli/init/scaffold";
-import { OBJECT_PATHS } from "../../src/cli/init/templates/live-imports";
+import { ADOPTION_CHECK } from "../../src/report/adoption-check";
 import { stackInit } from "../../src/cli/init/templates/state-init";
 import { UNMANAGED_TYPES } from "../../src/cli/unmanaged-types";
 import { DEFAULT_CONFIG, parsePolicyConfig } from "../../src/policy/config";
@@ -305,7 +305,7 @@ describe("the scaffold's text", () => {
     const example = files.get("__tests__/example.test.ts")!.text;
     expect(example).toContain('import "cdktn/lib/testing/adapters/jest";');
     expect(example).toContain('from "@mgmt/cdktn-provider-mgmt";');
-    expect(files.get("live-imports.ts")!.text).toContain('import { TerraformProvider, TerraformResource } from "cdktn";');
+    expect(files.get("live-imports.ts")!.text).toContain('import { TerraformResource } from "cdktn";');
     for (const ci of [".github/workflows/plan.yml", ".github/workflows/drift.yml", ".gitlab-ci.yml"]) {
       const text = files.get(ci)!.text;
       expect({ ci, synth: /npm run synth/.test(text) }).toEqual({ ci, synth: true });
@@ -367,7 +367,8 @@ describe("the scaffold's text", () => {
 
   it.each(["cdktf", "cdktn"] as const)("has YAML the CIs read and shell that bash parses (%s)", (cdk) => {
     for (const [path, file] of scaffoldFiles(cdk === "cdktf" ? context({ backend: "pg" }) : cdktnContext({ backend: "pg" }))) {
-      if (!/\.ya?ml$/.test(path)) continue;
+      // Workflows and pipelines; Dependabot's configuration is YAML of another kind (init-registry.test.ts).
+      if (!/\.ya?ml$/.test(path) || path === ".github/dependabot.yml") continue;
       const doc = parseDocument(file.text);
       expect({ path, errors: doc.errors.map(String) }).toEqual({ path, errors: [] });
       const y = doc.toJS() as Record<string, { steps?: { run?: string }[]; script?: string[]; before_script?: string[] }>;
@@ -455,7 +456,7 @@ describe("the scaffold's scripts and pointers", () => {
   });
 
   it("knows an API path for each type drift lists as unmanaged (live-imports.ts asks for those)", () => {
-    expect(Object.keys(OBJECT_PATHS).sort()).toEqual(UNMANAGED_TYPES.map((t) => t.type).sort());
+    for (const t of UNMANAGED_TYPES) expect(ADOPTION_CHECK).toMatch(new RegExp(`\\n  ${t.type}: \\{ path: "/`));
   });
 });
 
@@ -583,7 +584,8 @@ describe("the scaffold's main.ts", () => {
    * from generated/, cdktn's from the cdktn example's workspace, with that workspace's cdktn; the
    * policy Aspect from the build's bindings packages.
    */
-  async function synth(c: ScaffoldContext, env: NodeJS.ProcessEnv, adopt?: string): Promise<string> {
+  /** The synthesized stack's JSON; with `fails`, the stderr of a synth that must exit non-zero. */
+  async function synth(c: ScaffoldContext, env: NodeJS.ProcessEnv, adopt?: string, fails = false): Promise<string> {
     const [bindings, modules] =
       c.cdk === "cdktn"
         ? ["examples/cdktn/.gen/providers/mgmt/index.ts", "examples/cdktn/node_modules"]
@@ -612,8 +614,12 @@ describe("the scaffold's main.ts", () => {
       logLevel: "error",
     });
     const r = spawnSync(process.execPath, [join(dir, "main.js")], { cwd: dir, encoding: "utf8", env: { ...env, CDKTF_OUTDIR: join(dir, "out") } });
-    expect({ status: r.status }).toEqual({ status: 0 });
     lastStderr = r.stderr;
+    if (fails) {
+      expect({ failed: r.status !== 0 }).toEqual({ failed: true });
+      return r.stderr;
+    }
+    expect({ status: r.status }).toEqual({ status: 0 });
     return readFileSync(join(dir, "out", "stacks", c.stack, "cdk.tf.json"), "utf8");
   }
 
@@ -646,32 +652,40 @@ describe("the scaffold's main.ts", () => {
     expect(text).not.toContain("s3cret-pw");
   });
 
-  it.each(["cdktf", "cdktn"] as const)("imports only objects the account at MGMT_URL has; with no answer to go by, every import (%s)", async (cdk) => {
-    const server = await startServe(["--port", "0", "--db", ":memory:", "--no-default-fixtures"]);
-    try {
-      const client = new MgmtClient({ url: server.url, token: server.token });
-      await client.createTag({ label: "kept" });
-      await client.close();
-      const c = cdk === "cdktf" ? context() : cdktnContext();
-      const adopt = `import type { Construct } from "constructs";
+  it.each(["cdktf", "cdktn"] as const)(
+    "imports only objects the account at MGMT_URL has as declared; with no MGMT_URL every import; an unreadable answer stops the synth (%s)",
+    async (cdk) => {
+      const server = await startServe(["--port", "0", "--db", ":memory:", "--no-default-fixtures"]);
+      try {
+        const client = new MgmtClient({ url: server.url, token: server.token });
+        await client.createTag({ label: "kept" });
+        await client.close();
+        const c = cdk === "cdktf" ? context() : cdktnContext();
+        const adopt = `import type { Construct } from "constructs";
 import { tag } from "${c.bindings.name}";
 export function importUnmanaged(scope: Construct): void {
   new tag.Tag(scope, "kept", { label: "kept" }).importFrom("kept");
   new tag.Tag(scope, "gone", { label: "gone" }).importFrom("gone");
+  new tag.Tag(scope, "renamed", { label: "renamed" }).importFrom("kept");
 }
 `;
-      const imported = (text: string) => ((JSON.parse(text) as { import?: { id: string }[] }).import ?? []).map((i) => i.id).sort();
-      const { MGMT_URL: _u, MGMT_TOKEN: _t, ...without } = process.env;
-      expect(imported(await synth(c, { ...without, MGMT_URL: server.url, MGMT_TOKEN: server.token }, adopt))).toEqual(["kept"]);
-      expect(lastStderr).toBe("live-imports: mgmt_tag.gone: gone is not in the account, so it is created, not imported\n");
-      expect(imported(await synth(c, without, adopt))).toEqual(["gone", "kept"]);
-      // An API that does not answer as this one does, with this token: nothing is left out.
-      expect(imported(await synth(c, { ...without, MGMT_URL: server.url, MGMT_TOKEN: "not-a-token" }, adopt))).toEqual(["gone", "kept"]);
-      expect(lastStderr).toMatch(/^live-imports: .*\/profile answered 401: the imports stay as written\n$/);
-    } finally {
-      await server.stop();
-    }
-  });
+        const imported = (text: string) => ((JSON.parse(text) as { import?: { id: string }[] }).import ?? []).map((i) => i.id).sort();
+        const { MGMT_URL: _u, MGMT_TOKEN: _t, ...without } = process.env;
+        expect(imported(await synth(c, { ...without, MGMT_URL: server.url, MGMT_TOKEN: server.token }, adopt))).toEqual(["kept"]);
+        // Written without a recorded identity (as 0.2.0's drift wrote them): checked against the declaration's label.
+        expect(lastStderr).toBe(
+          'live-imports: mgmt_tag "gone" (gone) is not in the account, so it is created, not imported\n' +
+            'live-imports: mgmt_tag "kept" (renamed) is another object (its label differs from the adopted one\'s), so it is created, not imported\n',
+        );
+        expect(imported(await synth(c, without, adopt))).toEqual(["gone", "kept", "kept"]);
+        // An answer it cannot read stops the synth: no import is kept blindly, and nothing is written.
+        const stderr = await synth(c, { ...without, MGMT_URL: server.url, MGMT_TOKEN: "not-a-token" }, adopt, true);
+        expect(stderr).toMatch(/live-imports: cannot tell whether the 3 adopted objects are still the ones in the account at .*: GET \/tags answered 401/);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 });
 
 // The shim: npm links it as node_modules/.bin/tofu; it runs the npm copy when there is one.

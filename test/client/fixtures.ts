@@ -11,6 +11,7 @@ export const PROFILE = {
   timezone: "UTC",
   two_factor_auth: false,
   uid: 42,
+  user_type: "default",
   username: "ops",
   verified_phone_number: null,
 };

@@ -25,16 +25,17 @@ import {
 } from "../../src/contract";
 
 describe("field rules", () => {
-  test("lengths count UTF-16 code units, as the server's JSON validation does", () => {
+  test("lengths count characters (code points), as upstream does and the messages say", () => {
     expect(tokenLabel("a".repeat(100))).toBeUndefined();
     expect(tokenLabel("a".repeat(101))).toBe("Length must be between 1 and 100 characters.");
     expect(tokenLabel("")).toBe("Length must be between 1 and 100 characters.");
-    // One emoji is two code units: 25 of them are 50, 26 are too many for a tag.
-    expect(tagLabel("🙂".repeat(25))).toBeUndefined();
-    expect(tagLabel("🙂".repeat(26))).toBe("Length must be between 3 and 50 characters.");
-    // The API takes no more: an SSH key label of 33 emoji (66 units) is refused by both.
-    expect(lengthBetween(1, SSH_KEY_LABEL_MAX)("🙂".repeat(33))).toBe("Length must be between 1 and 64 characters.");
-    expect(sshKeyLabel("🙂".repeat(33))).toBe("Length must be 64 characters or less.");
+    // One emoji is one character (two UTF-16 units): 50 of them fit a tag, 51 do not.
+    expect(tagLabel("🙂".repeat(50))).toBeUndefined();
+    expect(tagLabel("🙂".repeat(51))).toBe("Length must be between 3 and 50 characters.");
+    // An SSH key label of 33 emoji (66 units) is 33 characters: accepted.
+    expect(lengthBetween(1, SSH_KEY_LABEL_MAX)("🙂".repeat(33))).toBeUndefined();
+    expect(sshKeyLabel("🙂".repeat(33))).toBeUndefined();
+    expect(sshKeyLabel("🙂".repeat(65))).toBe("Length must be 64 characters or less.");
   });
 
   test("email addresses", () => {

@@ -207,7 +207,7 @@ describe("the @mgmt/provider tarball alone, through npx", () => {
       e.isDirectory() ? filesUnder(dir, rel ? `${rel}/${e.name}` : e.name) : [rel ? `${rel}/${e.name}` : e.name],
     );
 
-  it("scaffolds a repository with the documented command, outside any project, with no --packages, compiling nothing", async () => {
+  it("scaffolds a vendored repository with the documented command, outside any project, with no --packages, compiling nothing", async () => {
     const here = mkdtempSync(join(work, "npx-"));
     const empty = join(here, "downloads");
     const prefix = join(here, "prefix");
@@ -219,7 +219,7 @@ describe("the @mgmt/provider tarball alone, through npx", () => {
     const npmCache = (await runProcess("npm", ["config", "get", "cache"], { env: cleanEnv })).stdout.trim();
     const npxEnv = { ...env, npm_config_prefix: prefix, npm_config_cache: npmCache };
     // docs/guides/install.md's command, as written there.
-    const init = await runProcess("npx", ["--yes", "--package", `./${file}`, "mgmt", "init", "../infra"], { cwd: empty, env: npxEnv });
+    const init = await runProcess("npx", ["--yes", "--package", `./${file}`, "mgmt", "init", "../infra", "--vendor"], { cwd: empty, env: npxEnv });
     expect({ code: init.code, stderr: init.stderr }).toEqual({ code: 0, stderr: "" });
     expect(init.stdout).toContain(`into ${join(here, "infra")}`);
 

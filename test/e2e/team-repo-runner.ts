@@ -6,7 +6,7 @@
  * job's node image), setup-terraform (without its wrapper) the terraform on PATH, cache
  * copies a folder in and out of a cache directory, upload-artifact copies the file aside. `${{ }}`
  * expressions are evaluated for the few forms the workflows use (context paths, ==/!= against a
- * string, failure(), hashFiles()).
+ * string, failure(), hashFiles()); a condition without a status function runs only while the job has not failed.
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -136,8 +136,10 @@ export function runGithubJob(workflowText: string, jobName: string, runner: Runn
   const results: StepResult[] = [];
   job.steps.forEach((step, index) => {
     const name = step.name ?? step.uses ?? step.run!.split("\n")[0]!;
-    const condition = step.if ?? "success()";
-    if (!evaluate(condition.replace(/^\$\{\{\s*|\s*\}\}$/g, ""), ctx, runner.workspace)) {
+    // As GitHub does: a condition without a status function runs only while the job has not failed.
+    const condition = (step.if ?? "success()").replace(/^\$\{\{\s*|\s*\}\}$/g, "");
+    const statusChecked = /\b(success|failure|always|cancelled)\(\)/.test(condition);
+    if ((!statusChecked && ctx.failed === true) || !evaluate(condition, ctx, runner.workspace)) {
       results.push({ name, skipped: true, code: null, output: "" });
       return;
     }

@@ -253,6 +253,30 @@ describe("with --backend pg", () => {
 
       // The pull request fixed again (the GitLab test below plans this branch): the same job passes.
       ok("git", ["branch", "-f", "pr", "pr~1"], origin);
+
+      // A violation the Aspect finds at synth: the synth stops, and still the comment's Policy section names it.
+      commitToPr(
+        "    // importUnmanaged(this);",
+        `    new token.Token(this, "ci", { label: "ci", scopes: "account:read_only", expiresIn: "8760h", renewBefore: "720h" });
+    // importUnmanaged(this);`,
+        "A CI token for a year, said at synth",
+      );
+      const stopped = inCheckout("pr", (runner) => runGithubJob(workflow, "plan", runner, contexts(a)));
+      expect(stopped.ok).toBe(false);
+      // Posted first, failed last: the only failing step is the gate, and no plan ran.
+      expect(stopped.steps.filter((s) => !s.skipped && s.code !== 0).map((s) => [s.name, s.code])).toEqual([["Fail on the synth's policy findings", 2]]);
+      expect(stopped.steps.find((s) => s.name === "Plan")!.skipped).toBe(true);
+      const synthLog = stopped.steps.find((s) => s.name === "Synthesize")!.output;
+      expect(synthLog).toMatch(/account\/ci.*\[mgmt policy token-expiry\]/);
+      expect(synthLog).not.toMatch(/^\s+at /m);
+      comments = api().github.comments;
+      expect(comments).toHaveLength(1);
+      expect(comments[0]!.body).toMatch(
+        /^<!-- mgmt-plan-report:account -->\n## Plan: account\n\n:x: \*\*The synth stopped on the account's rules: no plan was made\.\*\*/,
+      );
+      expect(comments[0]!.body).toMatch(/\n## Policy\n\n\*\*1 violation at error severity\*\*/);
+      expect(comments[0]!.body).toMatch(/- `mgmt_token\.ci \(construct account\/ci\)` \*\*token-expiry\*\*: `expires_in` .*8760h/);
+      ok("git", ["branch", "-f", "pr", "pr~1"], origin);
     });
 
     it("drift.yml files one issue while drift lasts, updates it, and closes it when there is none", async () => {

@@ -130,9 +130,14 @@ describe.each(availableEngines())("$name: state written by the last release", (e
     });
   }
 
-  it("rotates a token due for renewal as the release does, and plans clean once it is rotated back", async () => {
-    stack.write(upgradeStack(entry, { renewBefore: "87600h" }));
-    expect((await samePlan())["mgmt_token.ci"]).toEqual(["delete", "create"]);
+  it("rotates a token due for renewal in place where the release replaced it, and plans clean once it is rotated back", async () => {
+    // A second short of expires_in (which renew_before must stay under): due once the token is a second old.
+    stack.write(upgradeStack(entry, { renewBefore: "87599h59m59s" }));
+    // The one intended difference: this build rotates in place (create, then revoke), the release destroyed first.
+    use(theRelease);
+    expect((await stack.plan()).actions["mgmt_token.ci"]).toEqual(["delete", "create"]);
+    use(thisBuild);
+    expect((await stack.plan()).actions["mgmt_token.ci"]).toEqual(["update"]);
     await applyWithRelease();
     stack.write(upgradeStack(entry));
     await samePlan();

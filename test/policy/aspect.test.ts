@@ -69,6 +69,37 @@ describe("MgmtPolicy at synth", () => {
     expect(r.error).not.toContain("team/fine");
   });
 
+  it("puts each finding on one line, without a stack trace, and writes them for review where MGMT_POLICY_SYNTH_JSON says", () => {
+    const out = join(work, "synth-policy.json");
+    process.env.MGMT_POLICY_SYNTH_JSON = out;
+    let r: ReturnType<typeof synth>;
+    try {
+      r = synth((stack) => {
+        new MgmtToken(stack, "admin", { ...GOOD, scopes: "*" });
+        new MgmtToken(stack, "fine", GOOD);
+      });
+    } finally {
+      delete process.env.MGMT_POLICY_SYNTH_JSON;
+    }
+    expect(r.error).toContain("[mgmt policy token-scopes] `scopes` is `*`");
+    // No frame of a stack trace ("    at …") anywhere in what the synth prints.
+    expect(r.error).not.toMatch(/^\s+at /m);
+    const written = JSON.parse(readFileSync(out, "utf8")) as {
+      passed: boolean;
+      summary: { checked: number };
+      findings: { rule: string; address: string; message: string }[];
+    };
+    expect(written.passed).toBe(false);
+    expect(written.summary.checked).toBe(2);
+    expect(written.findings).toEqual([
+      expect.objectContaining({
+        rule: "token-scopes",
+        address: "mgmt_token.admin (construct team/admin)",
+        message: expect.stringContaining("`scopes` is `*`"),
+      }),
+    ]);
+  });
+
   it("holds labels to the configured pattern: a token and a client outside it fail, those inside pass", () => {
     const r = synth(
       (stack) => {

@@ -87,7 +87,7 @@ describe("the rules", () => {
       expect(check("token-renewal", token({ renew_before: "24h" }))).toMatchObject({ kind: "violation", message: expect.stringContaining("shorter than 72h") });
       expect(check("token-renewal", token({ expires_in: "168h", renew_before: "168h" }))).toMatchObject({
         kind: "violation",
-        message: expect.stringContaining("every apply replaces the token"),
+        message: expect.stringContaining("every apply rotates the token"),
       });
       expect(kind(check("token-renewal", token({ renew_before: "72h" })))).toBe("pass");
       expect(kind(check("token-renewal", token({ renew_before: "72h" }), { min_renew_before: "336h", minRenewBeforeMs: 336 * 3_600_000 }))).toBe("violation");

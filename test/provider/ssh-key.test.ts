@@ -81,11 +81,12 @@ describe("mgmt_ssh_key against mgmt serve", () => {
     });
   });
 
-  it("counts a label's length as the API does (UTF-16 units), so plan refuses what apply would", async () => {
+  it("counts a label's length as the API does (characters, not UTF-16 units), so plan refuses what apply would", async () => {
     const labelProblems = async (label: string) =>
       (await provider.validateResourceConfig("mgmt_ssh_key", config(label))).diagnostics.map((d) => `${d.summary}: ${d.detail}`);
-    expect(await labelProblems("🙂".repeat(32))).toEqual([]);
-    expect(await labelProblems("🙂".repeat(33))).toEqual(["Invalid label: label: Length must be between 1 and 64 characters."]);
+    expect(await labelProblems("🙂".repeat(33))).toEqual([]);
+    expect(await labelProblems("🙂".repeat(64))).toEqual([]);
+    expect(await labelProblems("🙂".repeat(65))).toEqual(["Invalid label: label: Length must be between 1 and 64 characters."]);
     expect(await labelProblems("")).toEqual(["Invalid label: label: Length must be between 1 and 64 characters."]);
   });
 

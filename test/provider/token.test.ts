@@ -73,7 +73,7 @@ describe("mgmt_token", () => {
     expect((await plan(h, T, state, { label: "dated", expiry: "2031-06-01T00:00:01Z" })).requiresReplace).toEqual(["expiry"]);
   });
 
-  it("computes expiry from expires_in at create and rotates within renew_before on the provider's clock", async () => {
+  it("computes expiry from expires_in at create and rotates in place within renew_before on the provider's clock", async () => {
     h.now = new Date("2030-01-01T00:00:00Z");
     const cfg = { label: "rotating", expires_in: "2160h", renew_before: "720h" };
     const state = await create(h, T, cfg);
@@ -83,8 +83,10 @@ describe("mgmt_token", () => {
     expect(changes(h, T, state, (await plan(h, T, state, cfg)).plannedState)).toEqual([]);
     h.now = new Date("2030-03-03T00:00:00Z");
     const due = await plan(h, T, state, cfg);
-    expect(due.requiresReplace).toEqual(["expiry"]);
+    // In place, not replaced: the engines' replacement would revoke the old token before the new one exists.
+    expect(due.requiresReplace).toEqual([]);
     expect(due.plannedState.expiry).toBe(Unknown);
+    expect(due.plannedState.id).toBe(Unknown);
     const rotated = await apply(h, T, state, cfg);
     expect(rotated.state!.id).not.toBe(state.id);
     expect(rotated.state!.token).not.toBe(state.token);
@@ -129,9 +131,7 @@ describe("mgmt_token", () => {
     expect(both).toEqual([expect.objectContaining({ summary: "Conflicting attributes" })]);
   });
 
-  it("reports the API's refusal of an expiry in the past on the attribute", async () => {
-    const r = await apply(h, T, null, { label: "late", expiry: "2001-01-01T00:00:00Z" });
-    expect(r.state).toBeNull();
-    expect(r.diagnostics).toEqual([expect.objectContaining({ severity: "error", attribute: [{ attribute: "expiry" }] })]);
+  it("refuses an expiry in the past at plan, on the attribute (test/provider/token-edges.test.ts has the other edges)", async () => {
+    await expect(apply(h, T, null, { label: "late", expiry: "2001-01-01T00:00:00Z" })).rejects.toThrow(/"attribute":"expiry"/);
   });
 });

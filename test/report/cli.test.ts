@@ -67,6 +67,69 @@ describe("mgmt plan-report", () => {
     }
   });
 
+  it("--synth-policy: no plan, the findings the synth stopped on as the Policy section; an unreadable file exits 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mgmt-plan-report-synth-"));
+    try {
+      const finding = {
+        rule: "token-scopes",
+        severity: "error",
+        status: "violation",
+        address: "mgmt_token.admin (construct team/admin)",
+        type: "mgmt_token",
+        message: "`scopes` is `*`: narrow it",
+      };
+      const summary = { checked: 2, errors: 1, warnings: 0, waived: 0, waivers_expired: 0, not_checkable: 0, stale_waivers: 0 };
+      writeFileSync(
+        join(dir, "synth.json"),
+        JSON.stringify({ format_version: "1", passed: false, summary, rules: [], findings: [finding], stale_waivers: [] }),
+      );
+      const md = await runMgmt(["plan-report", "--synth-policy", join(dir, "synth.json"), "--title", "Plan: team"], { input: "" });
+      expect({ code: md.code, stderr: md.stderr }).toEqual({ code: 0, stderr: "" });
+      expect(md.stdout).toMatch(/^## Plan: team\n\n:x: \*\*The synth stopped on the account's rules: no plan was made\.\*\*/);
+      expect(md.stdout).toContain("\n## Policy\n\n**1 violation at error severity**");
+      expect(md.stdout).toContain("`mgmt_token.admin (construct team/admin)` **token-scopes**");
+      const json = await runMgmt(["plan-report", "--format", "json", "--synth-policy", join(dir, "synth.json")], { input: "" });
+      expect(JSON.parse(json.stdout)).toEqual({ synth_stopped: true, policy: { passed: false, ...summary } });
+      const bad = await runMgmt(["plan-report", "--synth-policy", join(dir, "none.json")], { input: "" });
+      expect({ code: bad.code, stdout: bad.stdout }).toEqual({ code: 1, stdout: "" });
+      expect(bad.stderr).toMatch(/^mgmt plan-report: --synth-policy .*none\.json: ENOENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("--reviewed: exit 0 when the plan's actions are those review saw, 3 naming each difference when not; --rotations-only: 3 for any other change", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mgmt-plan-report-reviewed-"));
+    try {
+      const summaryOf = async (input: string) => (await runMgmt(["plan-report", "--format", "json"], { input })).stdout;
+      writeFileSync(join(dir, "reviewed.json"), await summaryOf(changes));
+      const same = await runMgmt(["plan-report", "--reviewed", join(dir, "reviewed.json")], { input: changes });
+      expect({ code: same.code, stderr: same.stderr }).toEqual({ code: 0, stderr: "" });
+      expect(same.stdout).not.toContain("Not what review saw");
+
+      // Review saw no changes; the plan now creates a key (another merge, or drift, in between).
+      writeFileSync(join(dir, "reviewed.json"), await summaryOf(none));
+      const moved = await runMgmt(["plan-report", "--reviewed", join(dir, "reviewed.json")], { input: changes });
+      expect(moved.code).toBe(3);
+      expect(moved.stdout).toContain(
+        "## Not what review saw\n\nThe plan made now differs from the one the review showed:\n\n- `mgmt_ssh_key.a`: not in the reviewed plan, now create\n",
+      );
+      expect(moved.stderr).toBe("mgmt plan-report: the plan differs from the one review saw:\n  `mgmt_ssh_key.a`: not in the reviewed plan, now create\n");
+
+      writeFileSync(join(dir, "bogus.json"), "{}");
+      const bogus = await runMgmt(["plan-report", "--reviewed", join(dir, "bogus.json")], { input: changes });
+      expect({ code: bogus.code, stdout: bogus.stdout }).toEqual({ code: 1, stdout: "" });
+      expect(bogus.stderr).toMatch(/--reviewed .*bogus\.json: not the output of 'mgmt plan-report --format json'/);
+
+      const scheduled = await runMgmt(["plan-report", "--rotations-only"], { input: changes });
+      expect(scheduled.code).toBe(3);
+      expect(scheduled.stderr).toBe("mgmt plan-report: the plan does more than rotate tokens:\n  `mgmt_ssh_key.a`: create\n");
+      expect((await runMgmt(["plan-report", "--rotations-only"], { input: none })).code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("reads unknown format versions as an error even with --detailed-exitcode", async () => {
     const r = await runMgmt(["plan-report", "--detailed-exitcode"], { input: '{"format_version":"2.0","resource_changes":[]}' });
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({

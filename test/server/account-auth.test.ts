@@ -103,15 +103,15 @@ describe.each(OPS)("$method $path", (op) => {
     }
   });
 
-  test("a token without the operation's scope: 403; a read-only token on a write: 403", async () => {
+  test("a token without the operation's scope: 401 (upstream's status); a read-only token on a write: 401", async () => {
     if (op.scope === null) return;
     const userId = await bootstrapUserId(server);
     const res = await send(await mintFor(server, userId, "events:read_only"));
-    expect({ op: label(op), status: res.status, body: res.body }).toEqual({ op: label(op), status: 403, body: NOT_AUTHORIZED });
+    expect({ op: label(op), status: res.status, body: res.body }).toEqual({ op: label(op), status: 401, body: NOT_AUTHORIZED });
     expect(res.headers["x-accepted-oauth-scopes"]).toBe(op.scope);
     if (op.scope.endsWith(":read_write")) {
       const ro = await send(await mintFor(server, userId, op.scope.replace("read_write", "read_only")));
-      expect({ op: label(op), status: ro.status }).toEqual({ op: label(op), status: 403 });
+      expect({ op: label(op), status: ro.status }).toEqual({ op: label(op), status: 401 });
     }
   });
 

@@ -154,7 +154,7 @@ describe("OAuth clients and tokens", () => {
     const { token, app_id } = res.body as { token: string; app_id: number };
     const apps = (await call(server, "GET", "/profile/apps", { token })).body as { data: Array<{ id: number; label: string; scopes: string }> };
     expect(apps.data).toEqual([expect.objectContaining({ id: app_id, label: "Grafana", scopes: "account:read_only" })]);
-    expect((await call(server, "POST", "/profile/tokens", { token, json: { label: "x" } })).status).toBe(403);
+    expect((await call(server, "POST", "/profile/tokens", { token, json: { label: "x" } })).status).toBe(401);
     expect((await admin("POST", "/oauth-tokens", { user_id: user.id, client_id: 999 })).status).toBe(404);
     expect((await admin("POST", "/oauth-clients", {})).status).toBe(400);
   });

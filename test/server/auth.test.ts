@@ -120,7 +120,7 @@ describe("scopes", () => {
     ];
     for (const [method, path, json] of writes) {
       const res = await call(server, method, path, { token, json });
-      expect(res.status).toBe(403);
+      expect(res.status).toBe(401);
       expect(res.body).toEqual(NOT_AUTHORIZED);
       expect(res.headers["x-accepted-oauth-scopes"]).toBe("account:read_write");
     }
@@ -131,7 +131,7 @@ describe("scopes", () => {
   test("the scope check comes before body validation", async () => {
     const token = await mint("account:read_only");
     const res = await call(server, "POST", "/profile/sshkeys", { token, body: "{not json", headers: { "content-type": "application/json" } });
-    expect(res.status).toBe(403);
+    expect(res.status).toBe(401);
   });
 
   test("account:read_write implies account:read_only", async () => {
@@ -144,7 +144,7 @@ describe("scopes", () => {
     const token = await mint("events:read_write");
     expect((await call(server, "GET", "/profile", { token })).status).toBe(200);
     const res = await call(server, "GET", "/profile/sshkeys", { token });
-    expect(res.status).toBe(403);
+    expect(res.status).toBe(401);
     expect(res.body).toEqual(NOT_AUTHORIZED);
   });
 

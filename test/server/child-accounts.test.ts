@@ -118,11 +118,11 @@ test("scopes: child_account:read_only lists, child_account:read_write mints", as
   const userId = (await server.domain.tokens.authenticate(server.token!)).user.id;
   const ro = await mintFor(server, userId, "child_account:read_only");
   expect((await call(server, "GET", "/account/child-accounts", { token: ro })).status).toBe(200);
-  expect((await call(server, "POST", `/account/child-accounts/${EUUID}/token`, { token: ro })).status).toBe(403);
+  expect((await call(server, "POST", `/account/child-accounts/${EUUID}/token`, { token: ro })).status).toBe(401);
   const rw = await mintFor(server, userId, "child_account:read_write");
   expect((await call(server, "POST", `/account/child-accounts/${EUUID}/token`, { token: rw })).status).toBe(200);
   const acct = await mintFor(server, userId, "account:read_write");
-  expect((await call(server, "GET", "/account/child-accounts", { token: acct })).status).toBe(403);
+  expect((await call(server, "GET", "/account/child-accounts", { token: acct })).status).toBe(401);
 });
 
 test("an account without children lists none; a seeded child cannot itself have children", async () => {

@@ -199,5 +199,5 @@ it("needs events:read_only (read_write works too); account scopes do not reach i
     expect((await call(server, "POST", `/account/events/${e!.id}/seen`, { token })).status).toBe(200);
   }
   const token = await mintFor(server, userId, "account:read_write");
-  expect((await call(server, "GET", "/account/events", { token })).status).toBe(403);
+  expect((await call(server, "GET", "/account/events", { token })).status).toBe(401);
 });

@@ -228,6 +228,6 @@ describe("grants and events", () => {
     const userId = (await server.domain.tokens.authenticate(server.token!)).user.id;
     const token = await mintFor(server, userId, "account:read_only");
     expect((await call(server, "GET", "/account/oauth-clients", { token })).status).toBe(200);
-    expect((await create({ label: "x", redirect_uri: "https://a.example" }, token)).status).toBe(403);
+    expect((await create({ label: "x", redirect_uri: "https://a.example" }, token)).status).toBe(401);
   });
 });

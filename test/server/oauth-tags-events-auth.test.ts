@@ -80,9 +80,9 @@ describe.each(OPS)("$method $path", (op) => {
     expect(res.body).toEqual(INVALID_TOKEN);
   });
 
-  it(`403 without ${op.scope}`, async () => {
+  it(`401 without ${op.scope}`, async () => {
     const res = await call(server, op.method, op.path, { token: wrongScope[op.wrong], json: op.json });
-    expect(res.status).toBe(403);
+    expect(res.status).toBe(401);
     expect(res.body).toEqual(NOT_AUTHORIZED);
     expect(res.headers["x-accepted-oauth-scopes"]).toBe(op.scope);
   });

@@ -73,6 +73,15 @@ describe("PUT /profile", () => {
   });
 });
 
+describe("GET /profile: user_type (issue 47, item 6)", () => {
+  // linodego's Profile and linode_api4-python's Profile read `user_type`; upstream's recorded answers have it.
+  test("default for the bootstrap user, proxy for a proxy user", async () => {
+    expect(Profile.parse((await call(server, "GET", "/profile")).body).user_type).toBe("default");
+    const { token } = await newActor(server, { userType: "proxy" });
+    expect((await call(server, "GET", "/profile", { token })).body).toMatchObject({ user_type: "proxy" });
+  });
+});
+
 describe("grants", () => {
   test("an unrestricted user: 204, no body", async () => {
     const res = await call(server, "GET", "/profile/grants");

@@ -31,7 +31,7 @@ describe("create", () => {
 
     // The new token works, with its own scopes.
     expect((await call(server, "GET", "/profile/sshkeys", { token: created.token })).status).toBe(200);
-    expect((await call(server, "POST", "/profile/tokens", { token: created.token, json: { label: "x" } })).status).toBe(403);
+    expect((await call(server, "POST", "/profile/tokens", { token: created.token, json: { label: "x" } })).status).toBe(401);
   });
 
   test("omitted scopes: the acting token's", async () => {
@@ -42,9 +42,23 @@ describe("create", () => {
     expect(all.scopes).toBe("*");
   });
 
-  test("scopes may not exceed the acting token's; * means all", async () => {
+  // linode-cli and the upstream Terraform provider's token resource send `scopes: "*"` by default;
+  // upstream gives the new token the acting token's scopes (issue 47, item 4).
+  test('scopes "*" from a limited token: the acting token\'s scopes', async () => {
+    const token = await mintFor(server, await bootstrapUserId(server), "account:read_write events:read_only");
+    const res = await create({ label: "star", scopes: "*" }, token);
+    expect(res.status).toBe(200);
+    const made = PersonalAccessToken.parse(res.body);
+    expect(made.scopes).toBe("account:read_write events:read_only");
+    const read = PersonalAccessToken.parse((await call(server, "GET", `/profile/tokens/${made.id}`)).body);
+    expect(read.scopes).toBe(made.scopes);
+    // The new token is limited as its creator is.
+    expect((await call(server, "GET", "/account/child-accounts", { token: made.token })).status).toBe(401);
+  });
+
+  test("scopes may not exceed the acting token's", async () => {
     const token = await mintFor(server, await bootstrapUserId(server), "account:read_write");
-    for (const scopes of ["*", "account:read_write events:read_only", "events:read_only"]) {
+    for (const scopes of ["account:read_write events:read_only", "events:read_only"]) {
       const res = await create({ label: "x", scopes }, token);
       expect(res.status).toBe(400);
       expect(res.body).toEqual(errorBody("Scopes may not exceed those of the acting token", "scopes"));
@@ -174,7 +188,7 @@ describe("OAuth tokens", () => {
     const userId = await bootstrapUserId(server);
     const { app, token } = await oauthApp(server, userId, "account:read_only");
     expect((await call(server, "GET", "/profile/apps", { token })).status).toBe(200);
-    expect((await call(server, "POST", "/profile/tokens", { token, json: { label: "x" } })).status).toBe(403);
+    expect((await call(server, "POST", "/profile/tokens", { token, json: { label: "x" } })).status).toBe(401);
     const pats = TokenPage.parse((await call(server, "GET", "/profile/tokens")).body);
     expect(pats.data.every((t) => !t.label.startsWith("oauth app"))).toBe(true);
 

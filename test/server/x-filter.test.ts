@@ -173,7 +173,8 @@ describe("malformed filters are 400 naming X-Filter", () => {
     ["+and not an array", { "+and": { label: "a" } }],
     ["+or empty", { "+or": [] }],
     ["+or item not an object", { "+or": ["a"] }],
-    ["+order without +order_by", { "+order": "asc" }],
+    ["+and with items that are not objects", { "+and": [1] }],
+    ["+order alone, not asc/desc", { "+order": "up" }],
     ["+order not asc/desc", { "+order_by": "label", "+order": "up" }],
     ["+order_by not filterable", { "+order_by": "scopes" }],
     ["+order_by not a string", { "+order_by": 1 }],
@@ -188,10 +189,55 @@ describe("malformed filters are 400 naming X-Filter", () => {
     expect(errors[0]!.field).toBe("X-Filter");
     expect(errors[0]!.reason.length).toBeGreaterThan(0);
   });
+  test("a field that exists but is not filterable is named as upstream names it", async () => {
+    const res = await list("/profile/tokens", { scopes: "*" });
+    expect((res.body as { errors: Array<{ reason: string }> }).errors[0]!.reason).toBe("Cannot filter on scopes");
+  });
   test("a list without filterable fields refuses any filter", async () => {
-    const res = await list("/profile/sshkeys", { label: "x" });
+    const res = await list("/account/logins", { ip: "x" });
     expect(res.status).toBe(400);
     expect((res.body as { errors: Array<{ field: string }> }).errors[0]!.field).toBe("X-Filter");
+  });
+});
+
+describe("the forms real clients send (issue 47, item 1)", () => {
+  // The upstream Terraform provider's list data sources send an empty `+and` with `+order`.
+  test('terraform-provider-linode: {"+and": [], "+order": "desc"} is 200, newest id first', async () => {
+    const res = await list("/profile/tokens", { "+and": [], "+order": "desc" });
+    expect(res.status).toBe(200);
+    const ids = res.page.data.map((t) => t.id as number);
+    expect(ids).toHaveLength(4);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+  });
+  // linodego's `And()` with no nodes.
+  test("linodego And(): an empty +and filters nothing", async () => {
+    const res = await list("/profile/tokens", { "+and": [] });
+    expect(res.status).toBe(200);
+    expect(res.page.results).toBe(4);
+  });
+  // The Ansible collection's list modules send `+order` without `+order_by`.
+  test("ansible list modules: +order alone orders by id", async () => {
+    const asc = await list("/profile/tokens", { "+order": "asc" });
+    expect(asc.status).toBe(200);
+    const ids = asc.page.data.map((t) => t.id as number);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    const desc = await list("/account/events", { "+order": "desc" });
+    expect(desc.status).toBe(200);
+    const events = desc.page.data.map((e) => e.id as number);
+    expect(events.length).toBeGreaterThan(0);
+    expect(events).toEqual([...events].sort((a, b) => b - a));
+  });
+});
+
+describe("/profile/sshkeys filters on label (the Ansible ssh_key_list module, issue 47 item 2)", () => {
+  test("label equality and +contains", async () => {
+    for (const label of ["laptop", "desktop"]) {
+      expect((await call(server, "POST", "/profile/sshkeys", { json: { label, ssh_key: ed25519Key(label) } })).status).toBe(200);
+    }
+    const exact = await list("/profile/sshkeys", { label: "laptop" });
+    expect(exact.status).toBe(200);
+    expect(labels(exact.page)).toEqual(["laptop"]);
+    expect(labels((await list("/profile/sshkeys", { label: { "+contains": "TOP" } })).page).sort()).toEqual(["desktop", "laptop"]);
   });
 });
 
@@ -209,7 +255,7 @@ describe("the pure module", () => {
     expect(applyFilter(items, g).map((i) => i.id)).toEqual([2]);
     const h = parseFilter(JSON.stringify({ "+order_by": "entity.id", "+order": "desc" }), fields)!;
     expect(applyFilter(items, h).map((i) => i.id)).toEqual([3, 2, 1]);
-    expect(() => parseFilter(JSON.stringify({ "entity.label": "x" }), fields)).toThrow(/no such field/);
+    expect(() => parseFilter(JSON.stringify({ "entity.label": "x" }), fields)).toThrow(/Cannot filter on entity.label/);
   });
   test("no header, no filter; repeated header refused", () => {
     expect(parseFilter(undefined, {})).toBeNull();

@@ -1,5 +1,7 @@
 /** Every file of a new repository, by its path: a pure function of the options and the two packages (for cdktf or cdktn alike). */
+import { ANSWERS_FILE, answersJson } from "./answers";
 import { cdkOf } from "./templates/cdk";
+import { dependabotYml, renovateJson } from "./templates/dependency-bots";
 import { CDKTN_SCRIPT, cdktnScript } from "./templates/cdktn-script";
 import type { ScaffoldContext } from "./templates/context";
 import { driftWorkflow, planWorkflow } from "./templates/github";
@@ -34,6 +36,9 @@ export function scaffoldFiles(c: ScaffoldContext): Map<string, ScaffoldFile> {
     [STACK_RUNNER, { text: stackRunner(c), executable: true }],
     [TRANSPILE_HOOK, { text: transpileHook() }],
   ]);
+  // What init was asked, for `mgmt init --update` (./answers.ts).
+  const answers = { version: c.provider.version, ci: c.ci, backend: c.backend, engine: c.engine, cdk: cdkOf(c), vendored: c.provider.file !== undefined };
+  files.set(ANSWERS_FILE, { text: answersJson(c.projectId === undefined ? answers : { ...answers, projectId: c.projectId }) });
   if (cdkOf(c) === "cdktn") files.set(CDKTN_SCRIPT, { text: cdktnScript(c), executable: true });
   if (c.engine === "tofu") {
     files.set("tools/tofu/package.json", { text: tofuShimPackage() });
@@ -44,5 +49,7 @@ export function scaffoldFiles(c: ScaffoldContext): Map<string, ScaffoldFile> {
     files.set(".github/workflows/drift.yml", { text: driftWorkflow(c) });
   }
   if (c.ci.includes("gitlab")) files.set(".gitlab-ci.yml", { text: gitlabCi(c) });
+  files.set("renovate.json", { text: renovateJson() });
+  if (c.ci.includes("github")) files.set(".github/dependabot.yml", { text: dependabotYml(c) });
   return files;
 }

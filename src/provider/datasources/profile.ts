@@ -18,6 +18,7 @@ export const profileDataSource = defineDataSource<ProviderContext>()({
     authorized_keys: list("computed", "SSH keys authorized for Lish; null when none are set.", "string"),
     two_factor_auth: bool("computed", "Whether logins from untrusted computers need a two-factor code."),
     restricted: bool("computed", "Whether the user's access is limited by grants."),
+    user_type: string("computed", "The kind of user: default, parent, child or proxy."),
     authentication_type: string("computed", "How the user authenticates to the console: password or idp."),
     verified_phone_number: string("computed", "The verified phone number, or null."),
     referrals: object("computed", "Referral code, URL and counters.", {
@@ -44,6 +45,7 @@ export const profileDataSource = defineDataSource<ProviderContext>()({
       authorized_keys: p.authorized_keys,
       two_factor_auth: p.two_factor_auth,
       restricted: p.restricted,
+      user_type: p.user_type,
       authentication_type: p.authentication_type,
       verified_phone_number: p.verified_phone_number,
       referrals: { ...p.referrals },

@@ -231,6 +231,18 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
           );
         } catch (err) {
           if (!(err instanceof PartialApply)) throw err;
+          if (stopping.signal.aborted) {
+            // The write committed and only what followed it was cancelled by the stop: recorded as done, not as a
+            // failure (which the engine would taint, so that the next apply replaced an object that is fine); the
+            // next refresh reads it again.
+            diagnostics.push(
+              warning(
+                `${typeName}: written, not read back`,
+                `The provider was stopped after the write and before reading the object back; the next refresh reads it (${err.message}).`,
+              ),
+            );
+            return { newState: settleApplied(req.plannedState, err.state, true), ...privateOut(kept, req.plannedPrivate) };
+          }
           diagnostics.push(...def.describeFailure(`apply ${typeName}`, err.cause));
           return { newState: settleApplied(req.plannedState, err.state, true), ...privateOut(kept, req.plannedPrivate) };
         }

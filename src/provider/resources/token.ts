@@ -2,7 +2,8 @@
  * mgmt_token: a personal access token. Its value is shown once, by create; it is kept in state
  * (sensitive) and never replaced by the 16-character prefix reads return. A token that expired
  * or was revoked is gone: the next plan creates a new one. `renew_before` makes a scheduled
- * apply rotate it before it expires.
+ * apply rotate it before it expires: an in-place update that creates the new token, then revokes
+ * the old, so a valid token is in state at every moment (`token-rotation.ts`).
  */
 import type { PersonalAccessToken } from "../../contract";
 import { TOKEN_LABEL, oauthScopesText, secretInName, tokenLabel } from "../../contract/field-rules";
@@ -11,15 +12,17 @@ import { createTokenOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
-import { defineResource } from "../framework/resource";
+import { defineResource, type ResourceOperation } from "../framework/resource";
 import { misplacedSecrets, refuseSecretsAtPlan, unlessSecret } from "../framework/validators";
 import { Unknown, known } from "../framework/value";
-import type { StateOf } from "../framework/value-types";
+import type { AppliedConfigOf, PlannedOf, StateOf } from "../framework/value-types";
 import { formatTimestamp, parseRfc3339 } from "../../contract/timestamps";
 import { parseDuration, positiveDuration, rfc3339, sameInstant, toRfc3339 } from "../timestamps";
 import { closestArea, unknownScopeAreas } from "../scope-areas";
 import { orNullIfGone } from "../../client/errors";
+import { expiryProblems, lifetimeProblems, refuseActingToken } from "./token-lifetime";
 import { parseId, stateId } from "./ids";
+import { ROTATED, rotationReason, revokeAfterRotation } from "./token-rotation";
 
 const attributes = {
   id: string("computed", "The token's id.", { keepPrior: true }),
@@ -43,7 +46,7 @@ const attributes = {
   }),
   renew_before: string(
     "optional",
-    'Needs `expires_in`. When the token expires within this duration (e.g. "720h"), the plan replaces it, so a scheduled apply rotates it before it expires.',
+    'Needs `expires_in`. When the token expires within this duration (e.g. "720h"), the plan rotates it in place: the apply creates the new token, records it, then revokes the old one, so a scheduled apply renews it before it expires and nothing that uses it sees a gap.',
     { validate: positiveDuration },
   ),
   token: string("computed", "The token value, known only from creation.", { sensitive: true, keepPrior: true }),
@@ -73,6 +76,23 @@ export function dueForRenewal(expiry: string, renewBefore: string, now: Date): b
   return at !== undefined && window !== undefined && at - now.getTime() <= window;
 }
 
+/** Creates the token `planned` describes: a new one, or the next of a rotation. */
+async function createToken(
+  { ctx, now }: ResourceOperation<ProviderContext>,
+  planned: PlannedOf<typeof attributes>,
+  config: AppliedConfigOf<typeof attributes>,
+): Promise<State> {
+  const expiresIn = config.expires_in ?? undefined;
+  const expiry = known(planned.expiry);
+  const at = expiresIn !== undefined ? now().getTime() + parseDuration(expiresIn)! : expiry !== undefined ? parseRfc3339(expiry) : undefined;
+  const created = await createTokenOnce(ctx.client, {
+    label: planned.label,
+    ...(known(planned.scopes) !== undefined ? { scopes: known(planned.scopes) } : {}),
+    ...(at !== undefined ? { expiry: formatTimestamp(at) } : {}),
+  });
+  return toState(created, { expires_in: planned.expires_in, renew_before: planned.renew_before, token: created.token });
+}
+
 export const tokenResource = defineResource<ProviderContext>()({
   typeName: "mgmt_token",
   description:
@@ -92,6 +112,8 @@ export const tokenResource = defineResource<ProviderContext>()({
         ),
       );
     }
+    for (const p of lifetimeProblems(known(config.expires_in) ?? undefined, known(config.renew_before) ?? undefined))
+      diagnostics.push(error(p.summary, p.detail, attr(p.attribute)));
     return diagnostics;
   },
 
@@ -106,33 +128,43 @@ export const tokenResource = defineResource<ProviderContext>()({
         attr("scopes"),
       );
     }
+    // Only for a token this plan creates (or replaces for a new lifetime): one that exists keeps the expiry it was given.
+    const configExpiry = known(config.expiry) ?? null;
+    const newLifetime =
+      prior === null ||
+      (configExpiry !== null && (prior.expiry === null || !sameInstant(configExpiry, prior.expiry))) ||
+      (known(config.expires_in) ?? null) !== prior.expires_in;
+    if (newLifetime) {
+      for (const p of expiryProblems(known(config.expiry) ?? undefined, known(config.expires_in) ?? undefined, draft.now))
+        draft.error(p.summary, p.detail, attr(p.attribute));
+    }
     const expiry = known(prior?.expiry);
     const renewBefore = known(config.renew_before);
     if (expiry === undefined || renewBefore === undefined || known(config.expires_in) === undefined) return;
     if (dueForRenewal(expiry, renewBefore, draft.now)) {
-      planned.expiry = Unknown;
-      draft.replace("expiry");
+      // An update, not a replacement: the engines' replace destroys first (no gap-free
+      // create_before_destroy can be asked for by a provider), and the old value would stop
+      // working before the new one is written anywhere.
+      for (const computed of ROTATED) planned[computed] = Unknown;
+      draft.warn(rotationReason(expiry, renewBefore), "The apply creates the new token, records it, then revokes the old one.");
     }
   },
 
-  async create({ ctx, now }, planned, config) {
-    const expiresIn = config.expires_in ?? undefined;
-    const expiry = known(planned.expiry);
-    const at = expiresIn !== undefined ? now().getTime() + parseDuration(expiresIn)! : expiry !== undefined ? parseRfc3339(expiry) : undefined;
-    const created = await createTokenOnce(ctx.client, {
-      label: planned.label,
-      ...(known(planned.scopes) !== undefined ? { scopes: known(planned.scopes) } : {}),
-      ...(at !== undefined ? { expiry: formatTimestamp(at) } : {}),
-    });
-    return toState(created, { expires_in: planned.expires_in, renew_before: planned.renew_before, token: created.token });
-  },
+  create: createToken,
 
   async read({ ctx }, state) {
     const live = await ctx.reads.mgmt_token.read(String(parseId(stateId(state))));
     return live === null ? null : toState(live, state);
   },
 
-  async update({ ctx }, prior, planned) {
+  async update(op, prior, planned, config) {
+    const { ctx } = op;
+    // A rotation planned its id unknown (modifyPlan): a new token replaces this one in place.
+    if (known(planned.id) === undefined) {
+      const fresh = await createToken(op, planned, config);
+      await revokeAfterRotation(fresh, () => ctx.client.revokeToken(parseId(stateId(prior)), { signal: null }), prior.id);
+      return fresh;
+    }
     const id = parseId(stateId(prior));
     const label = planned.label;
     const live = label === prior.label ? await ctx.client.getToken(id) : await ctx.client.updateToken(id, { label });
@@ -140,6 +172,7 @@ export const tokenResource = defineResource<ProviderContext>()({
   },
 
   async delete({ ctx }, state) {
+    await refuseActingToken(ctx, parseId(stateId(state)));
     await orNullIfGone(() => ctx.client.revokeToken(parseId(stateId(state))));
   },
 

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { GrantsResponse, OAuthScopesText, formatTimestamp, type GrantsResponse as Grants } from "../../contract";
 import { Scopes } from "../../contract/scopes";
 import { invalid, notFound } from "../domain/errors";
+import { FIRST_WIRE_MS, LAST_WIRE_MS, LAST_WIRE_TIME } from "../domain/context";
 import { parseInput } from "../http/errors";
 import { pathId } from "../http/router";
 import { MAX_ID } from "../store/store";
@@ -78,7 +79,11 @@ export const coreAdmin: AdminModule = {
       return { body: clockView() };
     });
     r.post("/clock/advance", 'Move the server\'s time ({"seconds": n}, may be negative)', async (req) => {
-      ctx.clock.advance(parseInput(ClockAdvance, req.body).seconds * 1000);
+      const ms = parseInput(ClockAdvance, req.body).seconds * 1000;
+      const at = ctx.clock.now().getTime() + ms;
+      // The wire shows four-digit years only: a clock moved past them would stamp rows no answer can show.
+      if (at > LAST_WIRE_MS || at < FIRST_WIRE_MS) throw invalid("seconds", `would move the clock outside 0000-01-01T00:00:00 to ${LAST_WIRE_TIME}`);
+      ctx.clock.advance(ms);
       return { body: clockView() };
     });
     r.delete("/clock", "Back to the real (base) clock", async () => {
@@ -98,7 +103,6 @@ export const coreAdmin: AdminModule = {
       const stored = await ctx.store.grants.get(id);
       return {
         id: user.id,
-        user_type: user.user_type,
         ...profileView(user),
         grants: user.restricted && stored !== undefined ? (JSON.parse(stored) as Grants) : null,
       };

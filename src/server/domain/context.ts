@@ -1,5 +1,7 @@
 /** What every domain module is built from, and who is acting. */
 import { formatTimestamp } from "../../contract";
+import { LAST_WIRE_MS, LAST_WIRE_TIMESTAMP as LAST_WIRE_TIME } from "../../contract/timestamps";
+import { invalid } from "./errors";
 import type { Clock, Secrets } from "../clock";
 import type { StoreOf } from "../store/store";
 import type { Scopes } from "../../contract/scopes";
@@ -30,7 +32,35 @@ export { isStorableId } from "../store/store";
 /** Seconds, minutes and days in milliseconds, and moving a wire timestamp. */
 export const MINUTE = 60_000;
 export const DAY = 24 * 60 * MINUTE;
-export const timestampAt = (clock: Clock, offsetMs: number): string => formatTimestamp(new Date(clock.now().getTime() + offsetMs));
+export const timestampAt = (clock: Clock, offsetMs: number): string => laterTimestamp(clock.now().getTime(), offsetMs);
 
-/** The current time in the wire and storage format. */
-export const timestamp = (clock: Clock): string => formatTimestamp(clock.now());
+/** `offsetMs` after `fromMs` in the wire form; a computed time past what the wire can show is refused (400), not stored. */
+export const laterTimestamp = (fromMs: number, offsetMs: number): string => {
+  const at = fromMs + offsetMs;
+  if (offsetMs !== 0 && at > LAST_WIRE_MS)
+    throw invalid(null, `A time this computes (${formatTimestamp(at)}) falls after ${LAST_WIRE_TIME}, the last the API can show`);
+  return timestampOf(at);
+};
+
+/** The last and first instants the wire form (four-digit years) can show. */
+export { LAST_WIRE_MS, LAST_WIRE_TIMESTAMP as LAST_WIRE_TIME } from "../../contract/timestamps";
+export const FIRST_WIRE_MS = -62_167_219_200_000;
+
+/**
+ * The current time in the wire and storage format. A clock run past what the wire can show is
+ * refused here, before anything is written: a row stamped `+010000-...` would commit and then
+ * fail every answer and list that shows it.
+ */
+export const timestamp = (clock: Clock): string => timestampOf(clock.now().getTime());
+
+/**
+ * "Now" for comparing with stored times only (expired? in the future?): held at the last second
+ * the wire can show, which every stored time precedes, so reads keep answering past it.
+ */
+export const comparableTimestamp = (clock: Clock): string => formatTimestamp(Math.max(FIRST_WIRE_MS, Math.min(LAST_WIRE_MS, clock.now().getTime())));
+
+const timestampOf = (at: number): string => {
+  if (at > LAST_WIRE_MS || at < FIRST_WIRE_MS)
+    throw invalid(null, `The server's clock is outside 0000-01-01T00:00:00 to ${LAST_WIRE_TIME}, the times the API can show (DELETE /__admin/clock resets it)`);
+  return formatTimestamp(at);
+};

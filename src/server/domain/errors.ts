@@ -23,8 +23,11 @@ export const notFound = (): DomainError => new DomainError("not_found", [{ reaso
 /** Missing, malformed, unknown, expired or revoked token: upstream does not say which. */
 export const invalidToken = (): DomainError => new DomainError("unauthenticated", [{ reason: "Invalid Token" }]);
 
-/** A valid token without the scope the operation needs (upstream's text). */
-export const scopeMissing = (): DomainError => new DomainError("forbidden", [{ reason: "Your OAuth token is not authorized to use this endpoint." }]);
+/**
+ * A valid token without the scope the operation needs: upstream's text and upstream's status,
+ * 401 (linode-cli tells it from "Invalid Token" by the reason, not the status).
+ */
+export const scopeMissing = (): DomainError => new DomainError("unauthenticated", [{ reason: "Your OAuth token is not authorized to use this endpoint." }]);
 
 /** An operation the acting user may not perform (a rule, not a missing scope). */
 export const forbidden = (field: string | null, reason: string): DomainError => new DomainError("forbidden", [field === null ? { reason } : { field, reason }]);

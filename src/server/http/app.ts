@@ -15,7 +15,9 @@ import { installBodyConventions } from "./body";
 import { installConnectionHandlers, lingeringClose, onClientError } from "./connection";
 import { HttpError } from "./errors";
 import { hostProblem } from "./host";
+import { installCacheHeaders } from "./cache-headers";
 import { installCors, type CorsOrigins } from "./cors";
+import { DEFAULT_BACKPRESSURE, installBackpressure, type BackpressureLimits } from "./backpressure";
 
 export interface AppOptions {
   /** The caller a bearer token stands for (see `Router`). */
@@ -41,6 +43,8 @@ export interface AppOptions {
    * `requestMarks`). Absent, nothing is read ahead.
    */
   requestMarks?: () => Promise<(fn: () => void) => void>;
+  /** Per-connection bounds on unanswered requests and unsent answer bytes (see `./backpressure.ts`). */
+  backpressure?: Partial<BackpressureLimits>;
 }
 
 /**
@@ -96,6 +100,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   installBodyConventions(app);
 
   installConnectionHandlers(app.server);
+  installBackpressure(app.server, { ...DEFAULT_BACKPRESSURE, ...options.backpressure });
   const handleError = makeErrorHandler(logger);
   app.setErrorHandler((err, req, reply) => {
     // Answered before the body was read: if the connection closes after this answer, the client
@@ -123,6 +128,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // Before the 404s, admin, faults and rate limits: their answers carry CORS headers too, and a
   // preflight is answered here, whatever path it names.
   installCors(app, options.cors ?? "*");
+  installCacheHeaders(app);
   app.addHook("onRequest", (req, _reply, done) => {
     // Nothing can be named with a NUL (bodies refuse one), and Postgres cannot even compare one.
     const nul = (v: unknown) => typeof v === "string" && v.includes("\u0000");

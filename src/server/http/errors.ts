@@ -81,6 +81,18 @@ function wellFormed(items: readonly ErrorItem[]): ErrorItem[] {
   return items.map((item) => (typeof item.field === "string" ? { field: fix(item.field), reason: fix(item.reason) } : { ...item, reason: fix(item.reason) }));
 }
 
+/**
+ * A store that cannot write, by the drivers' codes (SQLite's, Postgres's SQLSTATE): out of space is 507, read-only
+ * 503, each saying so, instead of a generic 500. The transaction failed as a whole, so nothing of it was written.
+ */
+function storeFailure(err: unknown): [number, string] | undefined {
+  const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
+  if (code === "SQLITE_FULL" || code === "53100") return [507, "The server's store is out of space; nothing was written"];
+  if (code === "SQLITE_READONLY" || (typeof code === "string" && code.startsWith("SQLITE_READONLY_")) || code === "25006")
+    return [503, "The server's store is read-only; nothing was written"];
+  return undefined;
+}
+
 export function errorResponse(err: unknown): { status: number; body: ErrorBody; headers: Record<string, string> } {
   if (err instanceof DomainError) return { status: STATUS_OF[err.kind], body: { errors: wellFormed(err.items) }, headers: {} };
   if (err instanceof HttpError) return { status: err.status, body: { errors: wellFormed(err.items) }, headers: err.headers };
@@ -93,6 +105,8 @@ export function errorResponse(err: unknown): { status: number; body: ErrorBody; 
     const reason = err instanceof SyntaxError ? "Request body is not valid JSON" : (STATUS_CODES[fe.statusCode] ?? "Bad request");
     return { status: fe.statusCode, body: { errors: [{ reason }] }, headers: {} };
   }
+  const store = storeFailure(err);
+  if (store !== undefined) return { status: store[0], body: { errors: [{ reason: store[1] }] }, headers: {} };
   return { status: 500, body: INTERNAL_ERROR, headers: {} };
 }
 
@@ -103,7 +117,7 @@ export function makeErrorHandler(logger: Logger) {
     const shaped = ErrorBody.safeParse(response.body);
     const status = shaped.success ? response.status : 500;
     if (status >= 500) {
-      logger.error("unhandled error", {
+      logger.error(status === 500 ? "unhandled error" : "store cannot write", {
         method: req.method,
         url: req.url,
         error: err instanceof Error ? (err.stack ?? err.message) : String(err),

@@ -91,7 +91,7 @@ export async function listAnswer<S extends z.ZodType>(
   remembered?: RememberedAnswers,
 ): Promise<Answer> {
   const query = pageQueryOf(ctx.req.query);
-  const filter = parseFilter(ctx.req.headers["x-filter"], spec.filter ?? {}, { known: (f) => schemaAt(spec.item, f) !== undefined });
+  const filter = parseFilter(ctx.req.headers["x-filter"], spec.filter ?? {});
   const schema = pageSchemaOf(spec.item);
   if (filter === null) {
     // The mark is read before the page: a write after that moves it, so a page is never kept

@@ -8,7 +8,6 @@
  */
 import { z } from "zod";
 import { ErrorBody, PAGE_SIZE, paginated } from "../../contract";
-import { answer } from "./present";
 import { API_PREFIX, type RouteInfo, type Router } from "./router";
 
 export const OPENAPI_PATH = "/openapi.json";
@@ -184,13 +183,14 @@ const AnyObject = z.record(z.string(), z.unknown());
 
 /** Registers `GET /v4/openapi.json` (public). Call after the other routes, before `closeMethods`. */
 export function openApiRoutes(r: Router): void {
-  let cached: Json | undefined;
+  // The text, once: parsing and serializing 113 KB on every request let a client that asks it in a loop hold the event loop.
+  let cached: string | undefined;
   r.get(
     OPENAPI_PATH,
     "public",
     async () => {
-      cached ??= openApiDocument(r.routes);
-      return answer(AnyObject, cached);
+      cached ??= JSON.stringify(AnyObject.parse(openApiDocument(r.routes)));
+      return { status: 200, json: cached };
     },
     { summary: "This OpenAPI document", response: AnyObject },
   );

@@ -175,9 +175,10 @@ export class Router {
     const match = BEARER.exec(req.headers.authorization ?? "");
     if (match === null) throw invalidToken();
     const actor = await this.authenticate(match[1]!);
-    // Upstream reports the token's scopes and the ones the operation accepts.
+    // Upstream reports the token's scopes and the ones the operation accepts: `*` where the
+    // operation needs none (its answers on /profile, /profile/grants, /account/maintenance).
     reply.header("x-oauth-scopes", actor.scopes.toString());
-    if (access !== "token") reply.header("x-accepted-oauth-scopes", access);
+    reply.header("x-accepted-oauth-scopes", access === "token" ? "*" : access);
     if (access !== "token" && !actor.scopes.allows(access)) throw scopeMissing();
     this.actors.set(req, actor);
   }

@@ -367,6 +367,16 @@ export function migrations(flavor: SqlFlavor): Record<string, Migration> {
         await db.schema.dropTable(TABLE_MARKS).execute();
       },
     },
+    // The events list pages newest first by id within an account: with this index a page reads its rows in order and
+    // stops, instead of sorting the whole 90-day window (a page at 50,000 events took 5x the one at 2,000).
+    "0006_events_by_account_id": {
+      async up(db: Kysely<unknown>) {
+        await db.schema.createIndex("events_account_id_id").on("events").columns(["account_id", "id"]).execute();
+      },
+      async down(db: Kysely<unknown>) {
+        await db.schema.dropIndex("events_account_id_id").execute();
+      },
+    },
   };
 }
 

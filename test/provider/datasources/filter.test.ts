@@ -2,6 +2,7 @@
 import { bool, int, list, object, string } from "../../../src/provider/framework/attributes";
 import type { ObjectValue } from "../../../src/provider/framework/value";
 import { API_FILTERABLE } from "../../../src/contract/filterable";
+import { parseFilter } from "../../../src/contract/x-filter";
 import {
   apiFilter,
   argumentsId,
@@ -144,6 +145,20 @@ describe("the X-Filter sent", () => {
     expect(header({ filter: null, order_by: null, order: null, limit: null }, [{ created: { "+gte": "2025-01-01T00:00:00" } }]).filter).toEqual({
       "+and": [{ created: { "+gte": "2025-01-01T00:00:00" } }],
     });
+  });
+});
+
+describe("the headers the provider writes are valid in the contract's X-Filter grammar", () => {
+  const header = (config: ObjectValue) => apiFilter(fields, parseQuery(fields, config), []);
+  const api = { id: "number", label: "string", created: "timestamp", "entity.id": "number", "entity.type": "string" } as const;
+  it.each([
+    ["conditions", filters({ name: "id", values: ["1", "2"] }, { name: "label", values: ["lap"], match_by: "substring" })],
+    ["an instant", filters({ name: "created", values: ["2025-01-02T09:00:00+09:00"] })],
+    ["an order", { filter: null, order_by: "id", order: "desc", limit: 5 }],
+  ])("%s", (_name, config) => {
+    const sent = header(config as ObjectValue).filter;
+    expect(sent).toBeDefined();
+    expect(parseFilter(JSON.stringify(sent), api)).not.toBeNull();
   });
 });
 

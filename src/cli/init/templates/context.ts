@@ -1,13 +1,27 @@
-/** What every template reads: the chosen options, the stack's name and the two vendored packages. */
+/** What every template reads: the chosen options, the stack's name and the two packages (vendored, or from a registry). */
 import type { ScaffoldOptions } from "../options";
 
 export interface VendoredPackage {
   /** The npm name, e.g. @mgmt/provider. */
   readonly name: string;
   readonly version: string;
-  /** Where the tarball sits in the new repository, relative to its root: packages/NAME.tgz. */
-  readonly file: string;
+  /**
+   * Where the tarball sits in the new repository, relative to its root: packages/NAME.tgz. Absent: the
+   * package comes from the npm registry (the one .npmrc names) by name and version range.
+   */
+  readonly file?: string;
 }
+
+/**
+ * The range a repository asks of a package it takes from a registry: this minor's patches before 1.0
+ * (`~0.3.0`: a 0.x minor release may break, docs/guides/upgrading.md), any later release of the major after.
+ */
+export function versionRange(version: string): string {
+  return version.startsWith("0.") ? `~${version}` : `^${version}`;
+}
+
+/** package.json's value for one of the two packages: its vendored tarball, or its range on the registry. */
+export const dependencyOn = (p: VendoredPackage): string => (p.file !== undefined ? `file:${p.file}` : versionRange(p.version));
 
 export interface ScaffoldContext extends ScaffoldOptions {
   /** The package name of the new repository. */

@@ -21,8 +21,28 @@ function jobEnv(c: ScaffoldContext, token: string): string {
 ${c.backend === "pg" ? "      # The shared state's connection string (it carries a password): a secret, read by the engine.\n      PG_CONN_STR: ${{ secrets.PG_CONN_STR }}\n" : ""}`;
 }
 
+/**
+ * The plan job's synth: the MgmtPolicy Aspect writes what it finds to a file, so that a synth it stops still
+ * reaches review (the comment's Policy section); any other failure of the synth fails the job here.
+ */
+const synthForReview = (c: ScaffoldContext) => `      - name: Synthesize
+        id: synth
+        env:
+          MGMT_POLICY_SYNTH_JSON: \${{ runner.temp }}/synth-policy.json
+        run: |
+          rm -f "$MGMT_POLICY_SYNTH_JSON"
+          status=0
+          ${ciSynth(c)} || status=$?
+          if [ "$status" -ne 0 ] && [ -s "$MGMT_POLICY_SYNTH_JSON" ] && grep -q '"passed": false' "$MGMT_POLICY_SYNTH_JSON"; then
+            echo "The synth stopped on the account's rules (each finding is one line above); the comment's Policy section lists them."
+            echo "stopped=true" >> "$GITHUB_OUTPUT"
+            exit 0
+          fi
+          exit "$status"
+`;
+
 /** Checkout, node, the packages (node_modules cached on the lock file), the provider, the synthesized stacks. */
-function setupSteps(c: ScaffoldContext): string {
+function setupSteps(c: ScaffoldContext, synth?: string): string {
   const terraform =
     c.engine === "terraform"
       ? `      - uses: hashicorp/setup-terraform@v3
@@ -48,9 +68,12 @@ ${terraform}
       - name: Install the provider where the engines find it
         run: npx mgmt install-provider
 
-      - name: Synthesize
+${
+  synth ??
+  `      - name: Synthesize
         run: ${ciSynth(c)}
-`;
+`
+}`;
 }
 
 /** Finds this stack's comment by its hidden marker, then edits it or adds one. */
@@ -102,11 +125,12 @@ jobs:
     env:
 ${jobEnv(c, "MGMT_TOKEN")}      PR: \${{ github.event.pull_request.number }}
     steps:
-${setupSteps(c)}
+${setupSteps(c, synthForReview(c))}
       # -lock=false: a pull request's plan only reads the state; it must neither wait for nor hold up a deploy.
       # mgmt warm: plan and show attach to one provider process rather than start their own, several times each.
       # plan -json: the engine's machine-readable log (the provider's warnings, for the report); show prints the plan here.
       - name: Plan
+        if: steps.synth.outputs.stopped != 'true'
         working-directory: cdktf.out/stacks/\${{ matrix.stack }}
         run: |
 ${stackInit(c, "          ", '"$RUNNER_TEMP/init.log"')}          status=0
@@ -120,6 +144,7 @@ ${stackInit(c, "          ", '"$RUNNER_TEMP/init.log"')}          status=0
       # any other failure (an unreadable plan or mgmt-policy.json) fails it here.
       - name: Check the policy
         id: policy
+        if: steps.synth.outputs.stopped != 'true'
         run: |
           status=0
           npx mgmt policy check --plan "$RUNNER_TEMP/plan.json" --config mgmt-policy.json --format json > "$RUNNER_TEMP/policy.json" || status=$?
@@ -128,12 +153,14 @@ ${stackInit(c, "          ", '"$RUNNER_TEMP/init.log"')}          status=0
           npx mgmt policy check --plan "$RUNNER_TEMP/plan.json" --config mgmt-policy.json --format sarif --source "cdktf.out/stacks/$STACK/cdk.tf.json" > "$RUNNER_TEMP/policy.sarif" || [ "$?" -eq 2 ]
 
       - name: Render the comment
+        if: steps.synth.outputs.stopped != 'true'
         run: |
           npx mgmt plan-report --plan "$RUNNER_TEMP/plan.json"${planReportLog('"$RUNNER_TEMP/plan.log.jsonl"')} --policy "$RUNNER_TEMP/policy.json" --title "Plan: $STACK" > "$RUNNER_TEMP/report.md"
           npx mgmt plan-report --plan "$RUNNER_TEMP/plan.json"${planReportLog('"$RUNNER_TEMP/plan.log.jsonl"')} --policy "$RUNNER_TEMP/policy.json" --format json > "$RUNNER_TEMP/report.json"
           cat "$RUNNER_TEMP/report.md" >> "$GITHUB_STEP_SUMMARY"
 
       - name: Post or update this stack's comment
+        if: steps.synth.outputs.stopped != 'true'
         run: |
           marker="<!-- mgmt-plan-report:$STACK -->"
           { echo "$marker"; cat "$RUNNER_TEMP/report.md"; } > "$RUNNER_TEMP/body.md"
@@ -141,6 +168,7 @@ ${postComment}
 
       # The JSON summary names addresses and attributes, never values; the plan itself holds secrets and stays unsaved.
       - name: Keep the JSON summary
+        if: steps.synth.outputs.stopped != 'true'
         uses: actions/upload-artifact@v4
         with:
           name: plan-report-\${{ matrix.stack }}
@@ -148,6 +176,7 @@ ${postComment}
 
       # Each finding as a code-scanning alert, on the line of the synthesized configuration that declares the resource.
       - name: Upload the policy findings
+        if: steps.synth.outputs.stopped != 'true'
         uses: github/codeql-action/upload-sarif@v3
         with:
           sarif_file: \${{ runner.temp }}/policy.sarif
@@ -159,6 +188,22 @@ ${postComment}
           marker="<!-- mgmt-plan-report:$STACK -->"
           printf '%s\\n## Plan: %s\\n\\n:x: **The plan failed.** See the log: %s\\n' "$marker" "$STACK" "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID" > "$RUNNER_TEMP/body.md"
 ${postComment}
+
+      # The synth stopped on the policy: there is no plan, and the comment shows what stopped it.
+      - name: Post the findings the synth stopped on
+        if: steps.synth.outputs.stopped == 'true'
+        run: |
+          marker="<!-- mgmt-plan-report:$STACK -->"
+          npx mgmt plan-report --synth-policy "$RUNNER_TEMP/synth-policy.json" --title "Plan: $STACK" > "$RUNNER_TEMP/report.md"
+          cat "$RUNNER_TEMP/report.md" >> "$GITHUB_STEP_SUMMARY"
+          { echo "$marker"; cat "$RUNNER_TEMP/report.md"; } > "$RUNNER_TEMP/body.md"
+${postComment}
+
+      - name: Fail on the synth's policy findings
+        if: steps.synth.outputs.stopped == 'true'
+        run: |
+          echo "The synth stopped on the account's rules at error severity: see the Policy section of the comment (mgmt-policy.json)."
+          exit 2
 
       # Last, so that the comment above keeps the Policy section that says what to fix.
       - name: Fail on a policy violation

@@ -59,13 +59,36 @@ default:
   before_script:
 ${c.engine === "terraform" ? installTerraform : ""}    - test -d node_modules/.bin || npm ci
     - npx mgmt install-provider
-    - ${ciSynth(c)}
+    # The MgmtPolicy Aspect writes what it finds to synth-policy.json: a synth it stops still reaches review (the
+    # plan job's note shows the findings, then fails); any other failure of the synth fails the job here.
+    - |
+      export MGMT_POLICY_SYNTH_JSON="$CI_PROJECT_DIR/synth-policy.json"
+      rm -f "$MGMT_POLICY_SYNTH_JSON" synth-stopped
+      synth=0
+      ${ciSynth(c)} || synth=$?
+      if [ "$synth" -ne 0 ] && [ -s "$MGMT_POLICY_SYNTH_JSON" ] && grep -q '"passed": false' "$MGMT_POLICY_SYNTH_JSON"; then
+        echo "The synth stopped on the account's rules (each finding is one line above)."
+        touch synth-stopped
+      elif [ "$synth" -ne 0 ]; then
+        exit "$synth"
+      fi
 
 plan:
   stage: test
   rules:
     - if: $CI_PIPELINE_SOURCE == "merge_request_event"
   script:
+    # The synth stopped on the policy: no plan; the note shows what stopped it, and the job fails (after_script leaves the note).
+    - |
+      if [ -e synth-stopped ]; then
+        marker="<!-- mgmt-plan-report:$STACK -->"
+        npx mgmt plan-report --synth-policy synth-policy.json --title "Plan: $STACK" > report.md
+        { echo "$marker"; cat report.md; } > body.md
+${postNote.replace(/\n/g, "\n  ").replace(/^/, "  ")}
+        touch policy-violated
+        echo "The synth stopped on the account's rules at error severity: see the Policy section of the note (mgmt-policy.json)."
+        exit 2
+      fi
     # -lock=false: a merge request's plan only reads the state; it must neither wait for nor hold up a deploy.
     # mgmt warm: plan and show attach to one provider process rather than start their own, several times each.
     # plan -json: the engine's machine-readable log (the provider's warnings, for the report); show prints the plan here.
@@ -120,6 +143,7 @@ drift:
     - if: $CI_PIPELINE_SOURCE == "schedule"
 ${c.backend === "pg" ? `  variables:\n    # A deploy may hold the state's lock: wait for it rather than fail the check.\n    TF_CLI_ARGS_plan: "${LOCK_TIMEOUT}"\n` : ""}  script:
     - |
+      if [ -e synth-stopped ]; then echo "The synth stopped on the account's rules: drift needs a stack that synthesizes."; exit 1; fi
       # Drift acts with its own read-only token, never the plan job's (a project variable would override a job's).
       export MGMT_TOKEN="\${MGMT_DRIFT_TOKEN:?set MGMT_DRIFT_TOKEN, a read-only token, as a masked CI/CD variable}"
 ${c.backend === "pg" ? `      (\n        cd "cdktf.out/stacks/$STACK"\n${stackInit(c, "        ", '"$CI_PROJECT_DIR/init.log"')}      )\n` : ""}      code=0

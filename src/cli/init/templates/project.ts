@@ -2,7 +2,7 @@
 import { cdkDependencies, cdkModule, cdkOf, cdkDevDependencies, cdkInstallScripts, synthScript } from "./cdk";
 import { CDKTN_COMMANDS, CDKTN_SCRIPT, type CdktnCommand } from "./cdktn-script";
 import { STACK_RUNNER } from "./stack-runner";
-import { LOCK_TIMEOUT, engineCommand, scriptEnvironment, type ScaffoldContext } from "./context";
+import { LOCK_TIMEOUT, dependencyOn, engineCommand, scriptEnvironment, type ScaffoldContext } from "./context";
 import { CDKTN_NODE_MAJOR, VERSIONS } from "./versions";
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
@@ -38,8 +38,8 @@ export function packageJson(c: ScaffoldContext): string {
   const stackDir = `cdktf.out/stacks/${c.stack}`;
   const engine = c.engine;
   const dependencies: Record<string, string> = {
-    [c.provider.name]: `file:${c.provider.file}`,
-    [c.bindings.name]: `file:${c.bindings.file}`,
+    [c.provider.name]: dependencyOn(c.provider),
+    [c.bindings.name]: dependencyOn(c.bindings),
     ...cdkDependencies(c),
   };
   const devDependencies: Record<string, string> = {
@@ -213,8 +213,13 @@ export function readme(c: ScaffoldContext): string {
   return `# ${c.name}
 
 The account's infrastructure as code: \`main.ts\` is a ${cdkOf(c) === "cdktf" ? "cdktf" : "CDK Terrain (cdktn)"} stack (\`${c.stack}\`) of the mgmt provider.
-The provider and its ${cdkOf(c)} bindings are vendored in \`packages/\`, so a fresh checkout installs offline
-from this repository and the npm registry alone.
+${
+  c.provider.file !== undefined
+    ? `The provider and its ${cdkOf(c)} bindings are vendored in \`packages/\`, so a fresh checkout installs offline
+from this repository and the npm registry alone.`
+    : `The provider (\`${c.provider.name}\`) and its ${cdkOf(c)} bindings come from the npm registry by version range
+(\`${dependencyOn(c.provider)}\`; a private registry is named in \`.npmrc\`, e.g. \`@mgmt:registry=https://npm.example.test/\`).`
+}
 
 \`\`\`sh
 npm install
@@ -259,7 +264,12 @@ deploy imports them. After that the declarations keep them, and the import block
   the profile's settings) are forgotten by a destroy, not deleted.
 - **Rotate the CI token:** create a new token (\`account:read_only\` for plans and drift), replace the
   secret${c.ci.length ? ` (${c.ci.includes("github") ? "GitHub: `MGMT_TOKEN`, `MGMT_DRIFT_TOKEN`" : ""}${c.ci.length === 2 ? "; " : ""}${c.ci.includes("gitlab") ? "GitLab: the masked variables of the same names" : ""})` : ""}, run a plan, then revoke the old token.
-- **Upgrade:** copy the new tarballs into \`packages/\`, change the \`file:\` paths in package.json,
-  \`npm install\`, and commit the lock file.
+- **Upgrade:** ${
+    c.provider.file !== undefined
+      ? "copy the new tarballs into `packages/`, change the `file:` paths in package.json,\n  `npm install`, and commit package-lock.json."
+      : `\`npm install ${c.provider.name}@<version> ${c.bindings.name}@<version>\` (the dependency bot's pull request does both),\n  \`npx mgmt install-provider\`, and commit package-lock.json.`
+  }
+  Then \`npx mgmt init --update${c.provider.file !== undefined ? " --vendor" : ""}\` merges the new release's version of the files \`mgmt init\` wrote into yours
+  (your edits kept, conflicts marked and listed).
 ${ciLines.length ? `\n## CI\n\n${ciLines.join("\n")}\n\nSet MGMT_URL (a variable), MGMT_TOKEN and MGMT_DRIFT_TOKEN (secrets)${c.backend === "pg" ? " and PG_CONN_STR (a secret)" : ""} first.\n` : ""}`;
 }

@@ -54,7 +54,8 @@ export function stackTest(c: ScaffoldContext): string {
  * \`mgmt init\` wrote are in example.test.ts.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Testing } from "${cdkModule(c)}";
 import { AccountStack } from "../main";
@@ -75,32 +76,45 @@ describe("AccountStack", () => {
 
   it("applies to the API in MGMT_URL, plans no changes after, and destroys all it made", () => {
     if (!process.env.MGMT_URL) throw new Error("run through npm run test:jest, which starts mgmt serve --ephemeral");
-    const outdir = Testing.fullSynth(new AccountStack(Testing.app(), "test"));
-    const dir = join(outdir, "stacks", "test");
-    // State in the test's own folder, whatever backend the stack uses for real.
-    writeFileSync(join(dir, "backend_override.tf.json"), JSON.stringify({ terraform: { backend: { local: { path: "test.tfstate" } } } }));
-    const engine = (...args: string[]) => execFileSync("${engine}", [...args, "-no-color"], { cwd: dir, encoding: "utf8" });
-    engine("init", "-input=false");
-    const before = liveObjects(dir);
-    // The account's rules (mgmt-policy.json) on what the stack plans, as the CI plan job checks them.
-    engine("plan", "-input=false", "-out=test.tfplan");
-    const plan = execFileSync("${engine}", ["show", "-json", "test.tfplan"], { cwd: dir, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
-    const policy = spawnSync("mgmt", ["policy", "check", "--plan", "-", "--config", join(__dirname, "..", "mgmt-policy.json")], {
-      input: plan,
-      encoding: "utf8",
-    });
-    // On a violation the report, which names each resource and rule, is the failure's message.
-    expect({ status: policy.status, report: policy.stdout + policy.stderr }).toEqual({ status: 0, report: expect.stringContaining("**Passed.**") });
-    engine("apply", "-input=false", "-auto-approve", "test.tfplan");
-    // A second plan finds nothing to do: what the API returns is what the stack asked for.
-    expect(engine("plan", "-input=false", "-detailed-exitcode")).toMatch(/No changes/);
-    engine("destroy", "-input=false", "-auto-approve");
-    expect(engine("state", "list").trim()).toBe("");
-    // Nothing the apply made is left behind (objects that always exist, such as settings, are not listed).
-    expect(liveObjects(dir)).toEqual(before);
-    rmSync(outdir, { recursive: true, force: true });
+    // The synthesized stack holds whatever main.ts declares: its folder is removed whatever the outcome
+    // (a refused synth, a failed apply), not only on success.
+    const outdir = mkdtempSync(join(tmpdir(), "stack-test-"));
+    try {
+      const app = Testing.app({ outdir });
+      new AccountStack(app, "test");
+      app.synth();
+      applyAndDestroy(outdir);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
   });
 });
+
+/** Init, plan (checked against mgmt-policy.json), apply, a no-change plan, destroy: nothing left behind. */
+function applyAndDestroy(outdir: string): void {
+  const dir = join(outdir, "stacks", "test");
+  // State in the test's own folder, whatever backend the stack uses for real.
+  writeFileSync(join(dir, "backend_override.tf.json"), JSON.stringify({ terraform: { backend: { local: { path: "test.tfstate" } } } }));
+  const engine = (...args: string[]) => execFileSync("${engine}", [...args, "-no-color"], { cwd: dir, encoding: "utf8" });
+  engine("init", "-input=false");
+  const before = liveObjects(dir);
+  // The account's rules (mgmt-policy.json) on what the stack plans, as the CI plan job checks them.
+  engine("plan", "-input=false", "-out=test.tfplan");
+  const plan = execFileSync("${engine}", ["show", "-json", "test.tfplan"], { cwd: dir, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  const policy = spawnSync("mgmt", ["policy", "check", "--plan", "-", "--config", join(__dirname, "..", "mgmt-policy.json")], {
+    input: plan,
+    encoding: "utf8",
+  });
+  // On a violation the report, which names each resource and rule, is the failure's message.
+  expect({ status: policy.status, report: policy.stdout + policy.stderr }).toEqual({ status: 0, report: expect.stringContaining("**Passed.**") });
+  engine("apply", "-input=false", "-auto-approve", "test.tfplan");
+  // A second plan finds nothing to do: what the API returns is what the stack asked for.
+  expect(engine("plan", "-input=false", "-detailed-exitcode")).toMatch(/No changes/);
+  engine("destroy", "-input=false", "-auto-approve");
+  expect(engine("state", "list").trim()).toBe("");
+  // Nothing the apply made is left behind (objects that always exist, such as settings, are not listed).
+  expect(liveObjects(dir)).toEqual(before);
+}
 `;
 }
 

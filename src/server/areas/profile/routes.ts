@@ -23,6 +23,7 @@ export const profileView = (user: UserRecord): Profile => ({
   two_factor_auth: user.two_factor_auth,
   uid: user.id,
   username: user.username,
+  user_type: user.user_type,
   verified_phone_number: user.verified_phone_number,
 });
 

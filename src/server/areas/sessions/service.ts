@@ -3,10 +3,10 @@
  * only reads and revokes them; `create` and `record` are for the admin namespace, the
  * fixtures file (later) and tests.
  */
-import { LOGIN_HISTORY_DAYS, TRUSTED_DEVICE_DAYS, formatTimestamp, parseTimestamp, type Page, type PageQuery } from "../../../contract";
+import { LOGIN_HISTORY_DAYS, TRUSTED_DEVICE_DAYS, parseTimestamp, type Page, type PageQuery } from "../../../contract";
 import type { ProfileRepos } from "../profile/store";
 import type { DeviceRecord, LoginRecord, LoginStatus, SessionRepos } from "./store";
-import { DAY, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
+import { DAY, laterTimestamp, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { notFound } from "../../domain/errors";
 import { pageOf } from "../../domain/paging";
 
@@ -26,7 +26,7 @@ export class DeviceService {
     return this.deps.store.devices.insert({
       user_id: input.userId,
       created,
-      expiry: formatTimestamp(new Date(parseTimestamp(created).getTime() + TRUSTED_DEVICE_DAYS * DAY)),
+      expiry: laterTimestamp(parseTimestamp(created).getTime(), TRUSTED_DEVICE_DAYS * DAY),
       last_authenticated: created,
       last_remote_addr: input.remoteAddr,
       user_agent: input.userAgent,

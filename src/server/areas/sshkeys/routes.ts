@@ -1,5 +1,5 @@
 /** `/profile/sshkeys`. */
-import { EmptyBody, SshKey, SshKeyCreate, SshKeyUpdateBody } from "../../../contract";
+import { API_FILTERABLE, EmptyBody, SshKey, SshKeyCreate, SshKeyUpdateBody } from "../../../contract";
 import type { SshKeyService } from "./service";
 import { answer, pageView } from "../../http/present";
 import { pathId, type Router } from "../../http/router";
@@ -8,8 +8,11 @@ import type { SshKeyRecord } from "./store";
 export const sshKeyView = (key: SshKeyRecord): SshKey => ({ id: key.id, label: key.label, ssh_key: key.ssh_key, created: key.created });
 
 export function sshKeyRoutes(r: Router, domain: { sshKeys: SshKeyService }): void {
-  r.list("/profile/sshkeys", "account:read_only", { item: SshKey, summary: "List SSH keys", mark: () => domain.sshKeys.listMark() }, async ({ actor }, query) =>
-    pageView(await domain.sshKeys.list(actor, query), sshKeyView),
+  r.list(
+    "/profile/sshkeys",
+    "account:read_only",
+    { item: SshKey, filter: API_FILTERABLE["/profile/sshkeys"], summary: "List SSH keys", mark: () => domain.sshKeys.listMark() },
+    async ({ actor }, query) => pageView(await domain.sshKeys.list(actor, query), sshKeyView),
   );
 
   r.post(

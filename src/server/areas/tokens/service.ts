@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { TOKEN_PREFIX_LENGTH, parseTimestamp, type Page, type PageQuery, type TokenCreate, type TokenUpdate } from "../../../contract";
 import type { StoreOf } from "../../store/store";
-import { timestamp, type Actor, type Deps } from "../../domain/context";
+import { comparableTimestamp, timestamp, type Actor, type Deps } from "../../domain/context";
 import { forbidden, invalid, invalidToken, notFound } from "../../domain/errors";
 import { pageOf } from "../../domain/paging";
 import { entities, noteEvent } from "../events/service";
@@ -74,7 +74,7 @@ export class TokenService {
     const known = mark === undefined ? undefined : this.known.get(bearer);
     const hit = known !== undefined && known.mark === mark ? known.found : undefined;
     const found = hit ?? (await this.lookUp(bearer));
-    if (!this.usable(found.actor.token) || (found.appExpiry !== null && found.appExpiry <= timestamp(this.deps.clock))) throw invalidToken();
+    if (!this.usable(found.actor.token) || (found.appExpiry !== null && found.appExpiry <= comparableTimestamp(this.deps.clock))) throw invalidToken();
     if (mark !== undefined && hit === undefined) this.remember(bearer, { mark, found });
     return found.actor;
   }
@@ -109,7 +109,7 @@ export class TokenService {
 
   /** The actor's active personal access tokens (neither revoked nor expired). */
   list(actor: Actor, query: PageQuery): Promise<Page<TokenRecord>> {
-    const now = timestamp(this.deps.clock);
+    const now = comparableTimestamp(this.deps.clock);
     return pageOf(query, (slice) => this.deps.store.tokens.listActive(actor.user.id, now, slice));
   }
 
@@ -122,21 +122,23 @@ export class TokenService {
 
   /**
    * `POST /profile/tokens`. Rules: a proxy user cannot create one; the scopes (default: the
-   * acting token's) may not exceed the acting token's; an expiry must be in the future.
+   * acting token's) may not exceed the acting token's, and `*` asks for all of them (upstream
+   * gives a limited token's creation `*` its own scopes: "at most the creator's"); an expiry
+   * must be in the future.
    */
   async create(actor: Actor, input: TokenInput): Promise<{ record: TokenRecord; token: string }> {
     if (actor.user.user_type === "proxy") {
       throw forbidden(null, "A proxy user cannot create personal access tokens; use a proxy user token instead");
     }
     let scopes = actor.scopes;
-    if (input.scopes != null) {
+    if (input.scopes != null && input.scopes !== "*") {
       const parsed = Scopes.parse(input.scopes);
       if (!parsed.ok) throw invalid("scopes", parsed.reason);
       if (!actor.scopes.covers(parsed.scopes)) throw invalid("scopes", "Scopes may not exceed those of the acting token");
       scopes = parsed.scopes;
     }
     const expiry = input.expiry ?? null;
-    if (expiry !== null && expiry <= timestamp(this.deps.clock)) throw invalid("expiry", "expiry must be in the future");
+    if (expiry !== null && expiry <= comparableTimestamp(this.deps.clock)) throw invalid("expiry", "expiry must be in the future");
     return this.deps.store.transaction(async (tx) => {
       const minted = await this.mint({ userId: actor.user.id, label: input.label, scopes, expiry }, tx);
       await noteEvent(this.deps, { actor, action: "token_create", entity: entities.token(minted.record.id, minted.record.label) }, tx);
