@@ -478,6 +478,20 @@ describe("the account's rules in the scaffold", () => {
     expect(main).toMatch(/super\(scope, id\);\n(?: *\/\/.*\n)* *Aspects\.of\(this\)\.add\(new MgmtPolicy\(\)\);/);
   });
 
+  it("type-checks main.ts in both plan jobs before their synth, which strips the types unchecked", () => {
+    const files = scaffoldFiles(context());
+    const steps = (parseDocument(files.get(".github/workflows/plan.yml")!.text).toJS() as { jobs: { plan: { steps: { name?: string; run?: string }[] } } }).jobs
+      .plan.steps;
+    const at = (name: string) => steps.findIndex((s) => s.name === name);
+    expect(steps[at("Type-check")]!.run).toBe("npm run typecheck");
+    expect(at("Type-check")).toBe(at("Synthesize") - 1);
+    const gitlab = parseDocument(files.get(".gitlab-ci.yml")!.text).toJS() as { default: { before_script: string[] } };
+    const lines = gitlab.default.before_script;
+    const check = lines.indexOf('if [ "$CI_JOB_NAME" = plan ]; then npm run typecheck; fi');
+    expect(check).toBeGreaterThan(-1);
+    expect(check).toBeLessThan(lines.findIndex((l) => l.includes("npm run synth")));
+  });
+
   it("checks the plan in both CI files and in the stack's test; the comment shows it and the job fails after it", () => {
     const files = scaffoldFiles(context());
     type Step = { name?: string; id?: string; run?: string; uses?: string; if?: string; with?: Record<string, string> };

@@ -13,18 +13,19 @@ import type { ScaffoldContext } from "./context";
 export const STACK_RUNNER = "tools/stack.js";
 export const TRANSPILE_HOOK = "tools/transpile.js";
 
-/** The synth step: main.ts on node through the transpile-only hook. */
+/** The synth step: main.ts on node, its types stripped (tools/transpile.js). */
 export const fastSynth = `node ${STACK_RUNNER} synth`;
 
 export function transpileHook(): string {
   return `/**
- * Written by \`mgmt init\`. TypeScript on node without a type check: \`node -r ./${TRANSPILE_HOOK} main.ts\`
- * (what \`npm run synth\` does). esbuild strips the types of each .ts file as it is required; the
- * types are checked by \`npm run typecheck\` (tsc --noEmit), which \`npm test\` and CI run. Also a jest
- * transformer (its \`process\`).
+ * Written by \`mgmt init\`. TypeScript on node without a type check: \`node ${TRANSPILE_HOOK} main.ts\` (what
+ * \`npm run synth\` does) runs main.ts, and so does \`node -r ./${TRANSPILE_HOOK} main.ts\`. esbuild strips the
+ * types of each .ts file as it is required; the types are checked by \`npm run typecheck\` (tsc --noEmit),
+ * which \`npm test\` and CI run. Also a jest transformer (its \`process\`).
  */
 "use strict";
 const { readFileSync } = require("node:fs");
+const { resolve } = require("node:path");
 const { transformSync } = require("esbuild");
 
 // Stack traces name main.ts's own lines.
@@ -37,6 +38,20 @@ function compile(source, filename) {
 require.extensions[".ts"] = (module, filename) => module._compile(compile(readFileSync(filename, "utf8"), filename), filename);
 
 module.exports = { process: (source, filename) => ({ code: compile(source, filename) }) };
+
+if (require.main === module) {
+  // The synth refused by the CDK (an error annotation: the account's rules at synth, each finding already one
+  // line above) says so in its message; a stack trace into the CDK's code would only bury it. Any other error
+  // keeps its stack: it points into main.ts.
+  process.on("uncaughtException", (error) => {
+    const refused = error instanceof Error && error.message.startsWith("Encountered Annotations with level");
+    process.stderr.write(\`\${refused ? error.message : (error && error.stack) || String(error)}\\n\`);
+    process.exit(1);
+  });
+  // main.ts as node's main module (its \`require.main === module\` holds), as ts-node runs it.
+  process.argv.splice(1, 2, resolve(process.argv[2]));
+  require("node:module").runMain();
+}
 `;
 }
 
@@ -75,7 +90,7 @@ function run(command, args, cwd, stdio = "inherit") {
   return r.status ?? 1;
 }
 
-const synth = () => run(process.execPath, ["-r", join(__dirname, "transpile.js"), "main.ts"], root);
+const synth = () => run(process.execPath, [join(__dirname, "transpile.js"), "main.ts"], root);
 
 /** What \`init\` depends on: the engine, the terraform block (providers, backend), the modules' sources, the backend's connection (hashed, never stored). */
 function initKey() {
