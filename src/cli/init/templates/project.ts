@@ -47,9 +47,8 @@ export function packageJson(c: ScaffoldContext): string {
     "@types/node": VERSIONS["@types/node"],
     "better-sqlite3": "^12.11.1", // mgmt serve's SQLite store (npm test runs it): an optional peer of the provider package
     ...cdkDevDependencies(c),
-    esbuild: VERSIONS.esbuild, // the scripts' synth strips main.ts's types (tools/transpile.js)
+    esbuild: VERSIONS.esbuild, // the scripts' synth and jest strip the types (tools/transpile.js); tsc checks them
     jest: VERSIONS.jest,
-    "ts-jest": VERSIONS["ts-jest"],
     "ts-node": VERSIONS["ts-node"],
     typescript: VERSIONS.typescript,
   };
@@ -61,8 +60,9 @@ export function packageJson(c: ScaffoldContext): string {
     scripts: {
       "install-provider": "mgmt install-provider",
       ...engineScripts(c),
-      // The type check the scripts' synth leaves out, with the compiler's messages, before the tests.
-      typecheck: "tsc --noEmit",
+      // The type check the scripts' synth and jest leave out, with the compiler's messages, before the tests:
+      // the one type check of npm test. Incremental (tsconfig.tsbuildinfo): a second run checks only what changed.
+      typecheck: "tsc --noEmit --incremental",
       test: "npm run typecheck && npm run test:engine && npm run test:jest",
       // The stack applied by the engine's own test command against a throwaway in-memory server,
       // synthesized inside it too: the stack imports only objects that exist (live-imports.ts), and
@@ -129,6 +129,8 @@ export function gitignore(c: ScaffoldContext): string {
 *.tfstate.*
 *.tfplan
 .terraform/
+# tsc's record of its last check (npm run typecheck).
+/tsconfig.tsbuildinfo
 ${c.backend === "local" ? "" : "# PG_CONN_STR lives in your environment or the CI's secret store, never in a file here.\n"}`;
 }
 
