@@ -290,10 +290,13 @@ describe("the scaffold's text", () => {
     expect(script.executable).toBe(true);
     expect(script.text).toContain('deploy) exec cdktn deploy --auto-approve "$@" ;;');
     expect(script.text).toContain('TF_CLI_ARGS_providers_lock="-fs-mirror=$(mgmt install-provider --print-mirror)"');
-    expect(script.text).toContain('deploy) init; exec tofu apply -input=false -auto-approve "$@" ;;');
+    expect(script.text).toContain('synth | plan | deploy | destroy | output) exec node tools/stack.js "$command" "$@" ;;');
+    expect(files.get("tools/stack.js")!.text).toContain('const ENGINE = "tofu";');
     for (const ci of [".github/workflows/plan.yml", ".github/workflows/drift.yml"]) expect(files.get(ci)!.text).toContain("node-version: 22\n");
     expect(files.get(".gitlab-ci.yml")!.text).toContain("image: node:22-bookworm\n");
-    expect(manifest.scripts!["test:engine"]).toMatch(/mgmt serve --ephemeral -- sh -c 'ts-node main\.ts && cp -R tests cdktf\.out\/stacks\/account\//);
+    expect(manifest.scripts!["test:engine"]).toMatch(
+      /mgmt serve --ephemeral -- sh -c 'node tools\/stack\.js synth && cp -R tests cdktf\.out\/stacks\/account\//,
+    );
     const main = files.get("main.ts")!.text;
     expect(main).toContain('import { App, Aspects, PgBackend, TerraformOutput, TerraformStack } from "cdktn";');
     expect(main).toContain('import { MgmtPolicy } from "@mgmt/cdktn-provider-mgmt/lib/policy";');
@@ -323,7 +326,7 @@ describe("the scaffold's text", () => {
     const r = spawnSync("sh", ["cdktn.sh", "apply"], { cwd: dir, encoding: "utf8" });
     expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 2, stdout: "" });
     expect(r.stderr).toBe(
-      `cdktn commands need Node 22 (this is Node v${process.versions.node}): running main.ts with ts-node and terraform in cdktf.out/stacks/account instead\n` +
+      `cdktn commands need Node 22 (this is Node v${process.versions.node}): running main.ts on node and terraform in cdktf.out/stacks/account instead\n` +
         "usage: sh tools/cdktn.sh synth|plan|deploy|destroy|output [ARGUMENTS]\n",
     );
   });
@@ -334,7 +337,7 @@ describe("the scaffold's text", () => {
     // Its CI stays on the oldest Node this project supports.
     expect(text).toContain("node-version: 20\n");
     expect(text).toContain("image: node:20-bookworm\n");
-    expect(JSON.parse(scaffoldFiles(context()).get("package.json")!.text).scripts.synth).toMatch(/ && cdktf synth$/);
+    expect(JSON.parse(scaffoldFiles(context()).get("package.json")!.text).scripts.synth).toMatch(/ && node tools\/stack\.js synth$/);
   });
 
   it.each([
@@ -413,7 +416,7 @@ describe("the scaffold's scripts and pointers", () => {
     const scripts = scriptsOf(c);
     expect(Object.keys(scripts)).toEqual(expect.arrayContaining(["synth", "plan", "deploy", "destroy", "output", "test:engine", "test:jest"]));
     for (const [name, line] of Object.entries(scripts)) {
-      if (name === "install-provider" || name === "test") continue;
+      if (name === "install-provider" || name === "test" || name === "typecheck") continue;
       expect({ name, head: line.slice(0, line.indexOf(" && ")) }).toEqual({ name, head: expect.stringMatching(/^export CHECKPOINT_DISABLE=1\b/) });
       // cdktf's and cdktn's CLIs run `terraform` unless TERRAFORM_BINARY_NAME names another.
       expect({ name, binary: /TERRAFORM_BINARY_NAME=tofu/.test(line) }).toEqual({ name, binary: engine === "tofu" });
@@ -487,6 +490,20 @@ describe("the account's rules in the scaffold", () => {
     expect(main).toContain(`import { App, Aspects, TerraformOutput, TerraformStack } from "${cdk}";`);
     expect(main).toContain(`import { MgmtPolicy } from "${bindings}/lib/policy";`);
     expect(main).toMatch(/super\(scope, id\);\n(?: *\/\/.*\n)* *Aspects\.of\(this\)\.add\(new MgmtPolicy\(\)\);/);
+  });
+
+  it("type-checks main.ts in both plan jobs before their synth, which strips the types unchecked", () => {
+    const files = scaffoldFiles(context());
+    const steps = (parseDocument(files.get(".github/workflows/plan.yml")!.text).toJS() as { jobs: { plan: { steps: { name?: string; run?: string }[] } } }).jobs
+      .plan.steps;
+    const at = (name: string) => steps.findIndex((s) => s.name === name);
+    expect(steps[at("Type-check")]!.run).toBe("npm run typecheck");
+    expect(at("Type-check")).toBe(at("Synthesize") - 1);
+    const gitlab = parseDocument(files.get(".gitlab-ci.yml")!.text).toJS() as { default: { before_script: string[] } };
+    const lines = gitlab.default.before_script;
+    const check = lines.indexOf('if [ "$CI_JOB_NAME" = plan ]; then npm run typecheck; fi');
+    expect(check).toBeGreaterThan(-1);
+    expect(check).toBeLessThan(lines.findIndex((l) => l.includes("npm run synth")));
   });
 
   it("checks the plan in both CI files and in the stack's test; the comment shows it and the job fails after it", () => {

@@ -49,7 +49,7 @@ describe("a repository from mgmt init --cdk cdktn, after npm install", () => {
   it(`synthesizes with npm run synth on node ${process.versions.node}, saying once that cdktn commands need Node 22`, () => {
     const out = ok("npm", ["run", "synth"], repo);
     expect(out.match(/cdktn commands need Node 22/g)).toEqual(["cdktn commands need Node 22"]);
-    expect(out).toContain(`(this is Node v${process.versions.node}): running main.ts with ts-node and tofu in cdktf.out/stacks/${STACK} instead`);
+    expect(out).toContain(`(this is Node v${process.versions.node}): running main.ts on node and tofu in cdktf.out/stacks/${STACK} instead`);
     const json = JSON.parse(readFileSync(join(stackDir, "cdk.tf.json"), "utf8")) as {
       resource: Record<string, unknown>;
       "//": { metadata: { version: string } };

@@ -234,6 +234,7 @@ export function runGitlabJob(pipelineText: string, jobName: string, runner: Runn
     CI: "true",
     GITLAB_CI: "true",
     CI_PROJECT_DIR: runner.workspace,
+    CI_JOB_NAME: jobName,
     ...ciEnv,
     ...pipeline.variables,
     ...job.variables,

@@ -11,6 +11,7 @@ import { cdktfJson, gitignore, packageJson, readme, tofuShim, tofuShimPackage, t
 import { liveImportsTs } from "./templates/live-imports";
 import { policyJson } from "./templates/policy";
 import { mainTs } from "./templates/stack";
+import { STACK_RUNNER, TRANSPILE_HOOK, stackRunner, transpileHook } from "./templates/stack-runner";
 import { exampleTest, jestConfig, jestSetup, stackTest, stackTftest } from "./templates/tests";
 
 export interface ScaffoldFile {
@@ -33,6 +34,8 @@ export function scaffoldFiles(c: ScaffoldContext): Map<string, ScaffoldFile> {
     ["jest.setup.js", { text: jestSetup(c) }],
     ["__tests__/stack.test.ts", { text: stackTest(c) }],
     ["__tests__/example.test.ts", { text: exampleTest(c) }],
+    [STACK_RUNNER, { text: stackRunner(c), executable: true }],
+    [TRANSPILE_HOOK, { text: transpileHook() }],
   ]);
   // What init was asked, for `mgmt init --update` (./answers.ts).
   const answers = { version: c.provider.version, ci: c.ci, backend: c.backend, engine: c.engine, cdk: cdkOf(c), vendored: c.provider.file !== undefined };

@@ -1,11 +1,12 @@
 /**
  * tools/cdktn.sh in a --cdk cdktn repository: what `npm run synth|plan|deploy|destroy|output` runs.
  * On Node 22 and later, CDK Terrain's own CLI; on an older Node, which cdktn-cli does not run on,
- * the same steps without it (main.ts run by ts-node, then the engine in the stack's folder), after
+ * the same steps without it (tools/stack.js: main.ts on node, then the engine in the stack's folder), after
  * one line that says so. A script file rather than package.json text: npm appends the arguments
  * after `--` to the command line, and they must reach cdktn or the engine on either path.
  */
 import { CDKTN_NODE_MAJOR } from "./versions";
+import { STACK_RUNNER } from "./stack-runner";
 import type { ScaffoldContext } from "./context";
 
 /** The script's path in the repository; package.json runs it with sh. */
@@ -21,7 +22,7 @@ export function cdktnScript(c: ScaffoldContext): string {
   return `#!/bin/sh
 # npm run synth | plan | deploy | destroy | output (package.json): CDK Terrain's CLI, cdktn, on Node
 # ${CDKTN_NODE_MAJOR} and later, where cdktn-cli runs. On an older Node the same steps without it: main.ts run
-# by ts-node (it writes ${stackDir}), then ${engine} in that folder, as cdktn would run it.
+# on node (it writes ${stackDir}), then ${engine} in that folder, as cdktn would run it (${STACK_RUNNER}).
 # Arguments after the command go to cdktn, or to ${engine}: npm run destroy -- -auto-approve.
 set -e
 command=$1
@@ -42,18 +43,9 @@ if node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= ${CDKTN_
     output) exec cdktn output "$@" ;;
   esac
 else
-  echo "cdktn commands need Node ${CDKTN_NODE_MAJOR} (this is Node $(node -v)): running main.ts with ts-node and ${engine} in $stack instead" >&2
-  init() {
-    ts-node main.ts
-    cd "$stack"
-    ${engine} init -input=false -no-color > /dev/null
-  }
+  echo "cdktn commands need Node ${CDKTN_NODE_MAJOR} (this is Node $(node -v)): running main.ts on node and ${engine} in $stack instead" >&2
   case "$command" in
-    synth) exec ts-node main.ts "$@" ;;
-    plan) init; exec ${engine} plan -input=false "$@" ;;
-    deploy) init; exec ${engine} apply -input=false -auto-approve "$@" ;;
-    destroy) init; exec ${engine} destroy -input=false "$@" ;;
-    output) cd "$stack"; exec ${engine} output "$@" ;;
+    synth | plan | deploy | destroy | output) exec node ${STACK_RUNNER} "$command" "$@" ;;
   esac
 fi
 echo "usage: sh ${CDKTN_SCRIPT} ${CDKTN_COMMANDS.join("|")} [ARGUMENTS]" >&2

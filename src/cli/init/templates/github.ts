@@ -26,7 +26,12 @@ ${c.backend === "pg" ? "      # The shared state's connection string (it carries
  * The plan job's synth: the MgmtPolicy Aspect writes what it finds to a file, so that a synth it stops still
  * reaches review (the comment's Policy section); any other failure of the synth fails the job here.
  */
-const synthForReview = (c: ScaffoldContext) => `      - name: Synthesize
+const synthForReview = (
+  c: ScaffoldContext,
+) => `      # The scripts' synth strips main.ts's types without checking them: the type check, with the compiler's messages.
+      - name: Type-check
+        run: npm run typecheck
+      - name: Synthesize
         id: synth
         env:
           MGMT_POLICY_SYNTH_JSON: \${{ runner.temp }}/synth-policy.json

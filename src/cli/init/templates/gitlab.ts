@@ -69,6 +69,8 @@ default:
   before_script:
 ${c.engine === "terraform" ? installTerraform : ""}    - test -d node_modules/.bin || npm ci
     - npx mgmt install-provider
+    # The plan job's type check, with the compiler's messages: the scripts' synth strips main.ts's types unchecked.
+    - if [ "$CI_JOB_NAME" = plan ]; then npm run typecheck; fi
     # The MgmtPolicy Aspect writes what it finds to synth-policy.json: a synth it stops still reaches review (the
     # plan job's note shows the findings, then fails); any other failure of the synth fails the job here.
     - |

@@ -1,6 +1,7 @@
 /** The project files around main.ts: package.json, cdktf.json, tsconfig.json, .gitignore, the tofu shim. */
 import { cdkDependencies, cdkModule, cdkOf, cdkDevDependencies, cdkInstallScripts, synthScript } from "./cdk";
 import { CDKTN_COMMANDS, CDKTN_SCRIPT, type CdktnCommand } from "./cdktn-script";
+import { STACK_RUNNER } from "./stack-runner";
 import { LOCK_TIMEOUT, dependencyOn, engineCommand, scriptEnvironment, type ScaffoldContext } from "./context";
 import { CDKTN_NODE_MAJOR, VERSIONS } from "./versions";
 
@@ -19,12 +20,13 @@ function engineScripts(c: ScaffoldContext): Record<CdktnCommand, string> {
   const env = scriptEnvironment(c, locks);
   if (cdkOf(c) === "cdktf") {
     return {
+      // tools/stack.js (stack-runner.ts): the steps cdktf's CLI takes, at the engine's own pace.
       synth: `${scriptEnvironment(c)}${synthScript(c)}`,
-      plan: `${env}cdktf diff --skip-provider-lock`,
-      deploy: `${env}cdktf deploy --skip-provider-lock --auto-approve`,
+      plan: `${env}node ${STACK_RUNNER} plan`,
+      deploy: `${env}node ${STACK_RUNNER} deploy`,
       // Asks before it destroys; `npm run destroy -- --auto-approve` does not.
-      destroy: `${env}cdktf destroy --skip-provider-lock`,
-      output: `${scriptEnvironment(c)}cdktf output --skip-provider-lock`,
+      destroy: `${env}node ${STACK_RUNNER} destroy`,
+      output: `${scriptEnvironment(c)}node ${STACK_RUNNER} output`,
     };
   }
   return Object.fromEntries(
@@ -45,8 +47,8 @@ export function packageJson(c: ScaffoldContext): string {
     "@types/node": VERSIONS["@types/node"],
     "better-sqlite3": "^12.11.1", // mgmt serve's SQLite store (npm test runs it): an optional peer of the provider package
     ...cdkDevDependencies(c),
+    esbuild: VERSIONS.esbuild, // the scripts' synth and jest strip the types (tools/transpile.js); tsc checks them
     jest: VERSIONS.jest,
-    "ts-jest": VERSIONS["ts-jest"],
     "ts-node": VERSIONS["ts-node"],
     typescript: VERSIONS.typescript,
   };
@@ -58,7 +60,10 @@ export function packageJson(c: ScaffoldContext): string {
     scripts: {
       "install-provider": "mgmt install-provider",
       ...engineScripts(c),
-      test: "npm run test:engine && npm run test:jest",
+      // The type check the scripts' synth and jest leave out, with the compiler's messages, before the tests:
+      // the one type check of npm test. Incremental (tsconfig.tsbuildinfo): a second run checks only what changed.
+      typecheck: "tsc --noEmit --incremental",
+      test: "npm run typecheck && npm run test:engine && npm run test:jest",
       // The stack applied by the engine's own test command against a throwaway in-memory server,
       // synthesized inside it too: the stack imports only objects that exist (live-imports.ts), and
       // none do there. The tests are copied beside the synthesized stack: Terraform takes no test
@@ -73,7 +78,7 @@ export function packageJson(c: ScaffoldContext): string {
     devDependencies,
     // Install scripts npm may run: the local server's SQLite addon, the file-watching addon of jest
     // (and cdktf-cli), and the CDK CLI's own.
-    allowScripts: { "better-sqlite3": true, ...cdkInstallScripts(c), "@parcel/watcher": true },
+    allowScripts: { "better-sqlite3": true, ...cdkInstallScripts(c), "@parcel/watcher": true, esbuild: true },
   };
   if (c.engine === "tofu") {
     // OpenTofu for Linux x64 from npm (optional: elsewhere npm skips it and the shim finds tofu on
@@ -124,6 +129,8 @@ export function gitignore(c: ScaffoldContext): string {
 *.tfstate.*
 *.tfplan
 .terraform/
+# tsc's record of its last check (npm run typecheck).
+/tsconfig.tsbuildinfo
 ${c.backend === "local" ? "" : "# PG_CONN_STR lives in your environment or the CI's secret store, never in a file here.\n"}`;
 }
 

@@ -22,11 +22,14 @@ run "apply" {
 }
 
 export function jestConfig(c: ScaffoldContext): string {
-  return `/** Jest with TypeScript through ts-jest, and ${cdkModule(c)}'s matchers (toHaveResourceWithProperties, ...). */
+  return `/**
+ * Jest with TypeScript, its types stripped by esbuild (tools/transpile.js) and not checked again: \`npm test\`
+ * type-checks first (npm run typecheck). ${cdkModule(c)}'s matchers (toHaveResourceWithProperties, ...).
+ */
 module.exports = {
   testEnvironment: "node",
   testMatch: ["**/__tests__/**/*.test.ts"],
-  transform: { "^.+\\\\.tsx?$": ["ts-jest", { diagnostics: { warnOnly: false } }] },
+  transform: { "^.+\\\\.tsx?$": "<rootDir>/tools/transpile.js" },
   setupFilesAfterEnv: ["<rootDir>/jest.setup.js"],
   testTimeout: 120000,
 };

@@ -1,7 +1,8 @@
 /**
  * The versions a new repository starts on: those this project builds and tests with (its
  * package.json; test/cli/init.test.ts holds them equal), plus the runners cdktf's own TypeScript
- * template uses (ts-node for the app, ts-jest for the tests).
+ * template uses (ts-node for the app, which \`npx cdktf synth\` runs), and esbuild, which strips the types for
+ * the npm scripts' synth and for jest (tools/transpile.js).
  */
 export const VERSIONS = {
   cdktf: "^0.21.0",
@@ -12,8 +13,8 @@ export const VERSIONS = {
   "@types/node": "^20.19.43",
   jest: "^30.5.2",
   "@types/jest": "^30.0.0",
-  "ts-jest": "^29.4.15",
   "ts-node": "^10.9.2",
+  esbuild: "^0.28.2",
 } as const;
 
 /** Terraform for the GitLab pipeline of --engine terraform (the node image has none): the version this project tests with. */
