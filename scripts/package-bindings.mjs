@@ -39,16 +39,11 @@ export const BINDINGS = {
   },
 };
 
-/**
- * The policy Aspect (src/policy/aspect.ts) as lib/policy.js: one bundle of the rules, zod-free, with the CDK
- * library and constructs left to the project (an Aspect must see the project's own constructs). cdktn's package
- * gets the same code importing cdktn, whose API it mirrors. Declarations go to lib/mgmt-policy/, re-exported by lib/policy.d.ts.
- */
-async function packagePolicy(root, lib, cdk, ts) {
-  const library = BINDINGS[cdk].library;
-  await esbuild.build({
-    entryPoints: [join(root, "src/policy/aspect.ts")],
-    outfile: join(lib, "policy.js"),
+/** One module of src/policy bundled for the bindings of `library` (cdktf or cdktn), which it imports as cdktf. */
+const bundleFor = (library, entry, outfile) =>
+  esbuild.build({
+    entryPoints: [entry],
+    outfile,
     bundle: true,
     format: "cjs",
     platform: "node",
@@ -57,6 +52,15 @@ async function packagePolicy(root, lib, cdk, ts) {
     external: [library, "constructs"],
     logLevel: "warning",
   });
+
+/**
+ * The policy Aspect (src/policy/aspect.ts) as lib/policy.js: one bundle of the rules, zod-free, with the CDK
+ * library and constructs left to the project (an Aspect must see the project's own constructs). cdktn's package
+ * gets the same code importing cdktn, whose API it mirrors. Declarations go to lib/mgmt-policy/, re-exported by lib/policy.d.ts.
+ */
+async function packagePolicy(root, lib, cdk, ts) {
+  const library = BINDINGS[cdk].library;
+  await bundleFor(library, join(root, "src/policy/aspect.ts"), join(lib, "policy.js"));
   const types = join(lib, "mgmt-policy");
   const program = ts.createProgram([join(root, "src/policy/aspect.ts")], {
     strict: true,
@@ -74,17 +78,7 @@ async function packagePolicy(root, lib, cdk, ts) {
   writeFileSync(aspectTypes, readFileSync(aspectTypes, "utf8").replace(/from "cdktf"/g, `from "${library}"`));
   writeFileSync(join(lib, "policy.d.ts"), `export * from "./mgmt-policy/policy/aspect";\n`);
   // The validation the resource constructors add (guardSecretsPlugin); the Aspect's bundle has its own copy.
-  await esbuild.build({
-    entryPoints: [join(root, "src/policy/construct-secrets.ts")],
-    outfile: join(lib, "secret-guard.js"),
-    bundle: true,
-    format: "cjs",
-    platform: "node",
-    target: "es2020",
-    alias: library === "cdktf" ? {} : { cdktf: library },
-    external: [library, "constructs"],
-    logLevel: "warning",
-  });
+  await bundleFor(library, join(root, "src/policy/construct-secrets.ts"), join(lib, "secret-guard.js"));
   const guardTypes = join(types, "policy", "construct-secrets.d.ts");
   writeFileSync(guardTypes, readFileSync(guardTypes, "utf8").replace(/from "cdktf"/g, `from "${library}"`));
   writeFileSync(join(lib, "secret-guard.d.ts"), `export * from "./mgmt-policy/policy/construct-secrets";\n`);
