@@ -18,8 +18,8 @@ describe("body() in a bare router", () => {
     parses += 1;
     return v;
   });
-  router.post("/echo", "public", async ({ body }) => answer(Echo, { label: `${body().label}/${body().label}` }), { body: Counted, bodyOptional: true });
-  router.post("/undeclared", "public", async ({ body }) => answer(Echo, body()));
+  router.post("/echo", "public", { body: Counted, bodyOptional: true }, async ({ body }) => answer(Echo, { label: `${body().label}/${body().label}` }));
+  router.post("/undeclared", "public", {}, async ({ body }) => answer(Echo, body()));
   let base = "";
   beforeAll(async () => {
     base = `${await app.listen({ port: 0, host: "127.0.0.1" })}/v4`;

@@ -185,13 +185,8 @@ const AnyObject = z.record(z.string(), z.unknown());
 export function openApiRoutes(r: Router): void {
   // The text, once: parsing and serializing 113 KB on every request let a client that asks it in a loop hold the event loop.
   let cached: string | undefined;
-  r.get(
-    OPENAPI_PATH,
-    "public",
-    async () => {
-      cached ??= JSON.stringify(AnyObject.parse(openApiDocument(r.routes)));
-      return { status: 200, json: cached };
-    },
-    { summary: "This OpenAPI document", response: AnyObject },
-  );
+  r.get(OPENAPI_PATH, "public", { summary: "This OpenAPI document", response: AnyObject }, async () => {
+    cached ??= JSON.stringify(AnyObject.parse(openApiDocument(r.routes)));
+    return { status: 200, json: cached };
+  });
 }

@@ -97,7 +97,7 @@ export class Router {
     readIgnoredBodies(app);
   }
 
-  route<B extends z.ZodType = z.ZodNever>(method: Method, path: string, access: RouteAccess, handler: Handler<B>, doc: RouteDoc<B> = {}): this {
+  route<B extends z.ZodType = z.ZodNever>(method: Method, path: string, access: RouteAccess, doc: RouteDoc<B>, handler: Handler<B>): this {
     const url = API_PREFIX + path;
     this.registered.push({ method, path, access, doc });
     const known = this.methods.get(url) ?? new Set<Method>();
@@ -131,14 +131,14 @@ export class Router {
     return this;
   }
 
-  get = <B extends z.ZodType = z.ZodNever>(path: string, access: RouteAccess, handler: Handler<B>, doc?: RouteDoc<B>) =>
-    this.route("GET", path, access, handler, doc);
-  post = <B extends z.ZodType = z.ZodNever>(path: string, access: RouteAccess, handler: Handler<B>, doc?: RouteDoc<B>) =>
-    this.route("POST", path, access, handler, doc);
-  put = <B extends z.ZodType = z.ZodNever>(path: string, access: RouteAccess, handler: Handler<B>, doc?: RouteDoc<B>) =>
-    this.route("PUT", path, access, handler, doc);
-  delete = <B extends z.ZodType = z.ZodNever>(path: string, access: RouteAccess, handler: Handler<B>, doc?: RouteDoc<B>) =>
-    this.route("DELETE", path, access, handler, doc);
+  get = <B extends z.ZodType = z.ZodNever>(path: string, access: RouteAccess, doc: RouteDoc<B>, handler: Handler<B>) =>
+    this.route("GET", path, access, doc, handler);
+  post = <B extends z.ZodType = z.ZodNever>(path: string, access: RouteAccess, doc: RouteDoc<B>, handler: Handler<B>) =>
+    this.route("POST", path, access, doc, handler);
+  put = <B extends z.ZodType = z.ZodNever>(path: string, access: RouteAccess, doc: RouteDoc<B>, handler: Handler<B>) =>
+    this.route("PUT", path, access, doc, handler);
+  delete = <B extends z.ZodType = z.ZodNever>(path: string, access: RouteAccess, doc: RouteDoc<B>, handler: Handler<B>) =>
+    this.route("DELETE", path, access, doc, handler);
 
   /**
    * A paginated collection: `page`/`page_size` checked (25..500, default 100), `X-Filter` applied
@@ -146,10 +146,16 @@ export class Router {
    */
   list<S extends z.ZodType>(path: string, access: RouteAccess, spec: ListSpec<S>, fetch: ListFetch<S>): this {
     const remembered = spec.mark === undefined ? undefined : new RememberedAnswers();
-    return this.route("GET", path, access, (ctx) => listAnswer(ctx, spec, fetch, remembered), {
-      summary: spec.summary,
-      list: { item: spec.item, filter: spec.filter },
-    });
+    return this.route(
+      "GET",
+      path,
+      access,
+      {
+        summary: spec.summary,
+        list: { item: spec.item, filter: spec.filter },
+      },
+      (ctx) => listAnswer(ctx, spec, fetch, remembered),
+    );
   }
 
   /**

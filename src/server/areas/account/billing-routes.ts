@@ -18,11 +18,11 @@ export function billingRoutes(r: Router, billing: BillingService): void {
   r.post(
     "/account/credit-card",
     "account:read_write",
+    { summary: "Add a credit card (deprecated)", body: CreditCardInput, response: EmptyBody },
     async ({ actor, body }) => {
       await billing.addCreditCard(actor, body());
       return answer(EmptyBody, {});
     },
-    { summary: "Add a credit card (deprecated)", body: CreditCardInput, response: EmptyBody },
   );
 
   r.list("/account/payment-methods", "account:read_only", { item: PaymentMethod, summary: "List payment methods" }, async ({ actor }, query) =>
@@ -31,36 +31,36 @@ export function billingRoutes(r: Router, billing: BillingService): void {
   r.post(
     "/account/payment-methods",
     "account:read_write",
+    { summary: "Add a payment method", body: PaymentMethodAdd, response: EmptyBody },
     async ({ actor, body }) => {
       const input = body();
       await billing.addPaymentMethod(actor, input);
       return answer(EmptyBody, {});
     },
-    { summary: "Add a payment method", body: PaymentMethodAdd, response: EmptyBody },
   );
   r.get(
     "/account/payment-methods/:paymentMethodId",
     "account:read_only",
-    async ({ req, actor }) => answer(PaymentMethod, paymentMethodView(await billing.getPaymentMethod(actor, pathId(req, "paymentMethodId")))),
     { summary: "View a payment method", response: PaymentMethod },
+    async ({ req, actor }) => answer(PaymentMethod, paymentMethodView(await billing.getPaymentMethod(actor, pathId(req, "paymentMethodId")))),
   );
   r.delete(
     "/account/payment-methods/:paymentMethodId",
     "account:read_write",
+    { summary: "Delete a payment method", response: EmptyBody },
     async ({ req, actor }) => {
       await billing.deletePaymentMethod(actor, pathId(req, "paymentMethodId"));
       return answer(EmptyBody, {});
     },
-    { summary: "Delete a payment method", response: EmptyBody },
   );
   r.post(
     "/account/payment-methods/:paymentMethodId/make-default",
     "account:read_write",
+    { summary: "Make a payment method the default", response: EmptyBody },
     async ({ req, actor }) => {
       await billing.makeDefault(actor, pathId(req, "paymentMethodId"));
       return answer(EmptyBody, {});
     },
-    { summary: "Make a payment method the default", response: EmptyBody },
   );
 
   r.list(
@@ -69,20 +69,17 @@ export function billingRoutes(r: Router, billing: BillingService): void {
     { item: Invoice, filter: API_FILTERABLE["/account/invoices"], summary: "List invoices" },
     async ({ actor }, query) => billing.listInvoices(actor, query),
   );
-  r.get(
-    "/account/invoices/:invoiceId",
-    "account:read_only",
-    async ({ req, actor }) => answer(Invoice, await billing.getInvoice(actor, pathId(req, "invoiceId"))),
-    { summary: "View an invoice", response: Invoice },
+  r.get("/account/invoices/:invoiceId", "account:read_only", { summary: "View an invoice", response: Invoice }, async ({ req, actor }) =>
+    answer(Invoice, await billing.getInvoice(actor, pathId(req, "invoiceId"))),
   );
   r.get(
     "/account/invoices/:invoiceId/items",
     "account:read_only",
+    { summary: "List an invoice's items", response: paginated(InvoiceItem) },
     async ({ req, actor }) => {
       const id = pathId(req, "invoiceId");
       const query = parseInput(PageQuery, req.query, "Query");
       return answer(paginated(InvoiceItem), await billing.listInvoiceItems(actor, id, query));
     },
-    { summary: "List an invoice's items", response: paginated(InvoiceItem) },
   );
 }

@@ -47,28 +47,33 @@ export function pathText(req: FastifyRequest, name: string): string {
 }
 
 export function detailsRoutes(r: Router, accountDetails: AccountDetailsService): void {
-  r.get("/account", "account:read_only", async ({ actor }) => answer(Account, accountView(await accountDetails.get(actor))), {
-    summary: "View the account",
-    response: Account,
-  });
+  r.get(
+    "/account",
+    "account:read_only",
+    {
+      summary: "View the account",
+      response: Account,
+    },
+    async ({ actor }) => answer(Account, accountView(await accountDetails.get(actor))),
+  );
 
   r.put(
     "/account",
     "account:read_write",
+    { summary: "Update the account's contact details", body: AccountUpdate, response: Account },
     async ({ actor, body }) => {
       const input = body();
       return answer(Account, accountView(await accountDetails.update(actor, input)));
     },
-    { summary: "Update the account's contact details", body: AccountUpdate, response: Account },
   );
 
   r.post(
     "/account/cancel",
     "account:read_write",
+    { summary: "Cancel the account", body: AccountCancel, bodyOptional: true, response: AccountCancelResult },
     async ({ actor, body }) => {
       const input = body();
       return answer(AccountCancelResult, await accountDetails.cancel(actor, input.comments));
     },
-    { summary: "Cancel the account", body: AccountCancel, bodyOptional: true, response: AccountCancelResult },
   );
 }

@@ -9,10 +9,7 @@ export function loginRoutes(r: Router, accountLogins: AccountLoginService): void
   r.list("/account/logins", "account:read_only", { item: Login, summary: "List logins of every user of the account" }, async ({ actor }, query) =>
     pageView(await accountLogins.listLogins(actor, query), loginView),
   );
-  r.get(
-    "/account/logins/:loginId",
-    "account:read_only",
-    async ({ req, actor }) => answer(Login, loginView(await accountLogins.getLogin(actor, pathId(req, "loginId")))),
-    { summary: "View a login of any user of the account", response: Login },
+  r.get("/account/logins/:loginId", "account:read_only", { summary: "View a login of any user of the account", response: Login }, async ({ req, actor }) =>
+    answer(Login, loginView(await accountLogins.getLogin(actor, pathId(req, "loginId")))),
   );
 }

@@ -9,11 +9,8 @@ export function noticeRoutes(r: Router, notices: AccountNoticeService): void {
   r.list("/account/availability", "account:read_only", { item: RegionAvailability, summary: "List region availability" }, async ({ actor }, query) =>
     notices.listAvailability(actor, query),
   );
-  r.get(
-    "/account/availability/:id",
-    "account:read_only",
-    async ({ req, actor }) => answer(RegionAvailability, await notices.getAvailability(actor, pathText(req, "id"))),
-    { summary: "View a region's availability", response: RegionAvailability },
+  r.get("/account/availability/:id", "account:read_only", { summary: "View a region's availability", response: RegionAvailability }, async ({ req, actor }) =>
+    answer(RegionAvailability, await notices.getAvailability(actor, pathText(req, "id"))),
   );
 
   r.list(

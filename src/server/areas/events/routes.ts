@@ -36,30 +36,22 @@ export function eventRoutes(r: Router, domain: { events: EventService }): void {
     async ({ actor }, query) => pageView(await domain.events.list(actor, query), eventView),
   );
 
-  r.get(
-    "/account/events/:eventId",
-    "events:read_only",
-    async ({ req, actor }) => answer(Event, eventView(await domain.events.get(actor, pathId(req, "eventId")))),
-    { summary: "View an event", response: Event },
+  r.get("/account/events/:eventId", "events:read_only", { summary: "View an event", response: Event }, async ({ req, actor }) =>
+    answer(Event, eventView(await domain.events.get(actor, pathId(req, "eventId")))),
   );
 
-  r.post(
-    "/account/events/:eventId/read",
-    "events:read_only",
-    async ({ req, actor }) => {
-      await domain.events.markRead(actor, pathId(req, "eventId"));
-      return answer(EmptyBody, {});
-    },
-    { summary: "Mark an event as read", response: EmptyBody },
-  );
+  r.post("/account/events/:eventId/read", "events:read_only", { summary: "Mark an event as read", response: EmptyBody }, async ({ req, actor }) => {
+    await domain.events.markRead(actor, pathId(req, "eventId"));
+    return answer(EmptyBody, {});
+  });
 
   r.post(
     "/account/events/:eventId/seen",
     "events:read_only",
+    { summary: "Mark events up to this one as seen", response: EmptyBody },
     async ({ req, actor }) => {
       await domain.events.markSeen(actor, pathId(req, "eventId"));
       return answer(EmptyBody, {});
     },
-    { summary: "Mark events up to this one as seen", response: EmptyBody },
   );
 }

@@ -89,66 +89,59 @@ function oauthClientRoutes(r: Router, domain: { oauth: OAuthService }): void {
   r.post(
     "/account/oauth-clients",
     "account:read_write",
+    { summary: "Create an OAuth client", body: OAuthClientCreate, response: OAuthClient },
     async ({ actor, body }) => {
       const input = body();
       const { client, secret } = await domain.oauth.register(actor, input);
       return answer(OAuthClient, clientView(client, secret));
     },
-    { summary: "Create an OAuth client", body: OAuthClientCreate, response: OAuthClient },
   );
 
-  r.get(
-    "/account/oauth-clients/:clientId",
-    "account:read_only",
-    async ({ req, actor }) => answer(OAuthClient, clientView(await domain.oauth.getClient(actor, clientId(req)))),
-    { summary: "View an OAuth client", response: OAuthClient },
+  r.get("/account/oauth-clients/:clientId", "account:read_only", { summary: "View an OAuth client", response: OAuthClient }, async ({ req, actor }) =>
+    answer(OAuthClient, clientView(await domain.oauth.getClient(actor, clientId(req)))),
   );
 
   r.put(
     "/account/oauth-clients/:clientId",
     "account:read_write",
+    { summary: "Update an OAuth client", body: OAuthClientUpdate, response: OAuthClient },
     async ({ req, actor, body }) => {
       const id = clientId(req);
       const change = body();
       return answer(OAuthClient, clientView(await domain.oauth.updateClient(actor, id, change)));
     },
-    { summary: "Update an OAuth client", body: OAuthClientUpdate, response: OAuthClient },
   );
 
-  r.delete(
-    "/account/oauth-clients/:clientId",
-    "account:read_write",
-    async ({ req, actor }) => {
-      await domain.oauth.deleteClient(actor, clientId(req));
-      return answer(EmptyBody, {});
-    },
-    { summary: "Delete an OAuth client", response: EmptyBody },
-  );
+  r.delete("/account/oauth-clients/:clientId", "account:read_write", { summary: "Delete an OAuth client", response: EmptyBody }, async ({ req, actor }) => {
+    await domain.oauth.deleteClient(actor, clientId(req));
+    return answer(EmptyBody, {});
+  });
 
   r.post(
     "/account/oauth-clients/:clientId/reset-secret",
     "account:read_write",
+    { summary: "Reset an OAuth client's secret", response: OAuthClient },
     async ({ req, actor }) => {
       const { client, secret } = await domain.oauth.resetSecret(actor, clientId(req));
       return answer(OAuthClient, clientView(client, secret));
     },
-    { summary: "Reset an OAuth client's secret", response: OAuthClient },
   );
 
   r.get(
     "/account/oauth-clients/:clientId/thumbnail",
     "public",
+    { summary: "View an OAuth client's thumbnail", rawResponse: THUMBNAIL_TYPES },
     async ({ req, reply }) => {
       const { contentType, data } = await domain.oauth.thumbnail(clientId(req));
       reply.header("content-type", contentType).header("cache-control", "no-cache");
       return { status: 200, body: data };
     },
-    { summary: "View an OAuth client's thumbnail", rawResponse: THUMBNAIL_TYPES },
   );
 
   r.put(
     "/account/oauth-clients/:clientId/thumbnail",
     "account:read_write",
+    { summary: "Set an OAuth client's thumbnail", rawBody: THUMBNAIL_TYPES, response: EmptyBody },
     async ({ req, actor }) => {
       const id = clientId(req);
       const body = req.body;
@@ -158,7 +151,6 @@ function oauthClientRoutes(r: Router, domain: { oauth: OAuthService }): void {
       await domain.oauth.setThumbnail(actor, id, req.headers["content-type"] ?? "", body, thumbnailUrl(req, id));
       return answer(EmptyBody, {});
     },
-    { summary: "Set an OAuth client's thumbnail", rawBody: THUMBNAIL_TYPES, response: EmptyBody },
   );
 }
 
@@ -169,19 +161,11 @@ function authorizedAppRoutes(r: Router, domain: { oauth: OAuthService }): void {
     { item: AuthorizedApp, filter: API_FILTERABLE["/profile/apps"], summary: "List authorized apps" },
     async ({ actor }, query) => pageView(await domain.oauth.listApps(actor, query), appView),
   );
-  r.get(
-    "/profile/apps/:appId",
-    "account:read_only",
-    async ({ req, actor }) => answer(AuthorizedApp, appView(await domain.oauth.getApp(actor, pathId(req, "appId")))),
-    { summary: "View an authorized app", response: AuthorizedApp },
+  r.get("/profile/apps/:appId", "account:read_only", { summary: "View an authorized app", response: AuthorizedApp }, async ({ req, actor }) =>
+    answer(AuthorizedApp, appView(await domain.oauth.getApp(actor, pathId(req, "appId")))),
   );
-  r.delete(
-    "/profile/apps/:appId",
-    "account:read_write",
-    async ({ req, actor }) => {
-      await domain.oauth.revokeApp(actor, pathId(req, "appId"));
-      return answer(EmptyBody, {});
-    },
-    { summary: "Revoke an authorized app", response: EmptyBody },
-  );
+  r.delete("/profile/apps/:appId", "account:read_write", { summary: "Revoke an authorized app", response: EmptyBody }, async ({ req, actor }) => {
+    await domain.oauth.revokeApp(actor, pathId(req, "appId"));
+    return answer(EmptyBody, {});
+  });
 }

@@ -29,39 +29,49 @@ export const profileView = (user: UserRecord): Profile => ({
 
 export function profileRoutes(r: Router, domain: { profile: ProfileService; users: UserService; preferences: PreferencesService }): void {
   // Any valid token, whatever its scopes.
-  r.get("/profile", "token", async ({ actor }) => answer(Profile, profileView(await domain.profile.get(actor))), {
-    summary: "View the profile",
-    response: Profile,
-  });
-
-  r.put(
+  r.get(
     "/profile",
-    "account:read_write",
-    async ({ actor, body }) => {
-      const change = body();
-      return answer(Profile, profileView(await domain.profile.update(actor, change)));
+    "token",
+    {
+      summary: "View the profile",
+      response: Profile,
     },
-    { summary: "Update the profile", body: ProfileUpdate, response: Profile },
+    async ({ actor }) => answer(Profile, profileView(await domain.profile.get(actor))),
   );
+
+  r.put("/profile", "account:read_write", { summary: "Update the profile", body: ProfileUpdate, response: Profile }, async ({ actor, body }) => {
+    const change = body();
+    return answer(Profile, profileView(await domain.profile.update(actor, change)));
+  });
 
   // Any valid token; an unrestricted user has no grants: 204, no body.
   r.get(
     "/profile/grants",
     "token",
+    { summary: "View the grants of a restricted user (204 for an unrestricted one)", response: GrantsResponse },
     async ({ actor }) => {
       const grants = await domain.users.grants(actor);
       return grants === null ? { status: 204, body: undefined } : answer(GrantsResponse, grants);
     },
-    { summary: "View the grants of a restricted user (204 for an unrestricted one)", response: GrantsResponse },
   );
 
-  r.get("/profile/preferences", "account:read_only", async ({ actor }) => answer(Preferences, await domain.preferences.get(actor)), {
-    summary: "View preferences",
-    response: Preferences,
-  });
-  r.put("/profile/preferences", "account:read_write", async ({ actor, body }) => answer(Preferences, await domain.preferences.put(actor, body())), {
-    summary: "Replace preferences",
-    body: PreferencesBody,
-    response: Preferences,
-  });
+  r.get(
+    "/profile/preferences",
+    "account:read_only",
+    {
+      summary: "View preferences",
+      response: Preferences,
+    },
+    async ({ actor }) => answer(Preferences, await domain.preferences.get(actor)),
+  );
+  r.put(
+    "/profile/preferences",
+    "account:read_write",
+    {
+      summary: "Replace preferences",
+      body: PreferencesBody,
+      response: Preferences,
+    },
+    async ({ actor, body }) => answer(Preferences, await domain.preferences.put(actor, body())),
+  );
 }

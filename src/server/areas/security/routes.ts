@@ -19,63 +19,60 @@ export function securityRoutes(r: Router, domain: { phone: PhoneService; securit
   r.post(
     "/profile/phone-number",
     "account:read_write",
+    { summary: "Send a verification code by SMS", body: PhoneNumberSend, response: EmptyBody },
     async ({ actor, body }) => {
       await domain.phone.request(actor, body());
       return answer(EmptyBody, {});
     },
-    { summary: "Send a verification code by SMS", body: PhoneNumberSend, response: EmptyBody },
   );
   r.post(
     "/profile/phone-number/verify",
     "account:read_write",
+    { summary: "Verify a phone number", body: PhoneNumberVerify, response: EmptyBody },
     async ({ actor, body }) => {
       await domain.phone.verify(actor, body());
       return answer(EmptyBody, {});
     },
-    { summary: "Verify a phone number", body: PhoneNumberVerify, response: EmptyBody },
   );
-  r.delete(
-    "/profile/phone-number",
-    "account:read_write",
-    async ({ actor }) => {
-      await domain.phone.delete(actor);
-      return answer(EmptyBody, {});
-    },
-    { summary: "Delete the verified phone number", response: EmptyBody },
-  );
+  r.delete("/profile/phone-number", "account:read_write", { summary: "Delete the verified phone number", response: EmptyBody }, async ({ actor }) => {
+    await domain.phone.delete(actor);
+    return answer(EmptyBody, {});
+  });
 
-  r.get(
-    "/profile/security-questions",
-    "account:read_only",
-    async ({ actor }) => answer(SecurityQuestionList, { security_questions: await domain.securityQuestions.list(actor) }),
-    { summary: "List security questions", response: SecurityQuestionList },
+  r.get("/profile/security-questions", "account:read_only", { summary: "List security questions", response: SecurityQuestionList }, async ({ actor }) =>
+    answer(SecurityQuestionList, { security_questions: await domain.securityQuestions.list(actor) }),
   );
   r.post(
     "/profile/security-questions",
     "account:read_write",
+    { summary: "Answer security questions", body: SecurityQuestionsAnswer, response: SecurityQuestionsAnswered },
     async ({ actor, body }) => {
       const input = body();
       return answer(SecurityQuestionsAnswered, { security_questions: await domain.securityQuestions.answer(actor, input) });
     },
-    { summary: "Answer security questions", body: SecurityQuestionsAnswer, response: SecurityQuestionsAnswered },
   );
 
-  r.post("/profile/tfa-enable", "account:read_write", async ({ actor }) => answer(TfaSecret, await domain.twoFactor.enable(actor)), {
-    summary: "Create a two-factor secret",
-    response: TfaSecret,
-  });
-  r.post("/profile/tfa-enable-confirm", "account:read_write", async ({ actor, body }) => answer(TfaScratch, await domain.twoFactor.confirm(actor, body())), {
-    summary: "Confirm and enable two-factor authentication",
-    body: TfaConfirm,
-    response: TfaScratch,
-  });
   r.post(
-    "/profile/tfa-disable",
+    "/profile/tfa-enable",
     "account:read_write",
-    async ({ actor }) => {
-      await domain.twoFactor.disable(actor);
-      return answer(EmptyBody, {});
+    {
+      summary: "Create a two-factor secret",
+      response: TfaSecret,
     },
-    { summary: "Disable two-factor authentication", response: EmptyBody },
+    async ({ actor }) => answer(TfaSecret, await domain.twoFactor.enable(actor)),
   );
+  r.post(
+    "/profile/tfa-enable-confirm",
+    "account:read_write",
+    {
+      summary: "Confirm and enable two-factor authentication",
+      body: TfaConfirm,
+      response: TfaScratch,
+    },
+    async ({ actor, body }) => answer(TfaScratch, await domain.twoFactor.confirm(actor, body())),
+  );
+  r.post("/profile/tfa-disable", "account:read_write", { summary: "Disable two-factor authentication", response: EmptyBody }, async ({ actor }) => {
+    await domain.twoFactor.disable(actor);
+    return answer(EmptyBody, {});
+  });
 }

@@ -27,29 +27,18 @@ export function sessionRoutes(r: Router, domain: { devices: DeviceService; login
   r.list("/profile/devices", "account:read_only", { item: TrustedDevice, summary: "List trusted devices" }, async ({ actor }, query) =>
     pageView(await domain.devices.list(actor, query), deviceView),
   );
-  r.get(
-    "/profile/devices/:deviceId",
-    "account:read_only",
-    async ({ req, actor }) => answer(TrustedDevice, deviceView(await domain.devices.get(actor, pathId(req, "deviceId")))),
-    { summary: "View a trusted device", response: TrustedDevice },
+  r.get("/profile/devices/:deviceId", "account:read_only", { summary: "View a trusted device", response: TrustedDevice }, async ({ req, actor }) =>
+    answer(TrustedDevice, deviceView(await domain.devices.get(actor, pathId(req, "deviceId")))),
   );
-  r.delete(
-    "/profile/devices/:deviceId",
-    "account:read_write",
-    async ({ req, actor }) => {
-      await domain.devices.revoke(actor, pathId(req, "deviceId"));
-      return answer(EmptyBody, {});
-    },
-    { summary: "Revoke a trusted device", response: EmptyBody },
-  );
+  r.delete("/profile/devices/:deviceId", "account:read_write", { summary: "Revoke a trusted device", response: EmptyBody }, async ({ req, actor }) => {
+    await domain.devices.revoke(actor, pathId(req, "deviceId"));
+    return answer(EmptyBody, {});
+  });
 
   r.list("/profile/logins", "account:read_only", { item: Login, summary: "List logins of the last 90 days" }, async ({ actor }, query) =>
     pageView(await domain.logins.list(actor, query), loginView),
   );
-  r.get(
-    "/profile/logins/:loginId",
-    "account:read_only",
-    async ({ req, actor }) => answer(Login, loginView(await domain.logins.get(actor, pathId(req, "loginId")))),
-    { summary: "View a login", response: Login },
+  r.get("/profile/logins/:loginId", "account:read_only", { summary: "View a login", response: Login }, async ({ req, actor }) =>
+    answer(Login, loginView(await domain.logins.get(actor, pathId(req, "loginId")))),
   );
 }

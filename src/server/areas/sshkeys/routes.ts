@@ -15,41 +15,28 @@ export function sshKeyRoutes(r: Router, domain: { sshKeys: SshKeyService }): voi
     async ({ actor }, query) => pageView(await domain.sshKeys.list(actor, query), sshKeyView),
   );
 
-  r.post(
-    "/profile/sshkeys",
-    "account:read_write",
-    async ({ actor, body }) => {
-      const input = body();
-      return answer(SshKey, sshKeyView(await domain.sshKeys.create(actor, input)));
-    },
-    { summary: "Add an SSH key", body: SshKeyCreate, response: SshKey },
-  );
+  r.post("/profile/sshkeys", "account:read_write", { summary: "Add an SSH key", body: SshKeyCreate, response: SshKey }, async ({ actor, body }) => {
+    const input = body();
+    return answer(SshKey, sshKeyView(await domain.sshKeys.create(actor, input)));
+  });
 
-  r.get(
-    "/profile/sshkeys/:sshKeyId",
-    "account:read_only",
-    async ({ req, actor }) => answer(SshKey, sshKeyView(await domain.sshKeys.get(actor, pathId(req, "sshKeyId")))),
-    { summary: "View an SSH key", response: SshKey },
+  r.get("/profile/sshkeys/:sshKeyId", "account:read_only", { summary: "View an SSH key", response: SshKey }, async ({ req, actor }) =>
+    answer(SshKey, sshKeyView(await domain.sshKeys.get(actor, pathId(req, "sshKeyId")))),
   );
 
   r.put(
     "/profile/sshkeys/:sshKeyId",
     "account:read_write",
+    { summary: "Update an SSH key's label", body: SshKeyUpdateBody, response: SshKey },
     async ({ req, actor, body }) => {
       const id = pathId(req, "sshKeyId");
       const change = body();
       return answer(SshKey, sshKeyView(await domain.sshKeys.update(actor, id, change)));
     },
-    { summary: "Update an SSH key's label", body: SshKeyUpdateBody, response: SshKey },
   );
 
-  r.delete(
-    "/profile/sshkeys/:sshKeyId",
-    "account:read_write",
-    async ({ req, actor }) => {
-      await domain.sshKeys.delete(actor, pathId(req, "sshKeyId"));
-      return answer(EmptyBody, {});
-    },
-    { summary: "Delete an SSH key", response: EmptyBody },
-  );
+  r.delete("/profile/sshkeys/:sshKeyId", "account:read_write", { summary: "Delete an SSH key", response: EmptyBody }, async ({ req, actor }) => {
+    await domain.sshKeys.delete(actor, pathId(req, "sshKeyId"));
+    return answer(EmptyBody, {});
+  });
 }

@@ -18,28 +18,18 @@ export function tagRoutes(r: Router, domain: { tags: TagService }): void {
     pageView(await domain.tags.list(actor, query), (t) => ({ label: t.label })),
   );
 
-  r.post(
-    "/tags",
-    "account:read_write",
-    async ({ actor, body }) => {
-      const input = body();
-      const tag = await domain.tags.create(actor, input);
-      return answer(Tag, { label: tag.label });
-    },
-    { summary: "Create a tag", body: TagCreate, response: Tag },
-  );
+  r.post("/tags", "account:read_write", { summary: "Create a tag", body: TagCreate, response: Tag }, async ({ actor, body }) => {
+    const input = body();
+    const tag = await domain.tags.create(actor, input);
+    return answer(Tag, { label: tag.label });
+  });
 
   r.list("/tags/:tagLabel", "account:read_only", { item: TaggedObject, summary: "List the objects carrying a tag" }, async ({ req, actor }, query) =>
     domain.tags.objectsOf(actor, tagLabel(req), query),
   );
 
-  r.delete(
-    "/tags/:tagLabel",
-    "account:read_write",
-    async ({ req, actor }) => {
-      await domain.tags.delete(actor, tagLabel(req));
-      return answer(EmptyBody, {});
-    },
-    { summary: "Delete a tag", response: EmptyBody },
-  );
+  r.delete("/tags/:tagLabel", "account:read_write", { summary: "Delete a tag", response: EmptyBody }, async ({ req, actor }) => {
+    await domain.tags.delete(actor, tagLabel(req));
+    return answer(EmptyBody, {});
+  });
 }

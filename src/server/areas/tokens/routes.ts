@@ -25,39 +25,31 @@ export function tokenRoutes(r: Router, domain: { tokens: TokenService }): void {
   r.post(
     "/profile/tokens",
     "account:read_write",
+    { summary: "Create a personal access token", body: TokenCreate, response: PersonalAccessToken },
     async ({ actor, body }) => {
       const input = body();
       const { record, token } = await domain.tokens.create(actor, input);
       return answer(PersonalAccessToken, tokenView(record, token));
     },
-    { summary: "Create a personal access token", body: TokenCreate, response: PersonalAccessToken },
   );
 
-  r.get(
-    "/profile/tokens/:tokenId",
-    "account:read_only",
-    async ({ req, actor }) => answer(PersonalAccessToken, tokenView(await domain.tokens.get(actor, pathId(req, "tokenId")))),
-    { summary: "View a personal access token", response: PersonalAccessToken },
+  r.get("/profile/tokens/:tokenId", "account:read_only", { summary: "View a personal access token", response: PersonalAccessToken }, async ({ req, actor }) =>
+    answer(PersonalAccessToken, tokenView(await domain.tokens.get(actor, pathId(req, "tokenId")))),
   );
 
   r.put(
     "/profile/tokens/:tokenId",
     "account:read_write",
+    { summary: "Update a personal access token", body: TokenUpdate, response: PersonalAccessToken },
     async ({ req, actor, body }) => {
       const id = pathId(req, "tokenId");
       const change = body();
       return answer(PersonalAccessToken, tokenView(await domain.tokens.update(actor, id, change)));
     },
-    { summary: "Update a personal access token", body: TokenUpdate, response: PersonalAccessToken },
   );
 
-  r.delete(
-    "/profile/tokens/:tokenId",
-    "account:read_write",
-    async ({ req, actor }) => {
-      await domain.tokens.revoke(actor, pathId(req, "tokenId"));
-      return answer(EmptyBody, {});
-    },
-    { summary: "Revoke a personal access token", response: EmptyBody },
-  );
+  r.delete("/profile/tokens/:tokenId", "account:read_write", { summary: "Revoke a personal access token", response: EmptyBody }, async ({ req, actor }) => {
+    await domain.tokens.revoke(actor, pathId(req, "tokenId"));
+    return answer(EmptyBody, {});
+  });
 }

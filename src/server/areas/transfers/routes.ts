@@ -34,37 +34,37 @@ export function entityTransferRoutes(r: Router, domain: { transfers: TransferSer
   r.post(
     "/account/entity-transfers",
     "account:read_write",
+    { summary: "Create an entity transfer (deprecated)", body: EntityTransferCreate, response: EntityTransfer },
     async ({ actor, body }) => {
       const input = body();
       return answer(EntityTransfer, transferView(await domain.transfers.create(actor, input)));
     },
-    { summary: "Create an entity transfer (deprecated)", body: EntityTransferCreate, response: EntityTransfer },
   );
 
   r.get(
     "/account/entity-transfers/:token",
     "account:read_only",
-    async ({ req, actor }) => answer(EntityTransfer, transferView(await domain.transfers.get(actor, token(req)))),
     { summary: "View an entity transfer (deprecated)", response: EntityTransfer },
+    async ({ req, actor }) => answer(EntityTransfer, transferView(await domain.transfers.get(actor, token(req)))),
   );
 
   r.delete(
     "/account/entity-transfers/:token",
     "account:read_write",
+    { summary: "Cancel an entity transfer (deprecated)", response: EmptyBody },
     async ({ req, actor }) => {
       await domain.transfers.cancel(actor, token(req));
       return answer(EmptyBody, {});
     },
-    { summary: "Cancel an entity transfer (deprecated)", response: EmptyBody },
   );
 
   r.post(
     "/account/entity-transfers/:token/accept",
     "account:read_write",
+    { summary: "Accept an entity transfer (deprecated)", response: EmptyBody },
     async ({ req, actor }) => {
       await domain.transfers.accept(actor, token(req));
       return answer(EmptyBody, {});
     },
-    { summary: "Accept an entity transfer (deprecated)", response: EmptyBody },
   );
 }
