@@ -5,6 +5,10 @@
  * engines print the configuration line a pathed one points at) and never quotes the value.
  */
 import { createProvider } from "../../src/provider";
+import { string } from "../../src/provider/framework/attributes";
+import { planChange, secretsMisplaced, validateAttributes } from "../../src/provider/framework/lifecycle";
+import { defineResource } from "../../src/provider/framework/resource";
+import type { SecretCheck } from "../../src/provider/framework/validators";
 import type { Diagnostic } from "../../src/provider/framework/diagnostics";
 import type { ObjectValue, TfValue } from "../../src/provider/framework/value";
 import { cryptoSecrets } from "../../src/server/clock";
@@ -118,4 +122,45 @@ test("a secret known only at plan is refused there, without a path, before any d
     ]);
     for (const m of markers(key)) expect(JSON.stringify(plan.diagnostics)).not.toContain(m);
   }
+});
+
+describe("the framework's rule: an attribute declared with `secret`", () => {
+  const secret: SecretCheck = (v) => (v.startsWith("SECRET") ? "this is a secret" : undefined);
+  const seen: string[] = [];
+  const note = string("required", "A name.", {
+    secret,
+    validate: (v) => {
+      seen.push(v);
+      return v.length > 10 ? "too long" : undefined;
+    },
+  });
+  const def = defineResource<unknown>()({
+    typeName: "demo_thing",
+    description: "A resource with no secret hooks of its own.",
+    importId: { description: "the id", example: "1" },
+    attributes: { note },
+    create: async () => ({ note: "" }),
+    read: async () => null,
+    update: async () => ({ note: "" }),
+    delete: async () => undefined,
+    importState: async () => null,
+  });
+
+  test("skips its validators on a secret and refuses it without a path, at validate and at plan", () => {
+    const value = { note: "SECRET-abcdefghijkl" };
+    expect(validateAttributes(def.attributes, value)).toEqual([]);
+    expect(seen).not.toContain(value.note);
+    const refused = { severity: "error", summary: "Invalid note: a secret", detail: expect.stringMatching(/^demo_thing\.note: this is a secret\./) };
+    expect(secretsMisplaced(def.typeName, def.attributes, value)).toEqual([expect.objectContaining(refused)]);
+    const planned = planChange(def, null, value, value, new Date());
+    expect(planned.diagnostics).toEqual([expect.objectContaining(refused)]);
+    expect(planned.diagnostics[0]!.attribute).toBeUndefined();
+  });
+
+  test("leaves other values to its validators, on the attribute's path", () => {
+    expect(validateAttributes(def.attributes, { note: "far too long a name" })).toEqual([
+      expect.objectContaining({ summary: "Invalid note", attribute: [{ attribute: "note" }] }),
+    ]);
+    expect(secretsMisplaced(def.typeName, def.attributes, { note: "fine" })).toEqual([]);
+  });
 });

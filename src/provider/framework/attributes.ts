@@ -4,7 +4,7 @@
  * see, the validation they get, the plan rules and the generated docs and bindings all derive
  * from these declarations.
  */
-import type { Validator } from "./validators";
+import { leavingSecrets, type SecretCheck, type Validator } from "./validators";
 import type { TfType, TfValue } from "./value";
 
 /**
@@ -44,6 +44,11 @@ export interface AttributeSpec<T extends TfValue = TfValue> {
   readonly semanticEquals?: OfValues<[a: T, b: T], boolean>;
   /** Checked on known, non-null configuration values. */
   readonly validators: readonly Validator<T>[];
+  /**
+   * Recognises a secret typed into this (string, or list of strings) attribute: refused at validate and again
+   * at plan without an attribute path, so the engine never prints the value; the validators skip such values.
+   */
+  readonly secret?: SecretCheck;
   /** Attributes that cannot be set together with this one. */
   readonly conflictsWith: readonly string[];
   /** Nested attributes of an object-typed attribute (or of its list/set elements), for validation and docs. */
@@ -69,6 +74,7 @@ interface Options<T extends TfValue> {
   readonly keepPrior?: boolean;
   readonly semanticEquals?: OfValues<[a: T, b: T], boolean>;
   readonly validate?: Validator<T> | readonly Validator<T>[];
+  readonly secret?: SecretCheck;
   readonly conflictsWith?: readonly string[];
   readonly deprecated?: Deprecation;
 }
@@ -99,7 +105,8 @@ function build<T extends TfValue, M extends Mode>(
     ...(o.requiresReplace !== undefined ? { requiresReplace: o.requiresReplace } : {}),
     ...(o.keepPrior ? { keepPrior: true } : {}),
     ...(o.semanticEquals ? { semanticEquals: o.semanticEquals } : {}),
-    validators: asArray(o.validate),
+    validators: o.secret === undefined ? asArray(o.validate) : asArray(o.validate).map((v) => leavingSecrets(o.secret!, v)),
+    ...(o.secret ? { secret: o.secret } : {}),
     conflictsWith: o.conflictsWith ?? [],
     ...(nested ? { nested } : {}),
     ...(o.deprecated ? { deprecated: o.deprecated } : {}),

@@ -14,6 +14,7 @@ import { typedEqual } from "./equality";
 import { deprecationNote } from "./schema";
 import { attr, error, warning, type AttributePath, type Diagnostic } from "./diagnostics";
 import type { Attributes, PlanDraft, ResourceDefinition } from "./resource";
+import { misplacedSecrets, type SecretCheck } from "./validators";
 import { Unknown, isUnknown, isWhollyKnown, type ObjectValue, type TfValue } from "./value";
 
 /** Every attribute's validators and conflicts, on the known parts of a configuration. */
@@ -35,6 +36,17 @@ export function validateAttributes(attributes: Attributes, config: ObjectValue):
     diagnostics.push(...validateValue(spec, value, attr(name), name));
   }
   return diagnostics;
+}
+
+/**
+ * The secrets a configuration holds where its attributes' `secret` checks recognise them: checked at validate
+ * and again at plan (values known only then, from another resource or a module's output), before the engine
+ * shows the value in a diff.
+ */
+export function secretsMisplaced(typeName: string, attributes: Attributes, config: ObjectValue): Diagnostic[] {
+  const checks: Record<string, SecretCheck> = {};
+  for (const [name, spec] of Object.entries(attributes)) if (spec.secret) checks[name] = spec.secret;
+  return misplacedSecrets(typeName, config, checks);
 }
 
 function validateValue(spec: AttributeSpec, value: TfValue, path: AttributePath, label: string): Diagnostic[] {
@@ -120,6 +132,7 @@ export function planChange<Ctx>(
       if (rule === true || isUnknown(planned[name] ?? null) || rule(prior[name] ?? null, planned[name] ?? null)) replace.add(name);
     }
   }
+  diagnostics.push(...secretsMisplaced(def.typeName, def.attributes, config));
   def.modifyPlan?.(draft);
   return { plannedState: planned, requiresReplace: [...replace].map((name) => attr(name)), diagnostics };
 }

@@ -4,7 +4,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { error, hasErrors, warning, type Diagnostic } from "./diagnostics";
-import { planChange, settleApplied, settleRead, validateAttributes } from "./lifecycle";
+import { planChange, secretsMisplaced, settleApplied, settleRead, validateAttributes } from "./lifecycle";
 import { silentLog, type Log } from "./log";
 import {
   FunctionFailure,
@@ -127,8 +127,9 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
     }
   }
 
-  const validate = (attributes: Attributes, own: ((c: ObjectValue) => readonly Diagnostic[]) | undefined, config: ObjectValue) => [
+  const validate = (typeName: string, attributes: Attributes, own: ((c: ObjectValue) => readonly Diagnostic[]) | undefined, config: ObjectValue) => [
     ...validateAttributes(attributes, config),
+    ...secretsMisplaced(typeName, attributes, config),
     ...(own?.(config) ?? []),
   ];
 
@@ -144,7 +145,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
     schemas: () => schemas,
 
     async validateProviderConfig(config) {
-      return { diagnostics: validate(def.attributes, def.validate, config) };
+      return { diagnostics: validate("provider", def.attributes, def.validate, config) };
     },
 
     async configure(config) {
@@ -159,7 +160,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
     async validateResourceConfig(typeName, config) {
       return guarded(`validate ${typeName}`, {}, async (diagnostics) => {
         const r = resource(typeName);
-        diagnostics.push(...validate(r.attributes, r.validate?.bind(r), config));
+        diagnostics.push(...validate(r.typeName, r.attributes, r.validate?.bind(r), config));
         return {};
       });
     },
@@ -167,7 +168,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
     async validateDataResourceConfig(typeName, config) {
       return guarded(`validate ${typeName}`, {}, async (diagnostics) => {
         const d = dataSource(typeName);
-        diagnostics.push(...validate(d.attributes, d.validate?.bind(d), config));
+        diagnostics.push(...validate(d.typeName, d.attributes, d.validate?.bind(d), config));
         return {};
       });
     },
@@ -284,7 +285,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
     async readDataSource(typeName, config) {
       return guarded(`read data ${typeName}`, { state: null }, async (diagnostics) => {
         const d = dataSource(typeName);
-        diagnostics.push(...validate(d.attributes, d.validate?.bind(d), config));
+        diagnostics.push(...validate(d.typeName, d.attributes, d.validate?.bind(d), config));
         if (hasErrors(diagnostics)) return { state: null };
         return { state: await d.read(operation(diagnostics), config) };
       });
@@ -293,7 +294,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
     async validateEphemeralResourceConfig(typeName, config) {
       return guarded(`validate ${typeName}`, {}, async (diagnostics) => {
         const e = ephemeralResource(typeName);
-        diagnostics.push(...validate(e.attributes, e.validate?.bind(e), config));
+        diagnostics.push(...validate(e.typeName, e.attributes, e.validate?.bind(e), config));
         return {};
       });
     },
@@ -301,7 +302,7 @@ export function createProviderServer<Ctx>(def: ProviderDefinition<Ctx>, options:
     async openEphemeralResource(typeName, config) {
       return guarded(`open ${typeName}`, { result: null }, async (diagnostics) => {
         const e = ephemeralResource(typeName);
-        diagnostics.push(...validate(e.attributes, e.validate?.bind(e), config));
+        diagnostics.push(...validate(e.typeName, e.attributes, e.validate?.bind(e), config));
         if (hasErrors(diagnostics)) return { result: null };
         const opened = await e.open(operation(diagnostics), config);
         if (!isWhollyKnown(opened.value)) throw new Error(`${typeName}: open left a value unknown`);

@@ -38,22 +38,22 @@ export function eachElement<E extends TfValue>(check: Validator<E>): Validator<r
 export type SecretCheck = (value: string) => string | undefined;
 
 /**
- * `check`, except on a value `secret` recognises: that one is left to `misplacedSecrets`. A
- * validator's failure is reported on the attribute's path, and for such a diagnostic the engines
- * print the configuration line it points at, value and all (for cdktf's JSON, the whole value).
+ * `check`, except on the values `secret` recognises (a string, or a list's or set's string elements): those
+ * are left to `misplacedSecrets`. A validator's failure is reported on the attribute's path, and for such a
+ * diagnostic the engines print the configuration line it points at, value and all (for cdktf's JSON, the
+ * whole value). The framework applies it to every validator of an attribute declared with `secret`.
  */
-export function unlessSecret(secret: SecretCheck, check: Validator<string>): Validator<string> {
-  return (value) => (secret(value) === undefined ? check(value) : undefined);
-}
-
-/** `unlessSecret` for each element of a list or set: the elements `secret` recognises are left to `misplacedSecrets`. */
-export function unlessSecretElement(secret: SecretCheck, check: Validator<readonly TfValue[]>): Validator<readonly TfValue[]> {
-  return (values) => check(values.filter((v) => typeof v !== "string" || secret(v) === undefined));
+export function leavingSecrets(secret: SecretCheck, check: Validator): Validator {
+  return (value) => {
+    if (typeof value === "string") return secret(value) === undefined ? check(value) : undefined;
+    if (Array.isArray(value)) return check(value.filter((v) => typeof v !== "string" || secret(v) === undefined));
+    return check(value);
+  };
 }
 
 /**
- * A resource's `validate` hook for secrets in its string (or list of strings) attributes: one error
- * per attribute, without an attribute path. The engines then point at the block's header line and
+ * Secrets in a configuration's string (or list of strings) attributes: one error per value, without an
+ * attribute path. The engines then point at the block's header line and
  * print no configuration line, so the secret stays out of the engine's output and CI logs; the text
  * names the attribute (and element) instead.
  */
@@ -76,16 +76,4 @@ export function misplacedSecrets(typeName: string, config: Readonly<Record<strin
     });
   }
   return out;
-}
-
-/**
- * `misplacedSecrets` again at plan, for values not known at validate (from another resource, a
- * module's output): an error then stops the plan before the engine shows the value in a diff.
- */
-export function refuseSecretsAtPlan(
-  draft: { readonly config: Readonly<Record<string, TfValue>>; error(summary: string, detail?: string): void },
-  typeName: string,
-  checks: Readonly<Record<string, SecretCheck>>,
-): void {
-  for (const d of misplacedSecrets(typeName, draft.config, checks)) draft.error(d.summary, d.detail);
 }

@@ -21,7 +21,6 @@ import type { ProviderContext } from "../config";
 import { bool, number, string } from "../framework/attributes";
 import { typedEqual } from "../framework/equality";
 import { PartialApply, defineResource } from "../framework/resource";
-import { misplacedSecrets, refuseSecretsAtPlan, unlessSecret } from "../framework/validators";
 import { Unknown, known } from "../framework/value";
 import type { PlannedOf, StateOf } from "../framework/value-types";
 import { orNullIfGone } from "../../client/errors";
@@ -114,7 +113,7 @@ export const OAUTH_CLIENT_ABOUT = {
 
 const attributes = {
   id: string("computed", OAUTH_CLIENT_ABOUT.id, { keepPrior: true }),
-  label: string("required", `${OAUTH_CLIENT_ABOUT.label} Changed in place.`, { validate: unlessSecret(secretInName, oauthClientLabel) }),
+  label: string("required", `${OAUTH_CLIENT_ABOUT.label} Changed in place.`, { secret: secretInName, validate: oauthClientLabel }),
   redirect_uri: string("required", `${OAUTH_CLIENT_ABOUT.redirect_uri} Changed in place.`, { validate: redirectUri }),
   public: bool("optional_computed", `${OAUTH_CLIENT_ABOUT.public} Changed in place.`, { default: OAUTH_CLIENT_CREATE_DEFAULTS.public }),
   secret: string("computed", "The client secret, known from creation and from each reset.", { sensitive: true, keepPrior: true }),
@@ -138,13 +137,7 @@ export const oauthClientResource = defineResource<ProviderContext>()({
   importId: { description: "the client id (the secret cannot be imported and stays null)", example: "2737bf16b39ab5d7b4a1" },
   attributes,
 
-  // A client secret or token pasted as the label: refused without a path, so the engine shows no value.
-  validate(config) {
-    return misplacedSecrets("mgmt_oauth_client", config, { label: secretInName });
-  },
-
   modifyPlan(draft) {
-    refuseSecretsAtPlan(draft, "mgmt_oauth_client", { label: secretInName });
     const { prior, planned } = draft;
     if (prior === null) return;
     if (!typedEqual("number", prior.secret_version ?? null, planned.secret_version ?? null)) planned.secret = Unknown;

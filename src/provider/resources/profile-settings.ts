@@ -9,7 +9,7 @@ import { sameSshKey } from "../../contract/sshkey-format";
 import type { ProviderContext } from "../config";
 import { bool, list, string } from "../framework/attributes";
 import { defineResource } from "../framework/resource";
-import { eachElement, misplacedSecrets, oneOf, refuseSecretsAtPlan, unlessSecretElement } from "../framework/validators";
+import { eachElement, oneOf } from "../framework/validators";
 import type { TfValue } from "../framework/value";
 import type { StateOf } from "../framework/value-types";
 import { singletonCrud } from "./singleton";
@@ -38,7 +38,8 @@ const attributes = {
     {
       keepPrior: true,
       semanticEquals: sameKeys,
-      validate: unlessSecretElement(secretInPublicKey, eachElement(sshPublicKeyText)),
+      secret: secretInPublicKey,
+      validate: eachElement(sshPublicKeyText),
     },
   ),
   restricted: bool(
@@ -81,13 +82,6 @@ export const profileSettingsResource = defineResource<ProviderContext>()({
     "Settings of the profile of the user the provider acts as. The profile always exists: creating this resource adopts it, destroying it only removes it from state. Only the attributes set in the configuration are managed; the others show the live values.",
   importId: { description: "any text; `profile` by convention (the acting user's profile)", example: "profile" },
   attributes,
-  // A private key among the authorized keys: refused without a path, so the engine shows no value.
-  validate(config) {
-    return misplacedSecrets("mgmt_profile_settings", config, { authorized_keys: secretInPublicKey });
-  },
-  modifyPlan(draft) {
-    refuseSecretsAtPlan(draft, "mgmt_profile_settings", { authorized_keys: secretInPublicKey });
-  },
 
   ...singletonCrud("mgmt_profile_settings", attributes, {
     what: "profile",

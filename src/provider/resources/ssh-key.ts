@@ -6,7 +6,6 @@ import { createSshKeyOnce } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { defineResource } from "../framework/resource";
-import { misplacedSecrets, refuseSecretsAtPlan, unlessSecret } from "../framework/validators";
 import type { StateOf } from "../framework/value-types";
 import { toRfc3339 } from "../timestamps";
 import { orNullIfGone } from "../../client/errors";
@@ -17,17 +16,16 @@ import { sshKeyTwins } from "./twin-rules";
 const attributes = {
   id: string("computed", "The key's id.", { keepPrior: true }),
   label: string("required", `A name for the key, 1 to ${SSH_KEY_LABEL_MAX} characters. Changed in place.`, {
-    validate: unlessSecret(secretInName, lengthBetween(1, SSH_KEY_LABEL_MAX)),
+    secret: secretInName,
+    validate: lengthBetween(1, SSH_KEY_LABEL_MAX),
   }),
   ssh_key: string(
     "required",
     "The public key in OpenSSH format (`<algorithm> <base64> [comment]`). A different comment or spacing around the same key is not a change.",
-    { requiresReplace: true, semanticEquals: sameSshKey, validate: unlessSecret(secretInPublicKey, sshPublicKeyText) },
+    { requiresReplace: true, semanticEquals: sameSshKey, secret: secretInPublicKey, validate: sshPublicKeyText },
   ),
   created: string("computed", "When the key was added (RFC 3339, UTC).", { keepPrior: true }),
 };
-
-const SECRET_CHECKS = { label: secretInName, ssh_key: secretInPublicKey };
 
 /** An SSH key as state holds it; the data sources show keys the same way. */
 export const sshKeyState = (key: SshKey): StateOf<typeof attributes> => ({
@@ -43,15 +41,6 @@ export const sshKeyResource = defineResource<ProviderContext>()({
     "An SSH public key on the profile of the user the provider acts as. Instances deployed with it get it as an authorized key; deleting it here does not remove it from existing instances.",
   importId: { description: "the key's numeric id", example: "12345" },
   attributes,
-
-  // A private key pasted for the public one, or a token for the label: refused without a path, so the engine shows no value.
-  validate(config) {
-    return misplacedSecrets("mgmt_ssh_key", config, SECRET_CHECKS);
-  },
-
-  modifyPlan(draft) {
-    refuseSecretsAtPlan(draft, "mgmt_ssh_key", SECRET_CHECKS);
-  },
 
   async create({ ctx, warn }, planned) {
     const made = await createSshKeyOnce(ctx.client, { label: planned.label, ssh_key: planned.ssh_key });

@@ -13,7 +13,6 @@ import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { attr, error, type Diagnostic } from "../framework/diagnostics";
 import { defineResource, type ResourceOperation } from "../framework/resource";
-import { misplacedSecrets, refuseSecretsAtPlan, unlessSecret } from "../framework/validators";
 import { Unknown, known } from "../framework/value";
 import type { AppliedConfigOf, PlannedOf, StateOf } from "../framework/value-types";
 import { formatTimestamp, parseRfc3339 } from "../../contract/timestamps";
@@ -28,7 +27,8 @@ import { ROTATED, rotationReason, revokeAfterRotation } from "./token-rotation";
 const attributes = {
   id: string("computed", "The token's id.", { keepPrior: true }),
   label: string("required", `A name for the token, ${TOKEN_LABEL.min} to ${TOKEN_LABEL.max} characters. Changed in place.`, {
-    validate: unlessSecret(secretInName, tokenLabel),
+    secret: secretInName,
+    validate: tokenLabel,
   }),
   scopes: string(
     "optional_computed",
@@ -102,8 +102,7 @@ export const tokenResource = defineResource<ProviderContext>()({
   attributes,
 
   validate(config) {
-    // A token's value pasted as its label: refused without a path, so the engine shows no value.
-    const diagnostics: Diagnostic[] = misplacedSecrets("mgmt_token", config, { label: secretInName });
+    const diagnostics: Diagnostic[] = [];
     if ((config.renew_before ?? null) !== null && config.expires_in === null) {
       diagnostics.push(
         error(
@@ -119,7 +118,6 @@ export const tokenResource = defineResource<ProviderContext>()({
   },
 
   modifyPlan(draft) {
-    refuseSecretsAtPlan(draft, "mgmt_token", { label: secretInName });
     const { prior, config, planned } = draft;
     const scopes = known(config.scopes);
     for (const area of scopes === undefined ? [] : unknownScopeAreas(scopes)) {
