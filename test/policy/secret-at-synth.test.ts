@@ -5,7 +5,7 @@
  * which cdktf runs before writing cdk.tf.json. Every file the refused synth could write (its outdir
  * and the temp directory it used) is searched for every line of the key's body.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, Aspects, TerraformStack } from "cdktf";
@@ -14,15 +14,8 @@ import { SshKey } from "../../generated/providers/mgmt/ssh-key";
 import { Token } from "../../generated/providers/mgmt/token";
 import { MgmtPolicy } from "../../src/policy/aspect";
 import { sshKeyText } from "../../testkit/ssh-keys";
+import { filesUnder } from "../support/files-under";
 import { privateKey } from "../support/private-keys";
-
-/** Every file below `dir`, as text. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .map((f) => join(dir, f))
-    .filter((f) => statSync(f).isFile())
-    .map((f) => readFileSync(f, "utf8"));
-}
 
 describe("a secret the provider would refuse, at synth", () => {
   let work: string;

@@ -13,18 +13,11 @@ import { App, Aspects, TerraformStack } from "cdktf";
 import { repoPath } from "../../src/harness/paths";
 import { MgmtPolicy } from "../../src/policy/aspect";
 import { sshKeyText } from "../../testkit/ssh-keys";
+import { filesUnder } from "../support/files-under";
 import { privateKey } from "../support/private-keys";
 
 // The package as an app installs it (npm run build writes it); its cdktf resolves to this repository's.
 const bindings = require(repoPath("dist/cdktf-bindings/lib/index.js")) as typeof import("../../generated/providers/mgmt");
-
-/** Every file below `dir`, as text. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .map((f) => join(dir, f))
-    .filter((f) => statSync(f).isFile())
-    .map((f) => readFileSync(f, "utf8"));
-}
 
 describe("a secret in the packaged bindings, without the Aspect", () => {
   let work: string;

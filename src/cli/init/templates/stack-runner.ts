@@ -67,10 +67,12 @@ export function stackRunner(c: ScaffoldContext): string {
  * \`npx ${c.cdk ?? "cdktf"} deploy\` typed by hand does the same steps through the CDK's CLI.
  */
 "use strict";
-const { spawnSync } = require("node:child_process");
+const { spawn } = require("node:child_process");
 const { createHash } = require("node:crypto");
 const { existsSync, readFileSync, writeFileSync } = require("node:fs");
+const { constants } = require("node:os");
 const { join, resolve } = require("node:path");
+const { isatty } = require("node:tty");
 
 const ENGINE = ${JSON.stringify(c.engine)};
 const root = join(__dirname, "..");
@@ -83,11 +85,35 @@ const ENGINE_ARGS = {
   output: ["output"],
 };
 
-/** Runs a command to its end; its exit status (1 for a signal). */
+/**
+ * Runs a command to its end: its exit status (128 + N for signal N, as a shell gives). Ctrl-C or SIGTERM
+ * meanwhile never ends this script before the command: the engine's graceful stop finishes the writes it
+ * sent and records them, and npm must not give the terminal back (or close it) while it does. A terminal's
+ * Ctrl-C reaches the whole process group, the command included, so it is not passed on (a second one
+ * would make the engine's stop an immediate one); any other signal is.
+ */
 function run(command, args, cwd, stdio = "inherit") {
-  const r = spawnSync(command, args, { cwd, stdio });
-  if (r.error) throw r.error;
-  return r.status ?? 1;
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd, stdio });
+    const forward = (signal) => {
+      if (signal === "SIGINT" && isatty(0)) return;
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    };
+    const settle = () => {
+      process.off("SIGINT", forward);
+      process.off("SIGTERM", forward);
+    };
+    process.on("SIGINT", forward);
+    process.on("SIGTERM", forward);
+    child.once("error", (error) => {
+      settle();
+      fail(error);
+    });
+    child.once("exit", (code, signal) => {
+      settle();
+      done(signal === null ? (code ?? 1) : 128 + (constants.signals[signal] ?? 0));
+    });
+  });
 }
 
 const synth = () => run(process.execPath, [join(__dirname, "transpile.js"), "main.ts"], root);
@@ -102,24 +128,24 @@ function initKey() {
 }
 
 /** \`init\` unless the last one, in this data folder, was for the same key and left its lock file. */
-function initIfChanged() {
+async function initIfChanged() {
   const stamp = resolve(stackDir, process.env.TF_DATA_DIR ?? ".terraform", "mgmt-init.sha256");
   const key = initKey();
   if (existsSync(join(stackDir, ".terraform.lock.hcl")) && existsSync(stamp) && readFileSync(stamp, "utf8") === key) return 0;
-  const code = run(ENGINE, ["init", "-input=false", "-no-color"], stackDir, ["inherit", "ignore", "inherit"]);
+  const code = await run(ENGINE, ["init", "-input=false", "-no-color"], stackDir, ["inherit", "ignore", "inherit"]);
   if (code === 0) writeFileSync(stamp, key);
   return code;
 }
 
-function main([command, ...args]) {
+async function main([command, ...args]) {
   if (command === "synth") return synth();
   if (!(command in ENGINE_ARGS)) {
     process.stderr.write("usage: node ${STACK_RUNNER} synth|plan|deploy|destroy|output [ENGINE ARGUMENTS]\\n");
     return 2;
   }
-  const synthesized = synth();
+  const synthesized = await synth();
   if (synthesized !== 0) return synthesized;
-  const initialized = initIfChanged();
+  const initialized = await initIfChanged();
   if (initialized !== 0) return initialized;
   // Colour for a person at a terminal; plain text for a pipe, a log or a test reading it.
   const engineArgs = [...ENGINE_ARGS[command], ...(process.stdout.isTTY ? [] : ["-no-color"]), ...args];
@@ -127,6 +153,8 @@ function main([command, ...args]) {
   return command === "output" ? run(ENGINE, engineArgs, stackDir) : run("mgmt", ["warm", "--", ENGINE, ...engineArgs], stackDir);
 }
 
-process.exitCode = main(process.argv.slice(2));
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});
 `;
 }
