@@ -8,7 +8,6 @@
  * One npm install (on the Node 20 of the suite, where cdktn-cli installs with a warning) serves
  * both engines' repositories.
  */
-import { createHash } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
@@ -18,13 +17,14 @@ import { NODE_22, nodeRelease } from "../../src/harness/node-release";
 import type { RunningServer } from "../../src/harness/serve";
 import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
 import { installedScaffold, linkInstalled } from "../support/scaffold-install";
-import { runGithubJob, runGitlabJob, seedCache, type Runner } from "./team-repo-runner";
+import { runGithubJob, runGitlabJob, seedNodeModules, type Runner } from "./team-repo-runner";
 import {
   ciSandbox,
   expectJobOk,
   expectNoChanges,
   expectStackDeployed,
   githubContexts,
+  gitlabMergeRequestEnv,
   scheduleContexts,
   teamRepoWork,
   type CiSandbox,
@@ -151,7 +151,6 @@ describe.each(engines)("the cdktn CLI on Node 22, $name", (engine) => {
 describe("the repository's CI files, run as a runner runs them on Node 22", () => {
   let sandbox: CiSandbox;
   let server: RunningServer;
-  let lock: string;
   /** The runner with Node 22 first on its PATH, as setup-node and the node:22 image give it. */
   const withNode22 = (runner: Runner): Runner => ({ ...runner, env: onNode22(runner.env) });
 
@@ -162,11 +161,7 @@ describe("the repository's CI files, run as a runner runs them on Node 22", () =
     ok("git", ["add", "-A"], installed);
     ok("git", ["commit", "-qm", "mgmt init --cdk cdktn"], installed);
     // node_modules as an earlier run on this lock file would have cached it, for both CIs.
-    lock = createHash("sha256")
-      .update(readFileSync(join(installed, "package-lock.json")))
-      .digest("hex");
-    seedCache(sandbox.cacheDir, `node-modules-Linux-${lock}`, join(shared, "node_modules"));
-    seedCache(sandbox.cacheDir, `gitlab-${lock}-node_modules/`, join(shared, "node_modules"));
+    seedNodeModules(sandbox.cacheDir, installed, join(shared, "node_modules"));
   });
 
   const contexts = (over: (o: Record<string, unknown>) => Record<string, unknown>) =>
@@ -207,17 +202,7 @@ describe("the repository's CI files, run as a runner runs them on Node 22", () =
   it(".gitlab-ci.yml's plan job runs in the node:22 image's Node and posts the plan as a merge-request note", () => {
     const pipeline = readFileSync(join(installed, ".gitlab-ci.yml"), "utf8");
     expect(pipeline).toContain("image: node:22-bookworm");
-    const job = sandbox.inCheckout(installed, "main", (runner) =>
-      runGitlabJob(pipeline, "plan", withNode22(runner), {
-        CI_PIPELINE_SOURCE: "merge_request_event",
-        CI_API_V4_URL: "https://gitlab.example.test/api/v4",
-        CI_PROJECT_ID: "42",
-        CI_MERGE_REQUEST_IID: "3",
-        GITLAB_API_TOKEN: "glpat-not-a-real-token",
-        MGMT_URL: server.url,
-        MGMT_TOKEN: server.token,
-      }),
-    )!;
+    const job = sandbox.inCheckout(installed, "main", (runner) => runGitlabJob(pipeline, "plan", withNode22(runner), gitlabMergeRequestEnv(server)))!;
     expect({ ok: job.ok, output: job.ok ? "" : job.steps[0]!.output.slice(-4000) }).toEqual({ ok: true, output: "" });
     expect(job.steps[0]!.output).toContain(`Generated Terraform code for the stacks: ${STACK}`);
     expect(job.steps[0]!.output).not.toMatch(NODE_20_LINE);

@@ -6,13 +6,12 @@
  * anything is synthesized, planned or posted. The repository links the run's one install of the
  * scaffold's packages (test/support/scaffold-install.ts); the jobs start from it cached.
  */
-import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunningServer } from "../../src/harness/serve";
 import { installedScaffold, linkInstalled } from "../support/scaffold-install";
-import { runGithubJob, runGitlabJob, seedCache } from "./team-repo-runner";
-import { ciSandbox, githubContexts, teamRepoWork, type CiSandbox } from "./team-repo-setup";
+import { runGithubJob, runGitlabJob, seedNodeModules } from "./team-repo-runner";
+import { ciSandbox, githubContexts, gitlabMergeRequestEnv, teamRepoWork, type CiSandbox } from "./team-repo-setup";
 
 jest.setTimeout(10 * 60_000);
 
@@ -37,11 +36,7 @@ beforeAll(async () => {
   w.ok("git", ["add", "-A"], repo);
   w.ok("git", ["commit", "-qm", "mgmt init, then a type error"], repo);
   sandbox = await ciSandbox(w);
-  const lock = createHash("sha256")
-    .update(readFileSync(join(repo, "package-lock.json")))
-    .digest("hex");
-  seedCache(sandbox.cacheDir, `node-modules-Linux-${lock}`, join(installed, "node_modules"));
-  seedCache(sandbox.cacheDir, `gitlab-${lock}-node_modules/`, join(installed, "node_modules"));
+  seedNodeModules(sandbox.cacheDir, repo, join(installed, "node_modules"));
   server = await w.serve();
 }, 30 * 60_000);
 
@@ -74,17 +69,7 @@ describe("a type error in main.ts", () => {
 
   it("fails the GitLab plan job with the compiler's message before its synth", () => {
     const pipeline = readFileSync(join(repo, ".gitlab-ci.yml"), "utf8");
-    const job = sandbox.inCheckout(repo, "main", (runner) =>
-      runGitlabJob(pipeline, "plan", runner, {
-        CI_PIPELINE_SOURCE: "merge_request_event",
-        CI_API_V4_URL: "https://gitlab.example.test/api/v4",
-        CI_PROJECT_ID: "42",
-        CI_MERGE_REQUEST_IID: "3",
-        GITLAB_API_TOKEN: "glpat-not-a-real-token",
-        MGMT_URL: server.url,
-        MGMT_TOKEN: server.token,
-      }),
-    )!;
+    const job = sandbox.inCheckout(repo, "main", (runner) => runGitlabJob(pipeline, "plan", runner, gitlabMergeRequestEnv(server)))!;
     expect(job.ok).toBe(false);
     const [plan] = job.steps;
     expect(plan!.output).toMatch(COMPILER_MESSAGE);

@@ -7,15 +7,16 @@
  * moved since review (an out-of-band change in between) applying nothing and saying so, and a scheduled run
  * with a change that is not a rotation applying nothing. GitHub's apply.yml, then GitLab's apply and rotate jobs.
  */
-import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "pg";
 import { MgmtClient } from "../../src/client";
+import { availableEngines } from "../../src/harness/engine";
 import type { RunningServer } from "../../src/harness/serve";
 import { runPostgres } from "../global/run-postgres";
 import { installedScaffold, linkInstalled } from "../support/scaffold-install";
-import { runGithubJob, runGitlabJob, seedCache, type JobResult, type Runner } from "./team-repo-runner";
+import { tokenAnswers } from "../support/token-answers";
+import { runGithubJob, runGitlabJob, seedNodeModules, type JobResult, type Runner } from "./team-repo-runner";
 import { ciSandbox, createDatabase, expectJobOk, githubContexts, pushContexts, scheduleContexts, teamRepoWork, type CiSandbox } from "./team-repo-setup";
 
 jest.setTimeout(20 * 60_000);
@@ -38,20 +39,15 @@ beforeAll(async () => {
   ok("git", ["add", "-A"], repo);
   ok("git", ["commit", "-qm", "mgmt init"], repo);
   sandbox = await ciSandbox(w);
-  const lock = createHash("sha256")
-    .update(readFileSync(join(repo, "package-lock.json")))
-    .digest("hex");
-  // node_modules as an earlier run on this lock file cached it (a cold npm ci is team-repo.test.ts's).
-  seedCache(sandbox.cacheDir, `node-modules-Linux-${lock}`, join(installed, "node_modules"));
-  seedCache(sandbox.cacheDir, `gitlab-${lock}-node_modules/`, join(installed, "node_modules"));
+  seedNodeModules(sandbox.cacheDir, repo, join(installed, "node_modules"));
 }, 30 * 60_000);
 
 afterAll(() => w.cleanUp());
 
-/** A commit on branch `branch` (made from main) with main.ts's `from` replaced by `to`; its sha. */
-function commitOn(branch: string, message: string, ...edits: [string, string][]): string {
-  ok("git", ["checkout", "-q", "-B", branch, "main"], repo);
-  const main = join(repo, "main.ts");
+/** A commit on branch `branch` of `dir` (made from main) with main.ts's `from` replaced by `to`; its sha. */
+function commitOn(dir: string, branch: string, message: string, ...edits: [string, string][]): string {
+  ok("git", ["checkout", "-q", "-B", branch, "main"], dir);
+  const main = join(dir, "main.ts");
   writeFileSync(
     main,
     edits.reduce(
@@ -62,31 +58,18 @@ function commitOn(branch: string, message: string, ...edits: [string, string][])
       readFileSync(main, "utf8"),
     ),
   );
-  ok("git", ["commit", "-qam", message], repo);
-  const sha = ok("git", ["rev-parse", "HEAD"], repo).trim();
-  ok("git", ["checkout", "-q", "main"], repo);
+  ok("git", ["commit", "-qam", message], dir);
+  const sha = ok("git", ["rev-parse", "HEAD"], dir).trim();
+  ok("git", ["checkout", "-q", "main"], dir);
   return sha;
 }
 
-/** The pull request merged (fast-forward): main is at its commit, which the host knows came from `number`. */
-function merge(branch: string, number: number, host: "github" | "gitlab"): string {
-  ok("git", ["merge", "-q", "--ff-only", branch], repo);
-  const sha = ok("git", ["rev-parse", "HEAD"], repo).trim();
+/** The pull request merged (fast-forward): main of `dir` is at its commit, which the host knows came from `number`. */
+function merge(dir: string, branch: string, number: number, host: "github" | "gitlab"): string {
+  ok("git", ["merge", "-q", "--ff-only", branch], dir);
+  const sha = ok("git", ["rev-parse", "HEAD"], dir).trim();
   sandbox.merged(sha, number, host);
   return sha;
-}
-
-/** What the account answers a token with: 200, or the error's status. */
-async function status(server: RunningServer, token: string): Promise<number> {
-  const c = new MgmtClient({ url: server.url, token, retry: { maxRetries: 0 } });
-  try {
-    await c.getProfile();
-    return 200;
-  } catch (err) {
-    return (err as { status?: number }).status ?? -1;
-  } finally {
-    await c.close();
-  }
 }
 
 /** The state's resources as the apply wrote it in Postgres: address to attributes. */
@@ -97,6 +80,18 @@ async function stateOf(pg: string): Promise<Record<string, Record<string, unknow
     const { rows } = await db.query<{ data: string }>(`SELECT data FROM ${STACK}.states`);
     const state = JSON.parse(rows[0]!.data) as { resources: { type: string; name: string; instances: { attributes: Record<string, unknown> }[] }[] };
     return Object.fromEntries(state.resources.map((r) => [`${r.type}.${r.name}`, r.instances[0]!.attributes]));
+  } finally {
+    await db.end();
+  }
+}
+
+/** The version of the engine that wrote the state last, as the state in Postgres records it. */
+async function writtenBy(pg: string): Promise<string> {
+  const db = new Client({ connectionString: pg });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ data: string }>(`SELECT data FROM ${STACK}.states`);
+    return (JSON.parse(rows[0]!.data) as { terraform_version: string }).terraform_version;
   } finally {
     await db.end();
   }
@@ -170,12 +165,12 @@ describe("GitHub: apply.yml", () => {
   });
 
   it("a merge applies the plan its pull request's comment showed: objects created, state written, the result posted", async () => {
-    commitOn("pr-7", "Rename the team tag; a CI token", ['label: "team-platform"', 'label: "team-infra"'], ["    // importUnmanaged(this);", DUE_TOKEN]);
+    commitOn(repo, "pr-7", "Rename the team tag; a CI token", ['label: "team-platform"', 'label: "team-infra"'], ["    // importUnmanaged(this);", DUE_TOKEN]);
     expectJobOk(inCheckout("pr-7", (runner) => runGithubJob(planYml, "plan", runner, plan(7))));
     const comment = sandbox.api().github.comments.find((c) => c.issue === 7)!;
     expect(comment.body).toMatch(/\n<!-- mgmt-plan-summary:[A-Za-z0-9+/=]+ -->\n$/);
 
-    const sha = merge("pr-7", 7, "github");
+    const sha = merge(repo, "pr-7", 7, "github");
     const job = inCheckout("main", (runner) => runGithubJob(applyYml, "apply", runner, pushContexts(settings(), sha)));
     expectJobOk(job);
     expect(step(job, "Apply the saved plan").output).toMatch(/Apply complete! Resources: 7 added, 0 changed, 0 destroyed/);
@@ -197,7 +192,7 @@ describe("GitHub: apply.yml", () => {
     const old = String(before["mgmt_token.ci"]!.token);
     const oldId = Number(before["mgmt_token.ci"]!.id);
     await new Promise((r) => setTimeout(r, 1500));
-    expect(await status(server, old)).toBe(200);
+    expect(await tokenAnswers(server.url, old)).toBe(200);
 
     const job = inCheckout("main", (runner) => runGithubJob(applyYml, "apply", runner, scheduleContexts(settings())));
     expectJobOk(job);
@@ -210,8 +205,8 @@ describe("GitHub: apply.yml", () => {
     const fresh = String(after["mgmt_token.ci"]!.token);
     const freshId = Number(after["mgmt_token.ci"]!.id);
     expect(freshId).not.toBe(oldId);
-    expect(await status(server, old)).toBe(401);
-    expect(await status(server, fresh)).toBe(200);
+    expect(await tokenAnswers(server.url, old)).toBe(401);
+    expect(await tokenAnswers(server.url, fresh)).toBe(200);
     // The account's own record: the new token was made before the old one was revoked.
     const events = (await tokenEvents(server)).filter((e) => e.id === oldId || e.id === freshId);
     expect(events.slice(-2)).toEqual([
@@ -223,13 +218,13 @@ describe("GitHub: apply.yml", () => {
   });
 
   it("a merge whose plan changed since review (an out-of-band change in between) applies nothing, says so and fails", async () => {
-    commitOn("pr-8", "Profile in UTC", ['timezone: "Europe/Berlin"', 'timezone: "UTC"']);
+    commitOn(repo, "pr-8", "Profile in UTC", ['timezone: "Europe/Berlin"', 'timezone: "UTC"']);
     expectJobOk(inCheckout("pr-8", (runner) => runGithubJob(planYml, "plan", runner, plan(8))));
     // Between review and merge: someone deletes the stack's key through the API.
     await deleteSshKey(server, "laptop");
     const stateBefore = await stateOf(pg);
 
-    const sha = merge("pr-8", 8, "github");
+    const sha = merge(repo, "pr-8", 8, "github");
     const job = inCheckout("main", (runner) => runGithubJob(applyYml, "apply", runner, pushContexts(settings(), sha)));
     expect(job.ok).toBe(false);
     expect(job.steps.filter((s) => !s.skipped && s.code !== 0).map((s) => [s.name, s.code])).toEqual([["Fail when the merge was not applied", 3]]);
@@ -282,7 +277,7 @@ describe("GitLab: the apply and rotate jobs", () => {
   });
 
   it("a merge applies what the merge request's note showed; rotate then rotates the due token; a moved plan applies nothing", async () => {
-    commitOn("mr-3", "A second key", [
+    commitOn(repo, "mr-3", "A second key", [
       "    // importUnmanaged(this);",
       `    new sshKey.SshKey(this, "desk", { label: "desk", sshKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIP8Evedj3XFY17sjYOwW2JqZV8Ybt0/vZE7MnZWk8fjf desk@example" });\n    // importUnmanaged(this);`,
     ]);
@@ -291,7 +286,7 @@ describe("GitLab: the apply and rotate jobs", () => {
     expectJobOk(run("mr-3", "plan", ci("merge_request_event", { CI_MERGE_REQUEST_IID: "3" }))!);
     expect(sandbox.api().gitlab.notes.find((n) => n.issue === 3)!.body).toMatch(/\n<!-- mgmt-plan-summary:[A-Za-z0-9+/=]+ -->\n$/);
 
-    const sha = merge("mr-3", 3, "gitlab");
+    const sha = merge(repo, "mr-3", 3, "gitlab");
     // A push to another branch runs no apply; the default branch's does.
     expect(run("main", "apply", ci("push", { CI_COMMIT_BRANCH: "feature", CI_COMMIT_SHA: sha }))).toBeUndefined();
     const applied = run("main", "apply", ci("push", { CI_COMMIT_BRANCH: "main", CI_COMMIT_SHA: sha }))!;
@@ -313,7 +308,7 @@ describe("GitLab: the apply and rotate jobs", () => {
     expectJobOk(rotated);
     expect(rotated.steps[0]!.output).toMatch(/Apply complete! Resources: 0 added, 1 changed, 0 destroyed/);
     const fresh = String((await stateOf(pg))["mgmt_token.ci"]!.token);
-    expect([await status(server, old), await status(server, fresh)]).toEqual([401, 200]);
+    expect([await tokenAnswers(server.url, old), await tokenAnswers(server.url, fresh)]).toEqual([401, 200]);
 
     // An out-of-band change after review: the same merge's apply, run again, applies nothing and says why.
     await deleteSshKey(server, "desk");
@@ -347,5 +342,87 @@ describe("GitLab: the apply and rotate jobs", () => {
     expect(issueNotes.map((n) => [n.issue, n.body])).toEqual([
       [issues[0]!.number, "No drift any more (checked by https://gitlab.example.test/team/infra/-/pipelines/9)."],
     ]);
+  });
+});
+
+/** Terraform on PATH: a repository from `mgmt init --engine terraform`, whose workflows run `terraform`. */
+const terraform = availableEngines().some((e) => e.name === "terraform");
+const tfRepo = terraform ? w.scaffold("apply-terraform", "--engine", "terraform", "--backend", "pg", "--ci", "github") : "";
+
+(terraform ? describe : describe.skip)("GitHub: apply.yml with Terraform (mgmt init --engine terraform)", () => {
+  let server: RunningServer;
+  let pg: string;
+  let applyYml: string;
+  const inCheckout = <T>(branch: string, run: (runner: Runner) => T): T => sandbox.inCheckout(tfRepo, branch, run);
+  const settings = () => ({
+    vars: { MGMT_URL: server.url },
+    secrets: { MGMT_TOKEN: server.token, MGMT_APPLY_TOKEN: server.token, MGMT_DRIFT_TOKEN: server.token, PG_CONN_STR: pg },
+  });
+
+  beforeAll(async () => {
+    // The run's one install serves this repository's packages too (OpenTofu's go unused); the lock is its own.
+    linkInstalled(w, installed, tfRepo);
+    ok("git", ["init", "-q", "-b", "main"], tfRepo);
+    ok("git", ["add", "-A"], tfRepo);
+    ok("git", ["commit", "-qm", "mgmt init --engine terraform"], tfRepo);
+    seedNodeModules(sandbox.cacheDir, tfRepo, join(installed, "node_modules"));
+    server = await w.serve("--no-default-fixtures");
+    pg = await createDatabase(await runPostgres(), "state_apply_terraform");
+    applyYml = readFileSync(join(tfRepo, ".github/workflows/apply.yml"), "utf8");
+  });
+
+  // Four jobs: the review's plan, the merge's apply, the schedule's rotation, and the merge's apply run again.
+  it("a merge applies what review saw; the schedule rotates the due token, new before old; the merge re-run after an out-of-band change applies nothing", async () => {
+    commitOn(tfRepo, "pr-9", "A CI token", ["    // importUnmanaged(this);", DUE_TOKEN]);
+    const planYml = readFileSync(join(tfRepo, ".github/workflows/plan.yml"), "utf8");
+    expect([planYml, applyYml].map((f) => f.includes("hashicorp/setup-terraform"))).toEqual([true, true]);
+    const pr = githubContexts(settings());
+    expectJobOk(
+      inCheckout("pr-9", (runner) =>
+        runGithubJob(planYml, "plan", runner, { ...pr, github: { ...(pr.github as object), event: { pull_request: { number: 9 } } } }),
+      ),
+    );
+    expect(sandbox.api().github.comments.find((c) => c.issue === 9)!.body).toMatch(/\n<!-- mgmt-plan-summary:[A-Za-z0-9+/=]+ -->\n$/);
+
+    const sha = merge(tfRepo, "pr-9", 9, "github");
+    const applied = inCheckout("main", (runner) => runGithubJob(applyYml, "apply", runner, pushContexts(settings(), sha)));
+    expectJobOk(applied);
+    expect(step(applied, "Apply the saved plan").output).toMatch(/Apply complete! Resources: 7 added, 0 changed, 0 destroyed/);
+    expect(await account(server)).toMatchObject({ tags: ["team-platform"], keys: ["laptop"], timezone: "Europe/Berlin" });
+    // Written by the terraform on PATH, not by the OpenTofu the shared install also holds.
+    const version = /Terraform v(\S+)/.exec(ok("terraform", ["version"], w.work))![1]!;
+    expect(await writtenBy(pg)).toBe(version);
+    const reports = () => sandbox.api().github.comments.filter((c) => c.issue === 9 && c.body.startsWith("<!-- mgmt-apply-report:account -->"));
+    expect(reports().map((c) => c.body.split("\n").slice(1, 4).join("\n"))).toEqual([
+      expect.stringMatching(/^## Apply: account\n\n:white_check_mark: \*\*Applied: the plan below, as review saw it\*\*/),
+    ]);
+
+    // The schedule: the token is due a second after it was made; the old value works until the new one exists.
+    const before = await stateOf(pg);
+    const [old, oldId] = [String(before["mgmt_token.ci"]!.token), Number(before["mgmt_token.ci"]!.id)];
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await tokenAnswers(server.url, old)).toBe(200);
+    const rotated = inCheckout("main", (runner) => runGithubJob(applyYml, "apply", runner, scheduleContexts(settings())));
+    expectJobOk(rotated);
+    expect(step(rotated, "Post the result").output).toMatch(/rotating `mgmt_token\.ci`: expires \d{4}-\d{2}-\d{2}, inside renew\\?_before 59m59s/i);
+    expect(step(rotated, "Apply the saved plan").output).toMatch(/Apply complete! Resources: 0 added, 1 changed, 0 destroyed/);
+    const after = await stateOf(pg);
+    const [fresh, freshId] = [String(after["mgmt_token.ci"]!.token), Number(after["mgmt_token.ci"]!.id)];
+    expect([await tokenAnswers(server.url, old), await tokenAnswers(server.url, fresh)]).toEqual([401, 200]);
+    expect((await tokenEvents(server)).filter((e) => e.id === oldId || e.id === freshId)).toEqual([
+      { action: "token_create", id: oldId },
+      { action: "token_create", id: freshId },
+      { action: "token_delete", id: oldId },
+    ]);
+    for (const job of [applied, rotated]) expectNoSecretIn(job, [old, fresh, String(after["mgmt_token.reporting"]!.token), pg]);
+
+    // Out of band, after review: the key deleted through the API. The same merge's apply, run again, refuses.
+    await deleteSshKey(server, "laptop");
+    const refused = inCheckout("main", (runner) => runGithubJob(applyYml, "apply", runner, pushContexts(settings(), sha)));
+    expect(refused.steps.filter((s) => !s.skipped && s.code !== 0).map((s) => [s.name, s.code])).toEqual([["Fail when the merge was not applied", 3]]);
+    expect(step(refused, "Apply the saved plan").skipped).toBe(true);
+    expect((await account(server)).keys).toEqual([]);
+    expect(reports()).toHaveLength(2);
+    expect(reports()[1]!.body).toContain(":x: **Nothing applied: the plan made now is not the one review saw**");
   });
 });

@@ -98,6 +98,19 @@ export function seedCache(cacheDir: string, key: string, from: string): void {
 }
 
 /**
+ * The node_modules cache of each CI file `repo` has (plan.yml's `node-modules-Linux-<lock>`, .gitlab-ci.yml's
+ * `gitlab-<lock>-node_modules/`) holding `nodeModules` for its package-lock.json, as an earlier job on that
+ * lock file would have saved it: the jobs then skip their npm ci (a cold one is team-repo.test.ts's).
+ */
+export function seedNodeModules(cacheDir: string, repo: string, nodeModules: string): void {
+  const lock = createHash("sha256")
+    .update(readFileSync(join(repo, "package-lock.json")))
+    .digest("hex");
+  if (existsSync(join(repo, ".github", "workflows", "plan.yml"))) seedCache(cacheDir, `node-modules-Linux-${lock}`, nodeModules);
+  if (existsSync(join(repo, ".gitlab-ci.yml"))) seedCache(cacheDir, `gitlab-${lock}-node_modules/`, nodeModules);
+}
+
+/**
  * The stand-in for setup-node and for a GitLab job's node image: the node on the runner's PATH is the
  * node the job asks for (its major version), so that a job proven here runs on the Node it names.
  */

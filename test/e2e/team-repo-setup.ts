@@ -181,6 +181,17 @@ export const pushContexts = (over: Record<string, unknown>, sha: string): Record
   return { ...c, github: { ...(c.github as Record<string, unknown>), event_name: "push", sha, ref: "refs/heads/main", event: {} } };
 };
 
+/** What a GitLab runner gives a merge request's pipeline (merge request 3 of project 42), with the API of `server`. */
+export const gitlabMergeRequestEnv = (server: RunningServer): NodeJS.ProcessEnv => ({
+  CI_PIPELINE_SOURCE: "merge_request_event",
+  CI_API_V4_URL: "https://gitlab.example.test/api/v4",
+  CI_PROJECT_ID: "42",
+  CI_MERGE_REQUEST_IID: "3",
+  GITLAB_API_TOKEN: "glpat-not-a-real-token",
+  MGMT_URL: server.url,
+  MGMT_TOKEN: server.token,
+});
+
 /** Every step that ran succeeded (the failing ones' output in the diff otherwise). */
 export function expectJobOk(job: JobResult): void {
   expect({ ok: job.ok, failed: job.steps.filter((s) => s.code !== 0 && !s.skipped).map((s) => `${s.name}\n${s.output.slice(-4000)}`) }).toEqual({

@@ -10,7 +10,6 @@
  * The jobs start from node_modules already cached (the install is what test/e2e/team-repo.test.ts
  * proves with a cold cache, and costs minutes).
  */
-import { createHash } from "node:crypto";
 import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MgmtClient } from "../../src/client";
@@ -20,7 +19,7 @@ import { PROVIDER_SOURCE, PROVIDER_VERSION } from "../../src/provider/identity";
 import { runPostgres } from "../global/run-postgres";
 import { installedScaffold, linkInstalled } from "../support/scaffold-install";
 import { sshKeyText } from "../../testkit/ssh-keys";
-import { runGithubJob, seedCache } from "./team-repo-runner";
+import { runGithubJob, seedNodeModules } from "./team-repo-runner";
 import {
   ciSandbox,
   createDatabase,
@@ -119,10 +118,7 @@ describe("its GitHub jobs, run with terraform", () => {
     ok("git", ["add", "-A"], repo);
     ok("git", ["commit", "-qm", "mgmt init"], repo);
     // node_modules as an earlier run on this lock file would have cached it.
-    const lock = createHash("sha256")
-      .update(readFileSync(join(repo, "package-lock.json")))
-      .digest("hex");
-    seedCache(sandbox.cacheDir, `node-modules-Linux-${lock}`, join(repo, "node_modules"));
+    seedNodeModules(sandbox.cacheDir, repo, join(repo, "node_modules"));
   });
 
   it("plan.yml comments the pull request's plan", () => {
