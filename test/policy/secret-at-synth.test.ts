@@ -14,8 +14,8 @@ import { SshKey } from "../../generated/providers/mgmt/ssh-key";
 import { Token } from "../../generated/providers/mgmt/token";
 import { MgmtPolicy } from "../../src/policy/aspect";
 import { sshKeyText } from "../../testkit/ssh-keys";
-import { filesUnder } from "../support/files-under";
-import { privateKey } from "../support/private-keys";
+import { filesUnder, synthError } from "../support/files-under";
+import { bodyLines, privateKey } from "../support/private-keys";
 
 describe("a secret the provider would refuse, at synth", () => {
   let work: string;
@@ -31,18 +31,13 @@ describe("a secret the provider would refuse, at synth", () => {
     Aspects.of(stack).add(new MgmtPolicy());
     new MgmtProvider(stack, "mgmt", {});
     declare(stack);
-    let error = "";
-    try {
-      app.synth();
-    } catch (e) {
-      error = e instanceof Error ? e.message : String(e);
-    }
+    const error = synthError(app);
     return { error, files: filesUnder(outdir) };
   }
 
   it("stops it before cdk.tf.json is written, naming the construct and never quoting the key", () => {
     const key = privateKey("openssh-ed25519");
-    const body = key.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("-----"));
+    const body = bodyLines(key);
     const { error, files } = synth("refused", (stack) => new SshKey(stack, "laptop", { label: "laptop", sshKey: key }));
     expect(error).toContain("account/laptop");
     expect(error).toContain("[mgmt] ssh_key:");

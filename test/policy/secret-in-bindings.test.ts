@@ -13,8 +13,8 @@ import { App, Aspects, TerraformStack } from "cdktf";
 import { repoPath } from "../../src/harness/paths";
 import { MgmtPolicy } from "../../src/policy/aspect";
 import { sshKeyText } from "../../testkit/ssh-keys";
-import { filesUnder } from "../support/files-under";
-import { privateKey } from "../support/private-keys";
+import { filesUnder, synthError } from "../support/files-under";
+import { bodyLines, privateKey } from "../support/private-keys";
 
 // The package as an app installs it (npm run build writes it); its cdktf resolves to this repository's.
 const bindings = require(repoPath("dist/cdktf-bindings/lib/index.js")) as typeof import("../../generated/providers/mgmt");
@@ -34,12 +34,7 @@ describe("a secret in the packaged bindings, without the Aspect", () => {
     if (withAspect) Aspects.of(stack).add(new MgmtPolicy());
     new bindings.provider.MgmtProvider(stack, "mgmt", {});
     declare(stack);
-    let error = "";
-    try {
-      app.synth();
-    } catch (e) {
-      error = e instanceof Error ? e.message : String(e);
-    }
+    const error = synthError(app);
     const fresh = readdirSync(tmpdir())
       .filter((f) => !before.has(f))
       .map((f) => join(tmpdir(), f));
@@ -55,7 +50,7 @@ describe("a secret in the packaged bindings, without the Aspect", () => {
 
   it("stops a private key in ssh_key before cdk.tf.json is written, never quoting it", () => {
     const key = privateKey("openssh-ed25519");
-    const body = key.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("-----"));
+    const body = bodyLines(key);
     const { error, files } = synth("key", (stack) => new bindings.sshKey.SshKey(stack, "laptop", { label: "laptop", sshKey: key }));
     expect(error).toContain("account/laptop");
     expect(error).toContain("[mgmt] ssh_key:");
@@ -103,7 +98,7 @@ describe("a secret in the packaged bindings, without the Aspect", () => {
     });
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain("[mgmt] ssh_key:");
-    const body = key.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("-----"));
+    const body = bodyLines(key);
     let files: string[] = [];
     try {
       files = filesUnder(outdir);

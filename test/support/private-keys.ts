@@ -67,6 +67,9 @@ export function privateKey(format: PrivateKeyFormat): string {
   }
 }
 
+/** Every line of the key's body (no armour lines): what a file or message must hold none of. */
+export const bodyLines = (key: string): string[] => key.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("-----"));
+
 /** Distinctive runs of the key's body (past any fixed ASN.1 prefix): from its second line (or only one) and its last full line. */
 export function markers(key: string): string[] {
   const body = key.split("\n").filter((l) => l !== "" && !l.startsWith("-----") && !l.includes(":"));
