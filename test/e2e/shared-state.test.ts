@@ -257,10 +257,14 @@ describe("state shared in Postgres (the pg backend)", () => {
       .filter((file) => readFileSync(file).includes(text));
   }
 
-  /** The advisory locks held: the backend holding each, and its bigint key (pg_locks splits it in two halves). */
+  /**
+   * The advisory locks held in this file's database: the backend holding each, and its bigint key (pg_locks
+   * splits it in two halves). The cluster is the run's, so other files' servers hold locks of their own.
+   */
   function advisoryLocks(): Promise<{ pid: number; key: string }[]> {
     return query<{ pid: number; key: string }>(
-      `select pid, ((classid::bigint << 32) | objid::bigint)::text as key from pg_locks where locktype = 'advisory' and granted`,
+      `select pid, ((classid::bigint << 32) | objid::bigint)::text as key from pg_locks
+       where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())`,
     );
   }
 
