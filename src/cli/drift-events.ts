@@ -7,19 +7,9 @@
 import type { MgmtClient } from "../client";
 import { ApiError } from "../client/errors";
 import { TOKEN_PREFIX_LENGTH, type PersonalAccessToken } from "../contract/tokens";
-import { parseDuration } from "../provider/timestamps";
+import { formatTimestamp, parseDuration } from "../contract/timestamps";
 import { ciTokenStatus, type CiTokenStatus } from "../report/ci-token";
-import {
-  apiTime,
-  entityOf,
-  eventBatches,
-  eventFilter,
-  explain,
-  type DriftSubject,
-  type EventLike,
-  type EventLookup,
-  type Explanation,
-} from "../report/drift-events";
+import { entityOf, eventBatches, eventFilter, explain, type DriftSubject, type EventLike, type EventLookup, type Explanation } from "../report/drift-events";
 import { isDeleted, unmanagedKey } from "../report/drift-report";
 import type { Plan, StateResource } from "../report/plan-model";
 import type { ResourceEntry } from "../report/summary";
@@ -89,7 +79,7 @@ async function firstPage(client: MgmtClient, filter: Record<string, unknown>): P
  * (those beyond stay unknown: not in the map).
  */
 export async function lookUpEvents(client: MgmtClient, subjects: readonly DriftSubject[], now: Date): Promise<EventLookup> {
-  const window = { since: apiTime(new Date(now.getTime() - FEED_DAYS * 86_400_000)), until: apiTime(new Date(now.getTime() + 60_000)) };
+  const window = { since: formatTimestamp(now.getTime() - FEED_DAYS * 86_400_000), until: formatTimestamp(now.getTime() + 60_000) };
   const explained = new Map<string, Explanation | null>();
   const crowded: DriftSubject[] = [];
   try {

@@ -20,6 +20,23 @@ export function parseTimestamp(text: string): Date {
   return new Date(`${text}Z`);
 }
 
+/** The UTC day (`YYYY-MM-DD`) of an instant, as reports and plans name a token's expiry. */
+export function formatDay(at: Date | number): string {
+  return formatTimestamp(at).slice(0, 10);
+}
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Milliseconds since the epoch of a real calendar day written `YYYY-MM-DD` (its first instant, UTC), or undefined. */
+export function parseDay(text: string): number | undefined {
+  const m = DAY.exec(text);
+  if (m === null) return undefined;
+  const at = Date.UTC(2000, Number(m[2]) - 1, Number(m[3]));
+  const day = new Date(at);
+  day.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  return formatDay(day) === text ? day.getTime() : undefined;
+}
+
 /** Date and time fields, a fraction, and an offset (`Z`, `+09:00`, `+0900`; empty for UTC). */
 const FIELDS = "(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2}):(\\d{2}):(\\d{2})(\\.\\d+)?";
 /** RFC 3339: the offset is required, and its letters may be lower case. */
@@ -44,6 +61,14 @@ function instantOf(m: RegExpExecArray): number | undefined {
 export function parseRfc3339(text: string): number | undefined {
   const m = RFC3339.exec(text);
   return m === null ? undefined : instantOf(m);
+}
+
+/**
+ * Milliseconds since the epoch of a time as the API shows it (the wire form, UTC) or as the
+ * provider's attributes hold it (RFC 3339), or undefined when it is neither.
+ */
+export function parseInstant(text: string): number | undefined {
+  return parseRfc3339(TIMESTAMP_PATTERN.test(text) ? `${text}Z` : text);
 }
 
 /**

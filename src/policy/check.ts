@@ -3,6 +3,7 @@
  * and the Aspect annotates. `now` is a parameter (waivers expire, a token's `expiry` is an instant): the CLI
  * passes the clock, tests a fixed day.
  */
+import { parseDay } from "../contract/timestamps";
 import type { PolicyConfig, RuleSetting, Waiver } from "./config";
 import { RULES, RULE_IDS, type Outcome, type Rule, type RuleId, type Severity, type Subject } from "./rules";
 
@@ -44,7 +45,7 @@ export function waiverMatches(waiver: Waiver, rule: RuleId, names: readonly stri
 
 /** Expired once the day named has passed in UTC: a waiver "expires 2026-03-31" holds all of that day. */
 export function waiverExpired(waiver: Waiver, now: Date): boolean {
-  return now.getTime() >= Date.parse(`${waiver.expires}T00:00:00Z`) + 86_400_000;
+  return now.getTime() >= (parseDay(waiver.expires) ?? -Infinity) + 86_400_000;
 }
 
 /** One rule's outcome on one subject, as a finding (or nothing when it passes or is off). */

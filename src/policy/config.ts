@@ -3,7 +3,7 @@
  * (the synth Aspect reads it too, in the bindings package), and every problem names its line: an unknown key is a
  * typo that would otherwise silently switch a rule back to its default.
  */
-import { parseDuration } from "../contract/timestamps";
+import { parseDay, parseDuration } from "../contract/timestamps";
 import { JsonSyntaxError, parseJsonWithLines, type JsonNode } from "./json-lines";
 import { RULES, RULE_IDS, isRuleId, type RuleId, type RuleParams, type SeveritySetting } from "./rules";
 
@@ -194,15 +194,6 @@ function ruleSetting<Id extends RuleId>(id: Id, node: JsonNode, fail: Fail): Rul
   };
 }
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-/** Whether `text` is a real calendar day written YYYY-MM-DD. */
-export function isDay(text: string): boolean {
-  const m = DATE.exec(text);
-  if (m === null) return false;
-  const d = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === text;
-}
-
 function waiverOf(node: JsonNode, index: number, fail: Fail): Waiver {
   const what = `waivers[${index}]`;
   const given = objectOf(node, what, ["rule", "address", "reason", "expires"], fail);
@@ -212,7 +203,7 @@ function waiverOf(node: JsonNode, index: number, fail: Fail): Waiver {
   if (!isRuleId(rule)) return fail(ruleNode.line, `${what}.rule "${rule}" is no rule; the rules are ${RULE_IDS.join(", ")}`);
   const expiresNode = need("expires");
   const expires = stringOf(expiresNode, `${what}.expires`, fail);
-  if (!isDay(expires)) return fail(expiresNode.line, `${what}.expires must be a day written YYYY-MM-DD, not "${expires}"`);
+  if (parseDay(expires) === undefined) return fail(expiresNode.line, `${what}.expires must be a day written YYYY-MM-DD, not "${expires}"`);
   return {
     rule,
     address: stringOf(need("address"), `${what}.address`, fail),

@@ -6,6 +6,7 @@
  * revokes the last one when the provider ends, so no token outlives the run.
  */
 import type { Credentials, MgmtClient } from "../client";
+import { parseTimestamp } from "../contract/timestamps";
 import type { PersonalAccessToken } from "../contract/tokens";
 import type { Log } from "./framework/log";
 
@@ -23,7 +24,7 @@ interface Held {
  */
 export function renewalTime(token: Pick<PersonalAccessToken, "created" | "expiry">, receivedAt: number): number | undefined {
   if (token.expiry === null) return undefined;
-  const lifetime = Date.parse(token.expiry) - Date.parse(token.created);
+  const lifetime = parseTimestamp(token.expiry).getTime() - parseTimestamp(token.created).getTime();
   if (!(lifetime > 0)) return receivedAt;
   return receivedAt + Math.floor((lifetime * 4) / 5);
 }

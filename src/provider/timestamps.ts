@@ -5,9 +5,6 @@
  */
 import { parseDuration, parseRfc3339 } from "../contract/timestamps";
 
-// Durations are the contract's (policy checks read them too); re-exported where the provider has always found them.
-export { parseDuration };
-
 /** The API's UTC timestamps (no offset) shown in state as RFC 3339, which Terraform functions parse. */
 export const toRfc3339 = (apiTimestamp: string): string => (apiTimestamp.endsWith("Z") ? apiTimestamp : `${apiTimestamp}Z`);
 

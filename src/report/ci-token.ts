@@ -5,6 +5,8 @@
  * Said before it happens, so that the CI's secret is replaced before a run fails with a 401.
  */
 
+import { parseInstant } from "../contract/timestamps";
+
 /** How long before expiry an unmanaged CI token is called close to it: two weekly drift runs' notice. */
 export const CI_TOKEN_NOTICE_MS = 14 * 24 * 3600_000;
 
@@ -32,8 +34,6 @@ export interface CiTokenStatus {
   readonly daysLeft?: number;
 }
 
-const apiInstant = (t: string): number => Date.parse(/[zZ]|[+-]\d\d:\d\d$/.test(t) ? t : `${t}Z`);
-
 /**
  * The CI token's status at `now`. `managed`: the state object holding it (address and its
  * renew_before text, parsed by `renewBeforeMs` to milliseconds, undefined when unset or unreadable).
@@ -51,8 +51,9 @@ export function ciTokenStatus(
     ...(managed?.renewBefore !== undefined ? { renewBefore: managed.renewBefore } : {}),
   };
   if (token.expiry === null) return { ...base, state: "ok" };
-  const left = apiInstant(token.expiry) - now.getTime();
-  if (Number.isNaN(left)) return { ...base, state: "ok" };
+  const expiry = parseInstant(token.expiry);
+  if (expiry === undefined) return { ...base, state: "ok" };
+  const left = expiry - now.getTime();
   const daysLeft = Math.max(0, Math.floor(left / 86_400_000));
   if (left <= 0) return { ...base, daysLeft, state: "expired" };
   if (managed?.renewBeforeMs !== undefined && left <= managed.renewBeforeMs) return { ...base, daysLeft, state: "renewal" };

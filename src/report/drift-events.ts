@@ -89,9 +89,6 @@ export function actionsFor(entityType: string, kind: ChangeKind): readonly strin
   return Object.values(ENTITY_KINDS).find((k) => k.entityType === entityType)?.actions[kind] ?? [];
 }
 
-/** The API's timestamp form (`YYYY-MM-DDTHH:MM:SS`, UTC) of an instant. */
-export const apiTime = (at: Date): string => at.toISOString().slice(0, 19);
-
 export interface TimeWindow {
   /** API timestamps, inclusive. */
   readonly since: string;

@@ -3,6 +3,7 @@
  * window as an in-place update whose id becomes unknown (a new token, created before the old one
  * is revoked); the report says so, and why now, instead of listing computed values going unknown.
  */
+import { formatDay, parseInstant } from "../contract/timestamps";
 import type { ResourceChange } from "./plan-model";
 
 const record = (v: unknown): Record<string, unknown> | undefined =>
@@ -16,7 +17,7 @@ export function rotationOf(rc: ResourceChange): string | undefined {
   if (record(c.after_unknown)?.id !== true || before === undefined) return undefined;
   const { expiry, renew_before: renewBefore } = before;
   if (typeof expiry !== "string" || typeof renewBefore !== "string") return undefined;
-  const at = Date.parse(expiry);
-  const day = Number.isNaN(at) ? expiry : new Date(at).toISOString().slice(0, 10);
+  const at = parseInstant(expiry);
+  const day = at === undefined ? expiry : formatDay(at);
   return `expires ${day}, inside renew_before ${renewBefore}`;
 }

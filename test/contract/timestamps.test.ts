@@ -1,5 +1,5 @@
 /** @tier unit */
-import { formatTimestamp, parseDateTimeInput, parseRfc3339, parseTimestamp } from "../../src/contract/timestamps";
+import { formatDay, formatTimestamp, parseDateTimeInput, parseDay, parseInstant, parseRfc3339, parseTimestamp } from "../../src/contract/timestamps";
 import { DateTimeInput } from "../../src/contract";
 
 describe("RFC 3339 instants", () => {
@@ -66,5 +66,25 @@ describe("a date-time a client sends", () => {
     const refused = DateTimeInput.safeParse("2030-02-30T00:00:00");
     expect(refused.success).toBe(false);
     expect(refused.error?.issues[0]?.message).toBe("must be a date-time such as 2030-01-01T00:00:00 (UTC)");
+  });
+});
+
+describe("days and instants as reports read them", () => {
+  it("names the UTC day of an instant, whatever offset it was written with", () => {
+    expect(formatDay(parseRfc3339("2030-01-01T01:00:00+02:00")!)).toBe("2029-12-31");
+    expect(formatDay(new Date(Date.UTC(2030, 5, 15, 23, 59, 59)))).toBe("2030-06-15");
+  });
+
+  it("reads a real calendar day as its first instant in UTC, and nothing else", () => {
+    expect(parseDay("2026-03-31")).toBe(Date.UTC(2026, 2, 31));
+    expect(parseDay("2028-02-29")).toBe(Date.UTC(2028, 1, 29));
+    expect(parseDay("0042-01-02")).toBe(parseRfc3339("0042-01-02T00:00:00Z"));
+    for (const text of ["2026-02-29", "2026-13-01", "2026-04-31", "2026-3-31", "2026-03-31T00:00:00Z", ""]) expect(parseDay(text)).toBeUndefined();
+  });
+
+  it("reads the wire form as UTC and RFC 3339 with its offset, the two forms a token's expiry comes in", () => {
+    expect(parseInstant("2030-01-01T00:00:00")).toBe(Date.UTC(2030, 0, 1));
+    expect(parseInstant("2030-01-01T09:00:00+09:00")).toBe(Date.UTC(2030, 0, 1));
+    for (const text of ["2030-01-01", "soon", "2030-02-30T00:00:00"]) expect(parseInstant(text)).toBeUndefined();
   });
 });

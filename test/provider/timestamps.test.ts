@@ -1,5 +1,6 @@
 /** @tier unit */
-import { parseDuration, sameInstant } from "../../src/provider/timestamps";
+import { parseDuration } from "../../src/contract/timestamps";
+import { sameInstant } from "../../src/provider/timestamps";
 
 describe("instants in attributes", () => {
   it("compares instants in whole seconds, the API's precision", () => {

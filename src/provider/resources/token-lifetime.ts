@@ -4,7 +4,7 @@
  * the configured texts and the plan's "now". And the one guard of delete: never the acting token.
  */
 import { LAST_WIRE_MS, LAST_WIRE_TIMESTAMP, parseRfc3339 } from "../../contract/timestamps";
-import { parseDuration } from "../timestamps";
+import { parseDuration } from "../../contract/timestamps";
 import type { ProviderContext } from "../config";
 import { orNullIfGone } from "../../client/errors";
 

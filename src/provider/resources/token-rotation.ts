@@ -4,7 +4,7 @@
  * create_before_destroy, so between the two steps nothing would be valid; as an update, the old
  * value works until the new one exists and is in state.
  */
-import { parseRfc3339 } from "../../contract/timestamps";
+import { formatDay, parseRfc3339 } from "../../contract/timestamps";
 import { PartialApply } from "../framework/resource";
 import type { ObjectValue } from "../framework/value";
 
@@ -14,7 +14,7 @@ export const ROTATED = ["id", "token", "expiry", "created"] as const;
 /** The plan's words for a rotation: why now, in the user's terms (the engines prefix the address). */
 export function rotationReason(expiry: string, renewBefore: string): string {
   const at = parseRfc3339(expiry);
-  const day = at === undefined ? expiry : new Date(at).toISOString().slice(0, 10);
+  const day = at === undefined ? expiry : formatDay(at);
   return `Rotating the token: expires ${day}, inside renew_before ${renewBefore}`;
 }
 
