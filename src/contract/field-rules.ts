@@ -241,3 +241,20 @@ export function sniffImage(bytes: Uint8Array): ThumbnailType | null {
 
 export const TAG_LABEL = { min: 3, max: 50 } as const;
 export const tagLabel: FieldRule = lengthBetween(TAG_LABEL.min, TAG_LABEL.max);
+
+// The objects tags apply to. The API cannot create them (fixtures seed them), but their limits are
+// the contract's all the same: a fixture that breaks one is refused as the API would refuse the object.
+
+/** A compute instance's label: 3..64 characters, letters and digits at the ends, no two separators in a row. */
+export const computeLabel: FieldRule = allOf(
+  lengthBetween(3, 64),
+  pattern(/^[A-Za-z0-9](?:[A-Za-z0-9]|[-_.](?![-_.]))*[A-Za-z0-9]$/, "Must begin and end with a letter or digit, without two of -_. in a row."),
+);
+export const volumeLabel: FieldRule = lengthBetween(1, 32);
+export const nodeBalancerLabel: FieldRule = lengthBetween(3, 32);
+export const domainName: FieldRule = lengthBetween(1, 253);
+/** Empty for none (the API's default); otherwise 1..50 and 1..253 characters. */
+export const domainGroup: FieldRule = lengthAtMost(50);
+export const domainDescription: FieldRule = lengthAtMost(253);
+/** A NodeBalancer's connections per second from one client; 0 disables throttling. */
+export const CLIENT_CONN_THROTTLE = { min: 0, max: 20 } as const;

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { Timestamp, ruled } from "./common";
-import { tagLabel } from "./field-rules";
+import { CLIENT_CONN_THROTTLE, tagLabel } from "./field-rules";
 
 export const Tag = z.object({ label: z.string() });
 export type Tag = z.infer<typeof Tag>;
@@ -95,7 +95,7 @@ export const Volume = z.object({
 export type Volume = z.infer<typeof Volume>;
 
 export const NodeBalancer = z.object({
-  client_conn_throttle: z.number().int().min(0).max(20),
+  client_conn_throttle: z.number().int().min(CLIENT_CONN_THROTTLE.min).max(CLIENT_CONN_THROTTLE.max),
   created: Timestamp,
   host: z.string(),
   id: z.number().int(),

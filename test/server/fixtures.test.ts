@@ -121,6 +121,52 @@ describe("a malformed file is refused with the JSON path", () => {
   });
 });
 
+/** The tagged objects' limits (the contract's table of them), each at and past its bounds. */
+function objectLimits(): Array<[string, unknown, unknown, string]> {
+  const doc = (section: string, fields: Record<string, unknown>) => ({ version: 1, [section]: [fields] });
+  const bounds: Array<[string, string, Record<string, unknown>, string, number, number]> = [
+    ["compute label", "compute_instances", {}, "label", 3, 64],
+    ["volume label", "volumes", {}, "label", 1, 32],
+    ["NodeBalancer label", "nodebalancers", {}, "label", 3, 32],
+    ["domain", "domains", {}, "domain", 1, 253],
+    ["domain group", "domains", { domain: "example.com" }, "group", 0, 50],
+    ["domain description", "domains", { domain: "example.com" }, "description", 0, 253],
+  ];
+  const cases = bounds.flatMap(([what, section, base, field, min, max]): Array<[string, unknown, unknown, string]> => [
+    [
+      `${what} at most ${max}`,
+      doc(section, { ...base, [field]: "a".repeat(max) }),
+      doc(section, { ...base, [field]: "a".repeat(max + 1) }),
+      `$.${section}[0].${field}`,
+    ],
+    ...(min > 0
+      ? [
+          [
+            `${what} at least ${min}`,
+            doc(section, { ...base, [field]: "a".repeat(min) }),
+            doc(section, { ...base, [field]: "a".repeat(min - 1) }),
+            `$.${section}[0].${field}`,
+          ] as [string, unknown, unknown, string],
+        ]
+      : []),
+  ]);
+  cases.push(
+    [
+      "compute label's separators",
+      doc("compute_instances", { label: "web-1.a_b" }),
+      doc("compute_instances", { label: "web--1" }),
+      "$.compute_instances[0].label",
+    ],
+    [
+      "client_conn_throttle",
+      doc("nodebalancers", { label: "lb1", client_conn_throttle: 20 }),
+      doc("nodebalancers", { label: "lb1", client_conn_throttle: 21 }),
+      "$.nodebalancers[0].client_conn_throttle",
+    ],
+  );
+  return cases;
+}
+
 describe("fixture fields follow the contract's rules, at and past each limit", () => {
   const user = (fields: Record<string, unknown>) => ({ version: 1, users: [{ username: "kim", email: "kim@example.com", ...fields }] });
   const email = (length: number) => `${"k".repeat(length - "@example.com".length)}@example.com`;
@@ -167,6 +213,7 @@ describe("fixture fields follow the contract's rules, at and past each limit", (
       { version: 1, compute_instances: [{ label: "web-1", tags: ["t".repeat(TAG_LABEL.min - 1)] }] },
       "$.compute_instances[0].tags[0]",
     ],
+    ...objectLimits(),
     ["zip", { version: 1, account: { zip: "z".repeat(ZIP_MAX) } }, { version: 1, account: { zip: "z".repeat(ZIP_MAX + 1) } }, "$.account.zip"],
     ["account email", { version: 1, account: { email: "bill@example.com" } }, { version: 1, account: { email: "bill" } }, "$.account.email"],
     [
