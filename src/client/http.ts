@@ -1,6 +1,7 @@
 /**
- * The transport: one undici Pool for the API's origin, bearer auth, JSON in and out, a timeout per
- * attempt, the retry loop (policy in ./retry), and parsing of every body with a contract schema.
+ * The client's HTTP side: one undici Pool for the API's origin, what a call sends (`requestOf`), its
+ * attempts handed to an Exchange (./exchange: retries per ./retry, stops, token refresh), the root
+ * probe, and parsing of every body with a contract schema.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { SecureContext } from "node:tls";
