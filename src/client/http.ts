@@ -1,28 +1,17 @@
 /**
- * The transport: one undici Pool for the API's origin, bearer auth, JSON in and out, a timeout per
- * attempt, the retry loop (policy in ./retry), and parsing of every body with a contract schema.
+ * The client's HTTP side: one undici Pool for the API's origin, what a call sends (`requestOf`), its
+ * attempts handed to an Exchange (./exchange: retries per ./retry, stops, token refresh), the root
+ * probe, and parsing of every body with a contract schema.
  */
-import { STATUS_CODES } from "node:http";
-import { setTimeout as delay, setImmediate as nextTurn } from "node:timers/promises";
+import { setTimeout as delay } from "node:timers/promises";
 import type { SecureContext } from "node:tls";
 import { Pool, type Dispatcher } from "undici";
 import type { z } from "zod";
 import { version } from "../../package.json";
-import { ErrorBody } from "../contract/common";
-import { ApiError, ApiRootError, NetworkError, ResponseShapeError, type ApiErrorItem, type ShapeIssue } from "./errors";
-import {
-  DEFAULT_RETRY_POLICY,
-  DEFAULT_TIMEOUT_MS,
-  backoffDelay,
-  classifyError,
-  decideRetry,
-  refusalNote,
-  withinBudget,
-  writeMayHaveActed,
-  type FailureKind,
-  type Outcome,
-  type RetryPolicy,
-} from "./retry";
+import { attemptVia, checkToken, header, type RawResponse } from "./attempt";
+import { ApiError, ApiRootError, ResponseShapeError, type ShapeIssue } from "./errors";
+import { Exchange, type ExchangeContext } from "./exchange";
+import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, backoffDelay, withinBudget, type RetryPolicy } from "./retry";
 
 export const DEFAULT_USER_AGENT = `terraform-provider-mgmt/${version}`;
 export const DEFAULT_CONNECTIONS = 16;
@@ -178,20 +167,12 @@ function parseBaseUrl(url: string): { origin: string; basePath: string } {
   return { origin: parsed.origin, basePath: parsed.pathname.replace(/\/+$/, "") };
 }
 
-interface RawResponse {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly bytes: Buffer;
-  readonly text: string;
-}
-
 /** A successful answer that is not JSON (an image). */
 export interface BinaryResponse {
   readonly contentType: string;
   readonly data: Buffer;
 }
 
-/** A signal that never aborts: the stop of a write being finished that had none. */
 /**
  * What a call sends, before any attempt: the path with its query, the body (JSON, or raw bytes with
  * their own content type) and the headers (the caller's over accept and user-agent; the bearer is
@@ -215,49 +196,8 @@ export function requestOf(
   return { path, body, headers };
 }
 
-const NEVER = new AbortController().signal;
-
-class AttemptFailure {
-  constructor(
-    readonly kind: FailureKind,
-    readonly error: unknown,
-  ) {}
-}
-
-function errorCode(err: unknown): string | undefined {
-  if (typeof err !== "object" || err === null) return undefined;
-  const e = err as { code?: unknown; errors?: unknown };
-  if (typeof e.code === "string") return e.code;
-  if (Array.isArray(e.errors) && e.errors.length > 0) return errorCode(e.errors[0]);
-  return undefined;
-}
-
-function header(headers: RawResponse["headers"], name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-/** The `errors` of an error response, or one item standing for a body that is not one. */
-function errorItems(res: RawResponse): ApiErrorItem[] {
-  try {
-    const parsed = ErrorBody.safeParse(JSON.parse(res.text));
-    if (parsed.success) return parsed.data.errors;
-  } catch {
-    // not JSON; fall through
-  }
-  const type = header(res.headers, "content-type") ?? "";
-  const text = res.text.trim();
-  if (type.startsWith("text/plain") && text !== "" && text.length <= 200 && !text.includes("\n")) return [{ reason: text }];
-  return [{ reason: STATUS_CODES[res.status] ?? "HTTP error" }];
-}
-
 function shapeIssues(error: z.ZodError): ShapeIssue[] {
   return error.issues.map((i) => ({ field: i.path.map(String).join("."), message: i.message }));
-}
-
-function checkToken(token: string): string {
-  if (typeof token !== "string" || !/^[\x21-\x7e]*$/.test(token)) throw new TypeError("API token must be a string of visible ASCII characters");
-  return token;
 }
 
 export class HttpClient {
@@ -267,15 +207,13 @@ export class HttpClient {
   readonly timeoutMs: number;
   readonly policy: RetryPolicy;
   // Private fields stay out of util.inspect / JSON: the token never shows in a log.
-  readonly #token: string | Credentials;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
   readonly #sleep: Sleep;
-  readonly #now: () => number;
   readonly #random: () => number;
-  readonly #onRetry: ((event: RetryEvent) => void) | undefined;
-  readonly #onAttempt: ((event: AttemptEvent) => void) | undefined;
   readonly #signal: AbortSignal | undefined;
+  /** What every call's exchange shares; it holds the token. */
+  readonly #context: ExchangeContext;
   readonly #rootProbe: HttpOptions["rootProbe"];
   #root: Promise<unknown> | undefined;
 
@@ -285,7 +223,6 @@ export class HttpClient {
     else if (typeof opts.token?.current !== "function") throw new TypeError("API token must be a string or credentials");
     this.origin = origin;
     this.basePath = basePath;
-    this.#token = opts.token;
     this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(this.timeoutMs > 0)) throw new TypeError("timeoutMs must be positive");
@@ -295,10 +232,7 @@ export class HttpClient {
       throw new TypeError("maxRetries must be a non-negative integer");
     this.#rootProbe = opts.rootProbe;
     this.#sleep = opts.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
-    this.#now = opts.now ?? Date.now;
     this.#random = opts.random ?? Math.random;
-    this.#onRetry = opts.onRetry;
-    this.#onAttempt = opts.onAttempt;
     this.#signal = opts.signal;
     if (opts.dispatcher) {
       this.#dispatcher = opts.dispatcher;
@@ -312,6 +246,22 @@ export class HttpClient {
       });
       this.#ownsDispatcher = true;
     }
+    this.#context = {
+      origin,
+      basePath,
+      timeoutMs: this.timeoutMs,
+      policy: this.policy,
+      token: opts.token,
+      signal: opts.signal,
+      send: attemptVia(this.#dispatcher, origin, this.timeoutMs),
+      sleep: this.#sleep,
+      now: opts.now ?? Date.now,
+      random: this.#random,
+      onRetry: opts.onRetry,
+      onAttempt: opts.onAttempt,
+      confirmRoot: (signal) => this.confirmRoot(signal),
+      notTheApi: (err) => this.#notTheApi(err) ?? err,
+    };
   }
 
   /** The API root's URL, as given (origin and path, no trailing slash). */
@@ -368,135 +318,14 @@ export class HttpClient {
     return { contentType: header(res.headers, "content-type") ?? "application/octet-stream", data: res.bytes };
   }
 
-  /** The retry loop: resolves with a 2xx response, throws ApiError or NetworkError otherwise. */
+  /** The call's exchange (./exchange): resolves with a 2xx response, throws ApiError or NetworkError otherwise. */
   async #exchange(spec: Omit<RequestSpec<z.ZodType>, "schema">, probing = false): Promise<{ res: RawResponse; path: string }> {
     const { path, body, headers } = requestOf(spec, this.userAgent);
-    const { method, operation } = spec;
-    const reads = method === "GET" || method === "HEAD";
-    // What may still cancel this call (see CallOptions.signal).
-    let stop = spec.signal === undefined ? this.#signal : (spec.signal ?? undefined);
-    const failure = (kind: FailureKind, attempts: number, cause?: unknown, detail?: string) =>
-      new NetworkError({ kind, method, path, origin: this.origin, code: errorCode(cause), attempts, cause, detail });
-
-    let refreshed = false;
-    // A write that may have taken effect is finished rather than cancelled: `stop` no longer applies
-    // to it, and the stop it had (kept here) only ends its waits, after which it is repeated once at once.
-    let finishing: AbortSignal | undefined;
-    let lastAttempt = false;
-    // Time spent, or waited for when the waits are simulated, since the first attempt: the retry budget.
-    const began = performance.now();
-    let waited = 0;
-    const elapsed = () => Math.max(performance.now() - began, waited);
-    const mayHaveActed = (outcome: Outcome) => {
-      if (reads || finishing !== undefined) return;
-      if (writeMayHaveActed(outcome)) {
-        finishing = stop ?? NEVER;
-        stop = undefined;
-      }
-    };
-    /**
-     * Waits before the next attempt. A stop ends the wait: the call is cancelled, unless it is a
-     * write being finished, which is then repeated once at once (only writes safe to repeat are
-     * retried) to learn what the API made of it; `unanswered` is what it fails with after that.
-     */
-    const beforeRetry = async (event: RetryEvent, unanswered: () => Error): Promise<void> => {
-      if (lastAttempt) throw unanswered();
-      const signal = stop ?? finishing;
-      if (await this.#pause(event, signal)) {
-        waited += event.delayMs;
-        return;
-      }
-      if (finishing === undefined) throw failure("aborted", event.attempt, signal?.reason);
-      lastAttempt = true;
-    };
-    for (let attempts = 1; ; attempts++) {
-      if (stop?.aborted) throw failure("aborted", attempts - 1, stop.reason);
-      const token = typeof this.#token === "string" ? this.#token : checkToken(await this.#token.current(stop));
-      if (token !== "") headers.authorization = `Bearer ${token}`;
-      // The last moment a write may still be cancelled: nothing of it has been sent.
-      if (stop?.aborted) throw failure("aborted", attempts - 1, stop.reason);
-      let res: RawResponse;
-      const started = performance.now();
-      const report = (outcome: { status: number } | { failure: string }) =>
-        this.#onAttempt?.({ operation, method, path, attempt: attempts, ...outcome, durationMs: Math.round(performance.now() - started) });
-      try {
-        // A read in flight may be abandoned; a write's bytes cannot be taken back.
-        res = await this.#attempt(method, this.basePath + path, headers, body, reads ? stop : undefined);
-      } catch (err) {
-        if (!(err instanceof AttemptFailure)) throw err;
-        report({ failure: errorCode(err.error) ?? err.kind });
-        mayHaveActed({ failure: err.kind });
-        const decision = decideRetry(
-          { method, outcome: { failure: err.kind }, attempts, idempotent: spec.idempotent, elapsedMs: elapsed() },
-          this.policy,
-          this.#now(),
-          this.#random,
-        );
-        const unanswered = () => {
-          const detail = err.kind === "timeout" ? `no complete answer within ${this.timeoutMs} ms` : this.#unreachable(err.kind, errorCode(err.error));
-          return failure(err.kind, attempts, err.error, detail);
-        };
-        if (!decision.retry) throw unanswered();
-        const reason = errorCode(err.error) ?? err.kind;
-        await beforeRetry({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason }, unanswered);
-        continue;
-      }
-      report({ status: res.status });
-
-      if (res.status >= 200 && res.status < 300) return { res, path };
-      if (res.status === 401 && typeof this.#token !== "string" && !refreshed && (await this.#token.refresh(token, stop))) {
-        refreshed = true;
-        continue;
-      }
-
-      mayHaveActed({ status: res.status });
-      const retryAfter = res.headers["retry-after"];
-      const decision = decideRetry(
-        { method, outcome: { status: res.status }, attempts, retryAfter, idempotent: spec.idempotent, elapsedMs: elapsed() },
-        this.policy,
-        this.#now(),
-        this.#random,
-      );
-      const refusal = (note?: string, retryAfterMs?: number) => {
-        const acceptedScopes = header(res.headers, "x-accepted-oauth-scopes");
-        return new ApiError({
-          status: res.status,
-          method,
-          path,
-          errors: errorItems(res),
-          attempts,
-          retryAfterMs,
-          note,
-          ...(acceptedScopes ? { acceptedScopes } : {}),
-        });
-      };
-      if (decision.retry) {
-        await beforeRetry({ operation, method, path, attempt: attempts, delayMs: decision.delayMs, reason: String(res.status) }, () =>
-          refusal(`stopped after ${attempts} attempts`),
-        );
-        continue;
-      }
-      const { note, retryAfterMs } = refusalNote(decision, { status: res.status, attempts, elapsedMs: elapsed(), basePath: this.basePath }, this.policy);
-      const apiError = refusal(note, retryAfterMs);
-      // A 404 means "no such object" only from the API itself: prove the root first (once).
-      if (res.status === 404 && !probing && this.#rootProbe !== undefined) {
-        if (spec.path === this.#rootProbe.path) throw this.#notTheApi(apiError)!;
-        // A delete being finished learns from this 404 that it went through: the probe is not cancelled either.
-        await this.confirmRoot(stop ?? null);
-      }
-      throw apiError;
-    }
-  }
-
-  /** What to check when nothing answered at the URL: a refused connection or a host name that does not resolve. */
-  #unreachable(kind: FailureKind, code: string | undefined): string | undefined {
-    const refused = kind === "connect" || code === "ENOTFOUND";
-    if (!refused) return undefined;
-    const host = new URL(this.origin).hostname;
-    const local = host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.");
-    return code === "ENOTFOUND"
-      ? `the host name "${host}" does not resolve; check the API URL`
-      : `nothing answers at ${this.url}; check the API URL${local ? ", or start the local API (`mgmt serve`)" : " and that the API is reachable from here"}`;
+    const probe = this.#rootProbe;
+    const notFound = probing || probe === undefined ? "answer" : spec.path === probe.path ? "not-the-api" : "confirm-root";
+    const { operation, method, signal, idempotent } = spec;
+    const res = await new Exchange(this.#context, { operation, method, path, body, headers, signal, idempotent, notFound }).run();
+    return { res, path };
   }
 
   /**
@@ -522,59 +351,6 @@ export class HttpClient {
   /** Closes the own Pool (a dispatcher passed in is left to its owner). */
   async close(): Promise<void> {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
-  }
-
-  async #attempt(
-    method: Method,
-    fullPath: string,
-    headers: Record<string, string>,
-    body: string | Uint8Array | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<RawResponse> {
-    const controller = new AbortController();
-    const timedOut = new Error("attempt timed out");
-    const timer = setTimeout(() => controller.abort(timedOut), this.timeoutMs);
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      const res = await this.#dispatcher.request({
-        origin: this.origin,
-        path: fullPath,
-        method,
-        headers,
-        body,
-        signal: controller.signal,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
-      const bytes = Buffer.from(await res.body.arrayBuffer());
-      // The Pool marks the connection free only later in this turn of the event loop: a request
-      // made at once (the next page, the read after the credentials check) would open another
-      // connection, a TLS handshake more, so the answer is handed on from the next turn.
-      await nextTurn();
-      return { status: res.statusCode, headers: res.headers, bytes, text: bytes.toString("utf8") };
-    } catch (err) {
-      if (controller.signal.aborted) {
-        throw new AttemptFailure(controller.signal.reason === timedOut ? "timeout" : "aborted", controller.signal.reason === timedOut ? undefined : err);
-      }
-      throw new AttemptFailure(classifyError(err), err);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    }
-  }
-
-  /** Reports and waits out a retry's delay; false when the signal ended (or had ended) the wait. */
-  async #pause(event: RetryEvent, signal: AbortSignal | undefined): Promise<boolean> {
-    if (signal?.aborted) return false;
-    this.#onRetry?.(event);
-    try {
-      await this.#sleep(event.delayMs, signal);
-    } catch (err) {
-      if (signal?.aborted) return false;
-      throw err;
-    }
-    return !signal?.aborted;
   }
 
   #decode<S extends z.ZodType>(spec: RequestSpec<S>, path: string, res: RawResponse): z.output<S> {
