@@ -212,6 +212,21 @@ export default tseslint.config(
     },
   },
   {
+    // A function a reader takes in at once (issue 48): a longer one is split into named steps, a dispatcher into a table of handlers.
+    files: ["src/**/*.ts"],
+    rules: { "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }] },
+  },
+  {
+    // What is read as a whole: `mgmt init`'s file templates (each the text of one file), the migrations in order, generated code.
+    files: ["src/cli/init/templates/**", "src/server/store/migrations.ts", "src/plugin/proto/gen/**"],
+    rules: { "max-lines-per-function": "off" },
+  },
+  {
+    // until the exchange / server-house work lands
+    files: ["src/client/http.ts", "src/server/admin/core.ts", "src/server/http/backpressure.ts", "src/server/index.ts"],
+    rules: { "max-lines-per-function": "off" },
+  },
+  {
     // test/lint/fixtures/cycle shows the rule at work (test/lint/layers.test.ts).
     files: ["src/**/*.ts", "test/lint/fixtures/**/*.ts"],
     plugins: { "import-x": importX },

@@ -12,12 +12,12 @@ import { PROVIDER_SOURCE } from "../provider/identity";
 import { childAccountClient } from "../provider/proxy-session";
 import { AUTOMATION_ENV, availableEngines, runEngine, type Engine } from "../harness/engine";
 import { driftFound, driftLineCount, driftReportJson, renderDriftMarkdown, type DriftReport } from "../report/drift-report";
-import { parsePlanJson, priorStateResources, PlanFormatError } from "../report/plan-model";
-import { driftEntries } from "../report/summary";
+import { parsePlanJson, priorStateResources, PlanFormatError, type Plan } from "../report/plan-model";
+import { driftEntries, type ResourceEntry } from "../report/summary";
 import { DEFAULT_MAX_CHARS, fit } from "../report/truncate";
 import { REPORT_OPTIONS, parseCommand, reportSettings } from "./args";
 import { cdktfImportModule } from "../report/import-cdktf";
-import { importFormat } from "../report/import-format";
+import { importFormat, type ImportFormat } from "../report/import-format";
 import { findUnmanaged, importBlocks, type LiveObject, type UnmanagedObject, type UnmanagedResult } from "../report/unmanaged";
 import { importedObjects, UNMANAGED_TYPES, type ImportedObjects } from "./unmanaged-types";
 import { ciToken, driftSubjects, lookUpEvents, recordedValues } from "./drift-events";
@@ -217,6 +217,30 @@ async function listUnmanaged(state: ReturnType<typeof priorStateResources>, sess
   );
 }
 
+interface DriftValues {
+  readonly dir: string;
+  readonly engine: string;
+  readonly unmanaged: boolean;
+  readonly "import-out"?: string;
+  readonly "import-format"?: string;
+  readonly bindings?: string;
+  readonly format: string;
+  readonly title?: string;
+  readonly "max-chars": string;
+}
+
+/** What the options ask for, every one checked before the engine runs. */
+interface DriftRequest {
+  readonly settings: { readonly format: "markdown" | "json"; readonly maxChars: number };
+  readonly dir: string;
+  readonly engine: Engine;
+  readonly unmanaged: boolean;
+  /** --import-out and the format its code is written in. */
+  readonly importOut?: { readonly file: string; readonly format: ImportFormat };
+  readonly bindings?: string;
+  readonly title?: string;
+}
+
 export async function runDrift(args: string[]): Promise<number> {
   const parsed = parseCommand(
     "drift",
@@ -234,96 +258,20 @@ export async function runDrift(args: string[]): Promise<number> {
     { usageExit: 1 },
   );
   if ("exit" in parsed) return parsed.exit;
-  const { values } = parsed;
   try {
-    const settings = reportSettings(values);
-    if ("problem" in settings) throw new DriftError(settings.problem);
-    const importOut = values["import-out"];
-    if (importOut !== undefined && !values.unmanaged) throw new DriftError("--import-out needs --unmanaged");
-    if (importOut === undefined && values["import-format"] !== undefined) throw new DriftError("--import-format needs --import-out");
-    const chosen = importOut === undefined ? undefined : importFormat(importOut, values["import-format"]);
-    if (chosen && "problem" in chosen) throw new DriftError(chosen.problem);
-    if (values.bindings !== undefined && chosen?.format !== "cdktf") throw new DriftError("--bindings applies to cdktf code (--import-out FILE.ts)");
-    if (values.bindings === "") throw new DriftError("--bindings needs a module name");
-    if (chosen?.format === "cdktf" && declaresImports(resolve(importOut!))) {
-      // Once applied, that module's declarations are what keeps its objects in the stack; this run
-      // lists only what is still unmanaged, so overwriting it would have the next plan destroy them.
-      throw new DriftError(
-        `${importOut} already declares objects to import: once applied, those declarations keep them in the stack, and replacing them would have the next plan destroy them. Write to another file, or delete this one if it was never applied.`,
-      );
-    }
-    const dir = resolve(values.dir);
-    if (!existsSync(dir)) throw new DriftError(`no such folder: ${dir}`);
-    const engine = chooseEngine(values.engine);
-
-    const showJson = await refreshOnlyPlan(engine, dir);
+    const request = driftRequest(parsed.values);
+    const showJson = await refreshOnlyPlan(request.engine, request.dir);
     const plan = parsePlanJson(showJson);
-    const state = priorStateResources(plan);
-    const url = process.env.MGMT_URL;
-    const token = process.env.MGMT_TOKEN;
-    if (values.unmanaged && (!url || !token)) throw new DriftError("--unmanaged reads the API itself and needs MGMT_URL and MGMT_TOKEN");
-    // Without --unmanaged the API is asked only who made the changes: a child account it cannot name leaves that unknown, not the run failed.
-    let euuid: string | undefined;
-    let childProblem: string | undefined;
-    try {
-      euuid = url && token ? stackChildAccount(showJson, process.env) : undefined;
-    } catch (err) {
-      if (values.unmanaged) throw err;
-      childProblem = err instanceof Error ? err.message : String(err);
-    }
     const drift = driftEntries(plan, "all");
-    let session: ApiSession | undefined;
-    if (url && token && childProblem === undefined) {
-      try {
-        // The child account is acted in (a proxy token made and revoked) only when something there is asked about.
-        session = await actingClient(url, token, values.unmanaged || drift.length > 0 ? euuid : undefined);
-      } catch (err) {
-        if (values.unmanaged) throw err;
-        childProblem = err instanceof Error ? err.message : String(err);
-      }
-    }
+    const opened = await openSession(request, showJson, drift.length > 0);
+    const { session } = opened;
     try {
-      let unmanaged = values.unmanaged && session ? await listUnmanaged(state, session) : undefined;
-      // The names the stack already has: construct ids in the module and in the report avoid them alike.
-      const taken = state.map((r) => r.address.slice(r.address.lastIndexOf(".") + 1));
-      if (importOut !== undefined && chosen && unmanaged) {
-        let text: string;
-        if (chosen.format === "hcl") text = importBlocks(unmanaged.unmanaged);
-        else {
-          // The provider that reads them acts where they were listed.
-          const { subjects, gone } = await readImported(unmanaged.unmanaged, euuid ? { ...process.env, MGMT_CHILD_ACCOUNT_EUUID: euuid } : process.env);
-          // Deleted between the listing and the read: there is nothing left to adopt or to report.
-          for (const o of gone)
-            process.stderr.write(
-              `mgmt drift: ${o.type} ${JSON.stringify(o.importId)} (label ${JSON.stringify(o.label)}) was deleted while drift ran; left out\n`,
-            );
-          if (gone.length > 0) unmanaged = { ...unmanaged, unmanaged: unmanaged.unmanaged.filter((o) => !gone.includes(o)) };
-          text = cdktfImportModule(subjects, { bindings: values.bindings ?? DEFAULT_BINDINGS, provider: PROVIDER_NAME, taken });
-        }
-        writeFileSync(resolve(importOut), text);
-      }
-      const cdktf = chosen?.format === "cdktf" || (chosen === undefined && isCdktfStack(dir));
-      const now = new Date();
-      const subjects = driftSubjects(drift, recordedValues(plan), unmanaged?.unmanaged ?? []);
-      const events: EventLookup | undefined = session
-        ? await lookUpEvents(session.client, subjects, now)
-        : subjects.length === 0
-          ? undefined
-          : { unavailable: childProblem ?? "MGMT_URL and MGMT_TOKEN are not set, so the account's events were not read" };
-      const ciTokenStatus = session && token ? await ciToken(session.parent, token, state, now) : undefined;
-      const report: DriftReport = {
-        drift,
-        ...(unmanaged ? { unmanaged } : {}),
-        ...(cdktf ? { cdktf: { provider: PROVIDER_NAME, taken } } : {}),
-        ...(events ? { events } : {}),
-        ...(ciTokenStatus ? { ciToken: ciTokenStatus } : {}),
-      };
-
-      if (settings.format === "json") process.stdout.write(`${JSON.stringify(driftReportJson(report), null, 2)}\n`);
+      const report = await driftReport(request, plan, drift, opened);
+      if (request.settings.format === "json") process.stdout.write(`${JSON.stringify(driftReportJson(report), null, 2)}\n`);
       else {
         const detailed = report.drift.length;
         process.stdout.write(
-          fit((budget, note) => renderDriftMarkdown(report, budget, values.title, note), detailed, driftLineCount(report), settings.maxChars).text,
+          fit((budget, note) => renderDriftMarkdown(report, budget, request.title, note), detailed, driftLineCount(report), request.settings.maxChars).text,
         );
       }
       return driftFound(report) ? 2 : 0;
@@ -337,4 +285,118 @@ export async function runDrift(args: string[]): Promise<number> {
     }
     throw err;
   }
+}
+
+/** The options checked against each other and the folder; a DriftError says what is wrong. */
+function driftRequest(values: DriftValues): DriftRequest {
+  const settings = reportSettings(values);
+  if ("problem" in settings) throw new DriftError(settings.problem);
+  const importOut = values["import-out"];
+  if (importOut !== undefined && !values.unmanaged) throw new DriftError("--import-out needs --unmanaged");
+  if (importOut === undefined && values["import-format"] !== undefined) throw new DriftError("--import-format needs --import-out");
+  const chosen = importOut === undefined ? undefined : importFormat(importOut, values["import-format"]);
+  if (chosen && "problem" in chosen) throw new DriftError(chosen.problem);
+  if (values.bindings !== undefined && chosen?.format !== "cdktf") throw new DriftError("--bindings applies to cdktf code (--import-out FILE.ts)");
+  if (values.bindings === "") throw new DriftError("--bindings needs a module name");
+  if (chosen?.format === "cdktf" && declaresImports(resolve(importOut!))) {
+    // Once applied, that module's declarations are what keeps its objects in the stack; this run
+    // lists only what is still unmanaged, so overwriting it would have the next plan destroy them.
+    throw new DriftError(
+      `${importOut} already declares objects to import: once applied, those declarations keep them in the stack, and replacing them would have the next plan destroy them. Write to another file, or delete this one if it was never applied.`,
+    );
+  }
+  const dir = resolve(values.dir);
+  if (!existsSync(dir)) throw new DriftError(`no such folder: ${dir}`);
+  return {
+    settings,
+    dir,
+    engine: chooseEngine(values.engine),
+    unmanaged: values.unmanaged,
+    ...(importOut !== undefined && chosen ? { importOut: { file: importOut, format: chosen.format } } : {}),
+    ...(values.bindings !== undefined ? { bindings: values.bindings } : {}),
+    ...(values.title !== undefined ? { title: values.title } : {}),
+  };
+}
+
+/** The API session, when MGMT_URL and MGMT_TOKEN are set; without --unmanaged, why there is none is said in the report instead. */
+interface OpenedSession {
+  readonly session?: ApiSession;
+  readonly euuid?: string;
+  readonly childProblem?: string;
+}
+
+async function openSession(request: DriftRequest, showJson: string, drifted: boolean): Promise<OpenedSession> {
+  const url = process.env.MGMT_URL;
+  const token = process.env.MGMT_TOKEN;
+  if (request.unmanaged && (!url || !token)) throw new DriftError("--unmanaged reads the API itself and needs MGMT_URL and MGMT_TOKEN");
+  if (!url || !token) return {};
+  // Without --unmanaged the API is asked only who made the changes: a child account it cannot name leaves that unknown, not the run failed.
+  let euuid: string | undefined;
+  try {
+    euuid = stackChildAccount(showJson, process.env);
+  } catch (err) {
+    if (request.unmanaged) throw err;
+    return { childProblem: err instanceof Error ? err.message : String(err) };
+  }
+  try {
+    // The child account is acted in (a proxy token made and revoked) only when something there is asked about.
+    const session = await actingClient(url, token, request.unmanaged || drifted ? euuid : undefined);
+    return { session, ...(euuid !== undefined ? { euuid } : {}) };
+  } catch (err) {
+    if (request.unmanaged) throw err;
+    return { ...(euuid !== undefined ? { euuid } : {}), childProblem: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** The report: the drift, the unmanaged objects (their import code written first), the events behind them and the CI token's standing. */
+async function driftReport(
+  request: DriftRequest,
+  plan: Plan,
+  drift: readonly ResourceEntry[],
+  { session, euuid, childProblem }: OpenedSession,
+): Promise<DriftReport> {
+  const state = priorStateResources(plan);
+  let unmanaged = request.unmanaged && session ? await listUnmanaged(state, session) : undefined;
+  // The names the stack already has: construct ids in the module and in the report avoid them alike.
+  const taken = state.map((r) => r.address.slice(r.address.lastIndexOf(".") + 1));
+  if (request.importOut && unmanaged) unmanaged = await writeImports(request.importOut, unmanaged, { bindings: request.bindings, euuid, taken });
+  const cdktf = request.importOut?.format === "cdktf" || (request.importOut === undefined && isCdktfStack(request.dir));
+  const now = new Date();
+  const subjects = driftSubjects(drift, recordedValues(plan), unmanaged?.unmanaged ?? []);
+  const events: EventLookup | undefined = session
+    ? await lookUpEvents(session.client, subjects, now)
+    : subjects.length === 0
+      ? undefined
+      : { unavailable: childProblem ?? "MGMT_URL and MGMT_TOKEN are not set, so the account's events were not read" };
+  const token = process.env.MGMT_TOKEN;
+  const ciTokenStatus = session && token ? await ciToken(session.parent, token, state, now) : undefined;
+  return {
+    drift,
+    ...(unmanaged ? { unmanaged } : {}),
+    ...(cdktf ? { cdktf: { provider: PROVIDER_NAME, taken } } : {}),
+    ...(events ? { events } : {}),
+    ...(ciTokenStatus ? { ciToken: ciTokenStatus } : {}),
+  };
+}
+
+/** Writes the code that adopts the unmanaged objects; the answer leaves out those deleted before the provider read them. */
+async function writeImports(
+  out: NonNullable<DriftRequest["importOut"]>,
+  unmanaged: UnmanagedResult,
+  names: { readonly bindings: string | undefined; readonly euuid: string | undefined; readonly taken: readonly string[] },
+): Promise<UnmanagedResult> {
+  let text: string;
+  let kept = unmanaged;
+  if (out.format === "hcl") text = importBlocks(unmanaged.unmanaged);
+  else {
+    // The provider that reads them acts where they were listed.
+    const { subjects, gone } = await readImported(unmanaged.unmanaged, names.euuid ? { ...process.env, MGMT_CHILD_ACCOUNT_EUUID: names.euuid } : process.env);
+    // Deleted between the listing and the read: there is nothing left to adopt or to report.
+    for (const o of gone)
+      process.stderr.write(`mgmt drift: ${o.type} ${JSON.stringify(o.importId)} (label ${JSON.stringify(o.label)}) was deleted while drift ran; left out\n`);
+    if (gone.length > 0) kept = { ...unmanaged, unmanaged: unmanaged.unmanaged.filter((o) => !gone.includes(o)) };
+    text = cdktfImportModule(subjects, { bindings: names.bindings ?? DEFAULT_BINDINGS, provider: PROVIDER_NAME, taken: names.taken });
+  }
+  writeFileSync(resolve(out.file), text);
+  return kept;
 }

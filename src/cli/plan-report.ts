@@ -12,7 +12,7 @@ import { planReportJson, type PlanReportJson } from "../report/json";
 import { nonRotations, reviewDifferences } from "../report/reviewed";
 import { detailedEntries, lineCount, renderMarkdown } from "../report/markdown";
 import { parsePlanJson, PlanFormatError } from "../report/plan-model";
-import { summarize } from "../report/summary";
+import { summarize, type PlanSummary } from "../report/summary";
 import { DEFAULT_MAX_CHARS, fit } from "../report/truncate";
 import { REPORT_OPTIONS, parseCommand, reportSettings } from "./args";
 
@@ -63,6 +63,16 @@ function readInput(file: string): string {
   return readFileSync(file === "-" ? 0 : file, "utf8");
 }
 
+type Values = {
+  readonly plan: string;
+  readonly log?: string;
+  readonly policy?: string;
+  readonly reviewed?: string;
+  readonly "rotations-only": boolean;
+  readonly "detailed-exitcode": boolean;
+  readonly title?: string;
+};
+
 export async function runPlanReport(args: string[]): Promise<number> {
   const parsed = parseCommand(
     "plan-report",
@@ -88,6 +98,56 @@ export async function runPlanReport(args: string[]): Promise<number> {
     return 1;
   }
 
+  const synthPolicy = values["synth-policy"];
+  if (synthPolicy !== undefined) return synthStopped(synthPolicy, settings.format, values.title);
+
+  const inputs = readInputs(values);
+  if (inputs === undefined) return 1;
+  const { policy, reviewed } = inputs;
+  let summary: PlanSummary;
+  try {
+    const diagnostics = inputs.logText === undefined ? [] : parseEngineLog(inputs.logText);
+    summary = summarize(parsePlanJson(inputs.text), { diagnostics });
+  } catch (err) {
+    if (!(err instanceof PlanFormatError)) throw err;
+    process.stderr.write(`mgmt plan-report: ${err.message}\n`);
+    return 1;
+  }
+
+  const now = planReportJson(summary);
+  // Why an apply must not go ahead: the plan moved since review, or (on the schedule) it does more than rotate.
+  const differences = reviewed === undefined ? [] : reviewDifferences(reviewed, now);
+  const others = values["rotations-only"] ? nonRotations(now) : [];
+
+  if (settings.format === "json") {
+    const json = now;
+    if (policy !== undefined) json.policy = { passed: policy.passed, ...policy.summary };
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+  } else {
+    process.stdout.write(commentMarkdown(summary, values.title, policy, refusalMarkdown(differences, others), settings.maxChars));
+  }
+  if (summary.errored) {
+    process.stderr.write("mgmt plan-report: the engine marked this plan as errored; it is incomplete\n");
+    return 1;
+  }
+  if (differences.length > 0 || others.length > 0) {
+    const why = differences.length > 0 ? "the plan differs from the one review saw" : "the plan does more than rotate tokens";
+    process.stderr.write(`mgmt plan-report: ${why}:\n${[...differences, ...others].map((d) => `  ${d}\n`).join("")}`);
+    return 3;
+  }
+  if (values["detailed-exitcode"]) return summary.hasChanges ? 2 : 0;
+  return 0;
+}
+
+interface Inputs {
+  readonly text: string;
+  readonly logText?: string;
+  readonly policy?: PolicyJson;
+  readonly reviewed?: PlanReportJson;
+}
+
+/** The plan's text and the files beside it, or undefined after saying on stderr what could not be read. */
+function readInputs(values: Values): Inputs | undefined {
   /** A file's text (stdin for `-`), or undefined after saying why it cannot be read; only one input may be stdin. */
   const read = (file: string, what: string, option?: string): string | undefined => {
     if (option !== undefined && file === "-" && values.plan === "-") {
@@ -102,83 +162,55 @@ export async function runPlanReport(args: string[]): Promise<number> {
     }
   };
 
-  const synthPolicy = values["synth-policy"];
-  if (synthPolicy !== undefined) return synthStopped(synthPolicy, settings.format, values.title);
-
   const text = read(values.plan, values.plan === "-" ? "stdin" : values.plan);
-  if (text === undefined) return 1;
+  if (text === undefined) return undefined;
   const logText = values.log === undefined ? undefined : read(values.log, `the log ${values.log}`, "log");
-  if (values.log !== undefined && logText === undefined) return 1;
+  if (values.log !== undefined && logText === undefined) return undefined;
   let policy: PolicyJson | undefined;
   if (values.policy !== undefined) {
     const policyText = read(values.policy, `the policy check ${values.policy}`, "policy");
-    if (policyText === undefined) return 1;
+    if (policyText === undefined) return undefined;
     try {
       policy = parsePolicyJson(policyText);
     } catch (err) {
       if (!(err instanceof PolicyJsonError)) throw err;
       process.stderr.write(`mgmt plan-report: --policy ${values.policy}: ${err.message}\n`);
-      return 1;
+      return undefined;
     }
   }
   let reviewed: PlanReportJson | undefined;
   if (values.reviewed !== undefined) {
     const reviewedText = read(values.reviewed, `the reviewed summary ${values.reviewed}`, "reviewed");
-    if (reviewedText === undefined) return 1;
+    if (reviewedText === undefined) return undefined;
     reviewed = reviewedSummary(reviewedText);
     if (reviewed === undefined) {
       process.stderr.write(`mgmt plan-report: --reviewed ${values.reviewed}: not the output of 'mgmt plan-report --format json'\n`);
-      return 1;
+      return undefined;
     }
   }
-  let summary;
-  try {
-    const diagnostics = logText === undefined ? [] : parseEngineLog(logText);
-    summary = summarize(parsePlanJson(text), { diagnostics });
-  } catch (err) {
-    if (!(err instanceof PlanFormatError)) throw err;
-    process.stderr.write(`mgmt plan-report: ${err.message}\n`);
-    return 1;
-  }
+  return { text, ...(logText !== undefined ? { logText } : {}), ...(policy ? { policy } : {}), ...(reviewed ? { reviewed } : {}) };
+}
 
-  const now = planReportJson(summary);
-  // Why an apply must not go ahead: the plan moved since review, or (on the schedule) it does more than rotate.
-  const differences = reviewed === undefined ? [] : reviewDifferences(reviewed, now);
-  const others = values["rotations-only"] ? nonRotations(now) : [];
-  const refusal = [
+/** The sections that say why an apply must not go ahead ("" when it may). */
+function refusalMarkdown(differences: readonly string[], others: readonly string[]): string {
+  return [
     ...(differences.length > 0
       ? ["## Not what review saw", "", "The plan made now differs from the one the review showed:", "", ...differences.map((d) => `- ${d}`), ""]
       : []),
     ...(others.length > 0 ? ["## Not only token rotations", "", "These changes are left to review:", "", ...others.map((d) => `- ${d}`), ""] : []),
   ].join("\n");
+}
 
-  if (settings.format === "json") {
-    const json = now;
-    if (policy !== undefined) json.policy = { passed: policy.passed, ...policy.summary };
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-  } else {
-    const title = values.title !== undefined ? { title: values.title } : {};
-    // Inside what fit measures, so --max-chars holds for the whole comment: the plan's details give way, never the policy.
-    const policySection = policy === undefined ? "" : `\n${renderPolicyMarkdown(policyResultFromJson(policy))}`;
-    const fitted = fit(
-      (budget, note) => `${renderMarkdown(summary, budget, title, note)}${policySection}${refusal === "" ? "" : `\n${refusal}`}`,
-      detailedEntries(summary),
-      lineCount(summary),
-      settings.maxChars,
-    );
-    process.stdout.write(fitted.text);
-  }
-  if (summary.errored) {
-    process.stderr.write("mgmt plan-report: the engine marked this plan as errored; it is incomplete\n");
-    return 1;
-  }
-  if (differences.length > 0 || others.length > 0) {
-    const why = differences.length > 0 ? "the plan differs from the one review saw" : "the plan does more than rotate tokens";
-    process.stderr.write(`mgmt plan-report: ${why}:\n${[...differences, ...others].map((d) => `  ${d}\n`).join("")}`);
-    return 3;
-  }
-  if (values["detailed-exitcode"]) return summary.hasChanges ? 2 : 0;
-  return 0;
+function commentMarkdown(summary: PlanSummary, title: string | undefined, policy: PolicyJson | undefined, refusal: string, maxChars: number): string {
+  const heading = title !== undefined ? { title } : {};
+  // Inside what fit measures, so --max-chars holds for the whole comment: the plan's details give way, never the policy.
+  const policySection = policy === undefined ? "" : `\n${renderPolicyMarkdown(policyResultFromJson(policy))}`;
+  return fit(
+    (budget, note) => `${renderMarkdown(summary, budget, heading, note)}${policySection}${refusal === "" ? "" : `\n${refusal}`}`,
+    detailedEntries(summary),
+    lineCount(summary),
+    maxChars,
+  ).text;
 }
 
 /** What review sees when the synth stopped on the policy: no plan, and the findings that stopped it. */

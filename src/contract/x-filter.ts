@@ -82,98 +82,104 @@ export function parseFilter(header: string | string[] | undefined, fields: Filte
     throw bad("X-Filter is not valid JSON");
   }
   if (!isObject(json)) throw bad("X-Filter must be a JSON object");
-
-  const checkField = (field: string): FilterFieldType => {
-    const type = fields[field];
-    if (type !== undefined) return type;
-    // Upstream's wording for both (`Cannot filter on scopes`); we do not say which it was.
-    throw bad(`Cannot filter on ${field}`);
-  };
-
-  let order: Filter["order"] = null;
   const { "+order_by": orderBy, "+order": direction, ...rest } = json;
+  const order = parseOrder(orderBy, direction, fields);
+  return { where: parseObject(rest, 1, fields), order };
+}
+
+function checkField(fields: FilterFields, field: string): FilterFieldType {
+  const type = fields[field];
+  if (type !== undefined) return type;
+  // Upstream's wording for both (`Cannot filter on scopes`); we do not say which it was.
+  throw bad(`Cannot filter on ${field}`);
+}
+
+/** The top level's `+order_by` and `+order`. */
+function parseOrder(orderBy: unknown, direction: unknown, fields: FilterFields): Filter["order"] {
   if (orderBy !== undefined) {
     if (typeof orderBy !== "string") throw bad("+order_by must be a field name");
-    checkField(orderBy);
+    checkField(fields, orderBy);
     if (direction !== undefined && direction !== "asc" && direction !== "desc") throw bad("+order must be 'asc' or 'desc'");
-    order = { field: orderBy, direction: direction ?? "asc" };
-  } else if (direction !== undefined) {
-    if (direction !== "asc" && direction !== "desc") throw bad("+order must be 'asc' or 'desc'");
-    order = { field: DEFAULT_ORDER_KEY, direction };
+    return { field: orderBy, direction: direction ?? "asc" };
   }
+  if (direction !== undefined) {
+    if (direction !== "asc" && direction !== "desc") throw bad("+order must be 'asc' or 'desc'");
+    return { field: DEFAULT_ORDER_KEY, direction };
+  }
+  return null;
+}
 
-  const scalarFor = (field: string, type: FilterFieldType, op: Comparison, value: unknown): Scalar => {
-    if (isObject(value) || Array.isArray(value)) throw bad(`'${field}' ${op} needs a single value`);
-    const v = value as Scalar;
-    if (op === "+contains") {
-      if (type !== "string") throw bad(`+contains applies to text fields only, not '${field}'`);
-      if (typeof v !== "string") throw bad(`+contains on '${field}' needs a string`);
-      return v;
-    }
-    if (ORDERING.includes(op)) {
-      if ((type === "number" || type === "id") && typeof v === "number") return v;
-      if (type === "id") throw bad(`${op} on '${field}' needs a number`);
-      if (type === "timestamp" && typeof v === "string" && TIMESTAMP_PATTERN.test(v)) return v;
-      if (type === "number" || type === "timestamp") {
-        throw bad(`${op} on '${field}' needs ${type === "number" ? "a number" : "a timestamp YYYY-MM-DDTHH:MM:SS"}`);
-      }
-      throw bad(`${op} applies to number and timestamp fields only, not '${field}'`);
-    }
-    // +eq / +neq / plain equality: the field's own type, or null.
-    if (v === null) return v;
-    const ok =
-      (type === "string" && typeof v === "string") ||
-      (type === "timestamp" && typeof v === "string") ||
-      (type === "number" && typeof v === "number") ||
-      (type === "id" && (typeof v === "number" || typeof v === "string")) ||
-      (type === "boolean" && typeof v === "boolean");
-    const kind = type === "timestamp" ? "string" : type === "id" ? "number or a string" : type;
-    if (!ok) throw bad(`'${field}' is compared with a ${kind}, not ${JSON.stringify(v)}`);
+/** The operand of one comparison, checked against the field's type. */
+function scalarFor(field: string, type: FilterFieldType, op: Comparison, value: unknown): Scalar {
+  if (isObject(value) || Array.isArray(value)) throw bad(`'${field}' ${op} needs a single value`);
+  const v = value as Scalar;
+  if (op === "+contains") {
+    if (type !== "string") throw bad(`+contains applies to text fields only, not '${field}'`);
+    if (typeof v !== "string") throw bad(`+contains on '${field}' needs a string`);
     return v;
-  };
-
-  const parseObject = (obj: Record<string, unknown>, depth: number): Condition => {
-    if (depth > FILTER_MAX_DEPTH) throw bad(`X-Filter is nested deeper than ${FILTER_MAX_DEPTH} levels`);
-    const all: Condition[] = [];
-    for (const [key, value] of Object.entries(obj)) {
-      if (key === "+order_by" || key === "+order") throw bad(`${key} is allowed at the top level only`);
-      if (key === "+and" || key === "+or") {
-        if (!Array.isArray(value)) throw bad(`${key} needs an array of filters`);
-        // An empty `+and` is all of nothing: it filters nothing. So does an empty `+or`, as upstream
-        // answers it: a client that builds its conditions in a loop sends one when it has none.
-        if (value.length === 0) continue;
-        const parts = value.map((item) => {
-          if (!isObject(item)) throw bad(`${key} items must be JSON objects`);
-          return parseObject(item, depth + 1);
-        });
-        all.push(key === "+and" ? { kind: "and", all: parts } : { kind: "or", any: parts });
-        continue;
-      }
-      if (key.startsWith("+")) throw bad(`Unknown operator '${key}'`);
-      all.push(parseValue(key, checkField(key), value, depth));
+  }
+  if (ORDERING.includes(op)) {
+    if ((type === "number" || type === "id") && typeof v === "number") return v;
+    if (type === "id") throw bad(`${op} on '${field}' needs a number`);
+    if (type === "timestamp" && typeof v === "string" && TIMESTAMP_PATTERN.test(v)) return v;
+    if (type === "number" || type === "timestamp") {
+      throw bad(`${op} on '${field}' needs ${type === "number" ? "a number" : "a timestamp YYYY-MM-DDTHH:MM:SS"}`);
     }
-    return all.length === 1 ? all[0]! : { kind: "and", all };
-  };
+    throw bad(`${op} applies to number and timestamp fields only, not '${field}'`);
+  }
+  // +eq / +neq / plain equality: the field's own type, or null.
+  if (v === null) return v;
+  const ok =
+    (type === "string" && typeof v === "string") ||
+    (type === "timestamp" && typeof v === "string") ||
+    (type === "number" && typeof v === "number") ||
+    (type === "id" && (typeof v === "number" || typeof v === "string")) ||
+    (type === "boolean" && typeof v === "boolean");
+  const kind = type === "timestamp" ? "string" : type === "id" ? "number or a string" : type;
+  if (!ok) throw bad(`'${field}' is compared with a ${kind}, not ${JSON.stringify(v)}`);
+  return v;
+}
 
-  /** One field's value: a scalar (equality), or an object of operators, `+and`/`+or` over values of the field. */
-  const parseValue = (field: string, type: FilterFieldType, value: unknown, depth: number): Condition => {
-    if (depth > FILTER_MAX_DEPTH) throw bad(`X-Filter is nested deeper than ${FILTER_MAX_DEPTH} levels`);
-    if (!isObject(value)) return { kind: "compare", field, op: "+eq", value: scalarFor(field, type, "+eq", value) };
-    const ops = Object.entries(value);
-    if (ops.length === 0) throw bad(`'${field}' needs an operator`);
-    const all = ops.map(([op, operand]): Condition => {
-      if (op === "+and" || op === "+or") {
-        if (!Array.isArray(operand) || operand.length === 0) throw bad(`${op} on '${field}' needs a non-empty array of values`);
-        const parts = operand.map((item) => parseValue(field, type, item, depth + 1));
-        return op === "+and" ? { kind: "and", all: parts } : { kind: "or", any: parts };
-      }
-      if (!COMPARISONS.includes(op as Comparison)) throw bad(`Unknown operator '${op}' on '${field}'`);
-      return { kind: "compare", field, op: op as Comparison, value: scalarFor(field, type, op as Comparison, operand) };
-    });
-    return all.length === 1 ? all[0]! : { kind: "and", all };
-  };
+/** A filter object: its keys ANDed, `+and`/`+or` over nested filters. */
+function parseObject(obj: Record<string, unknown>, depth: number, fields: FilterFields): Condition {
+  if (depth > FILTER_MAX_DEPTH) throw bad(`X-Filter is nested deeper than ${FILTER_MAX_DEPTH} levels`);
+  const all: Condition[] = [];
+  for (const [key, value] of Object.entries(obj)) {
+    if (key === "+order_by" || key === "+order") throw bad(`${key} is allowed at the top level only`);
+    if (key === "+and" || key === "+or") {
+      if (!Array.isArray(value)) throw bad(`${key} needs an array of filters`);
+      // An empty `+and` is all of nothing: it filters nothing. So does an empty `+or`, as upstream
+      // answers it: a client that builds its conditions in a loop sends one when it has none.
+      if (value.length === 0) continue;
+      const parts = value.map((item) => {
+        if (!isObject(item)) throw bad(`${key} items must be JSON objects`);
+        return parseObject(item, depth + 1, fields);
+      });
+      all.push(key === "+and" ? { kind: "and", all: parts } : { kind: "or", any: parts });
+      continue;
+    }
+    if (key.startsWith("+")) throw bad(`Unknown operator '${key}'`);
+    all.push(parseValue(key, checkField(fields, key), value, depth));
+  }
+  return all.length === 1 ? all[0]! : { kind: "and", all };
+}
 
-  return { where: parseObject(rest, 1), order };
+/** One field's value: a scalar (equality), or an object of operators, `+and`/`+or` over values of the field. */
+function parseValue(field: string, type: FilterFieldType, value: unknown, depth: number): Condition {
+  if (depth > FILTER_MAX_DEPTH) throw bad(`X-Filter is nested deeper than ${FILTER_MAX_DEPTH} levels`);
+  if (!isObject(value)) return { kind: "compare", field, op: "+eq", value: scalarFor(field, type, "+eq", value) };
+  const ops = Object.entries(value);
+  if (ops.length === 0) throw bad(`'${field}' needs an operator`);
+  const all = ops.map(([op, operand]): Condition => {
+    if (op === "+and" || op === "+or") {
+      if (!Array.isArray(operand) || operand.length === 0) throw bad(`${op} on '${field}' needs a non-empty array of values`);
+      const parts = operand.map((item) => parseValue(field, type, item, depth + 1));
+      return op === "+and" ? { kind: "and", all: parts } : { kind: "or", any: parts };
+    }
+    if (!COMPARISONS.includes(op as Comparison)) throw bad(`Unknown operator '${op}' on '${field}'`);
+    return { kind: "compare", field, op: op as Comparison, value: scalarFor(field, type, op as Comparison, operand) };
+  });
+  return all.length === 1 ? all[0]! : { kind: "and", all };
 }
 
 /** A dotted path into a plain item; undefined when any step is missing. */

@@ -14,7 +14,7 @@ import type { ProviderSchemas, ProviderServer } from "../provider/framework/serv
 import { type ObjectValue, type TfType, type TfValue, isDynamic } from "../provider/framework/value";
 import { CodecError, decodeJsonValue, decodeValue, encodeValue } from "./codec";
 import { int64ToNumber, toProtoDiagnostic, toProtoDiagnostics, toProtoFunction, toProtoPath, toProtoSchema, toProtoTimestamp } from "./convert";
-import type { GrpcServer } from "./grpc/server";
+import type { CallContext, GrpcServer } from "./grpc/server";
 import { settleBeforeExit } from "./lifecycle";
 import { type Logger, describeError, errorFields } from "./log";
 import { mark, now } from "./trace";
@@ -197,7 +197,7 @@ export function providerSchemaResponse(schemas: ProviderSchemas): tfplugin6.GetP
 export const encodeProviderSchemaResponse = (schemas: ProviderSchemas): Uint8Array =>
   P.GetProviderSchema.Response.encode(providerSchemaResponse(schemas)).finish();
 
-// --- service ----------------------------------------------------------------------------
+// --- the calls answered with diagnostics -----------------------------------------------
 
 interface Codec<T> {
   decode(bytes: Uint8Array): T;
@@ -205,11 +205,339 @@ interface Codec<T> {
 interface Encoder<T> {
   encode(message: T): { finish(): Uint8Array };
 }
+type Diagnosed = { diagnostics?: tfplugin6.IDiagnostic[] | null };
+
+/** How the service registers one call whose failures become its answer's diagnostics. */
+interface Registrar {
+  rpc<Req, Res extends Diagnosed>(method: string, reqType: Codec<Req>, resType: Encoder<Res>, handle: (req: Req, l: Loaded) => Promise<Res>): void;
+}
+/** One row of the table: a call, its messages and its handler, registered through the service's Registrar. */
+type Route = (r: Registrar) => void;
+const route =
+  <Req, Res extends Diagnosed>(method: string, reqType: Codec<Req>, resType: Encoder<Res>, handle: (req: Req, l: Loaded) => Promise<Res>): Route =>
+  (r) =>
+    r.rpc(method, reqType, resType, handle);
+
+async function getMetadata(_req: tfplugin6.GetMetadata.IRequest, l: Loaded): Promise<tfplugin6.GetMetadata.IResponse> {
+  return {
+    serverCapabilities: CAPABILITIES,
+    resources: [...l.resources.keys()].map((typeName) => ({ typeName })),
+    dataSources: [...l.dataSources.keys()].map((typeName) => ({ typeName })),
+    ephemeralResources: [...l.ephemeralResources.keys()].map((typeName) => ({ typeName })),
+    functions: Object.keys(l.schemas.functions).map((name) => ({ name })),
+    diagnostics: [],
+  };
+}
+
+async function getProviderSchema(_req: tfplugin6.GetProviderSchema.IRequest, l: Loaded): Promise<tfplugin6.GetProviderSchema.IResponse> {
+  return providerSchemaResponse(l.schemas);
+}
+
+async function validateProviderConfig(req: tfplugin6.ValidateProviderConfig.IRequest, l: Loaded): Promise<tfplugin6.ValidateProviderConfig.IResponse> {
+  const config = requireObject(req.config, l.providerType.type, "provider configuration");
+  return { diagnostics: toProtoDiagnostics((await l.provider.validateProviderConfig(config)).diagnostics) };
+}
+
+async function configureProvider(req: tfplugin6.ConfigureProvider.IRequest, l: Loaded): Promise<tfplugin6.ConfigureProvider.IResponse> {
+  const config = requireObject(req.config, l.providerType.type, "provider configuration");
+  return { diagnostics: toProtoDiagnostics((await l.provider.configure(config)).diagnostics) };
+}
+
+async function validateResourceConfig(req: tfplugin6.ValidateResourceConfig.IRequest, l: Loaded): Promise<tfplugin6.ValidateResourceConfig.IResponse> {
+  const typeName = req.typeName ?? "";
+  const config = requireObject(req.config, l.resource(typeName).type, "resource configuration");
+  return { diagnostics: toProtoDiagnostics((await l.provider.validateResourceConfig(typeName, config)).diagnostics) };
+}
+
+async function validateDataResourceConfig(
+  req: tfplugin6.ValidateDataResourceConfig.IRequest,
+  l: Loaded,
+): Promise<tfplugin6.ValidateDataResourceConfig.IResponse> {
+  const typeName = req.typeName ?? "";
+  const config = requireObject(req.config, l.dataSource(typeName).type, "data source configuration");
+  return { diagnostics: toProtoDiagnostics((await l.provider.validateDataResourceConfig(typeName, config)).diagnostics) };
+}
+
+/** The stored state as the provider's upgraders read it: JSON, or null when there is none. */
+function storedState(raw: tfplugin6.IRawState | null | undefined, typeName: string): unknown {
+  const json = raw?.json;
+  if (json && json.length > 0) {
+    try {
+      return JSON.parse(Buffer.from(json).toString("utf8"));
+    } catch (e) {
+      throw new Failure(error("Invalid stored state", `The stored state of this ${typeName} is not valid JSON: ${describeError(e)}`));
+    }
+  }
+  if (raw?.flatmap && Object.keys(raw.flatmap).length > 0) {
+    throw new Failure(
+      error("Unsupported legacy state", `The stored state of this ${typeName} is in the pre-0.12 flatmap format, which this provider never wrote.`),
+    );
+  }
+  return null;
+}
+
+async function upgradeResourceState(req: tfplugin6.UpgradeResourceState.IRequest, l: Loaded): Promise<tfplugin6.UpgradeResourceState.IResponse> {
+  const typeName = req.typeName ?? "";
+  const { type } = l.resource(typeName);
+  const rawState = storedState(req.rawState, typeName);
+  const result = await l.provider.upgradeResourceState(typeName, int64ToNumber(req.version), rawState);
+  return {
+    upgradedState: encodeResult(result.upgradedState, type, "upgraded state"),
+    diagnostics: toProtoDiagnostics(result.diagnostics),
+  };
+}
+
+async function readResource(req: tfplugin6.ReadResource.IRequest, l: Loaded): Promise<tfplugin6.ReadResource.IResponse> {
+  const typeName = req.typeName ?? "";
+  const { type } = l.resource(typeName);
+  const current = requireObject(req.currentState, type, "current state");
+  const result = await l.provider.readResource(typeName, current, priv(req.private));
+  return {
+    newState: encodeResult(result.newState, type, "state"),
+    // Private state is carried forward unless the provider replaces it.
+    private: result.private ?? req.private ?? new Uint8Array(),
+    diagnostics: toProtoDiagnostics(result.diagnostics),
+  };
+}
+
+async function planResourceChange(req: tfplugin6.PlanResourceChange.IRequest, l: Loaded): Promise<tfplugin6.PlanResourceChange.IResponse> {
+  const typeName = req.typeName ?? "";
+  const { type } = l.resource(typeName);
+  const result = await l.provider.planResourceChange(typeName, {
+    priorState: decodeObject(req.priorState, type, "prior state"),
+    proposedNewState: decodeObject(req.proposedNewState, type, "proposed new state"),
+    config: decodeObject(req.config, type, "configuration"),
+    priorPrivate: priv(req.priorPrivate),
+  });
+  return {
+    plannedState: encodeResult(result.plannedState, type, "planned state"),
+    requiresReplace: result.requiresReplace.map(toProtoPath),
+    plannedPrivate: result.plannedPrivate ?? req.priorPrivate ?? new Uint8Array(),
+    diagnostics: toProtoDiagnostics(result.diagnostics),
+  };
+}
+
+async function applyResourceChange(req: tfplugin6.ApplyResourceChange.IRequest, l: Loaded): Promise<tfplugin6.ApplyResourceChange.IResponse> {
+  const typeName = req.typeName ?? "";
+  const { type } = l.resource(typeName);
+  const result = await l.provider.applyResourceChange(typeName, {
+    priorState: decodeObject(req.priorState, type, "prior state"),
+    plannedState: decodeObject(req.plannedState, type, "planned state"),
+    config: decodeObject(req.config, type, "configuration"),
+    plannedPrivate: priv(req.plannedPrivate),
+  });
+  return {
+    newState: encodeResult(result.newState, type, "new state"),
+    private: result.private ?? req.plannedPrivate ?? new Uint8Array(),
+    diagnostics: toProtoDiagnostics(result.diagnostics),
+  };
+}
+
+async function importResourceState(req: tfplugin6.ImportResourceState.IRequest, l: Loaded): Promise<tfplugin6.ImportResourceState.IResponse> {
+  const typeName = req.typeName ?? "";
+  l.resource(typeName);
+  const result = await l.provider.importResourceState(typeName, req.id ?? "");
+  return {
+    importedResources: result.imported.map((r) => ({
+      typeName: r.typeName,
+      state: encodeResult(r.state, l.resource(r.typeName).type, "imported state"),
+      private: r.private ?? new Uint8Array(),
+    })),
+    diagnostics: toProtoDiagnostics(result.diagnostics),
+  };
+}
+
+async function readDataSource(req: tfplugin6.ReadDataSource.IRequest, l: Loaded): Promise<tfplugin6.ReadDataSource.IResponse> {
+  const typeName = req.typeName ?? "";
+  const { type } = l.dataSource(typeName);
+  const config = requireObject(req.config, type, "data source configuration");
+  const result = await l.provider.readDataSource(typeName, config);
+  return {
+    state: encodeResult(result.state, type, "data source state"),
+    diagnostics: toProtoDiagnostics(result.diagnostics),
+  };
+}
+
+async function validateEphemeralResourceConfig(
+  req: tfplugin6.ValidateEphemeralResourceConfig.IRequest,
+  l: Loaded,
+): Promise<tfplugin6.ValidateEphemeralResourceConfig.IResponse> {
+  const typeName = req.typeName ?? "";
+  const config = requireObject(req.config, l.ephemeralResource(typeName).type, "ephemeral resource configuration");
+  return { diagnostics: toProtoDiagnostics((await l.provider.validateEphemeralResourceConfig(typeName, config)).diagnostics) };
+}
+
+async function openEphemeralResource(req: tfplugin6.OpenEphemeralResource.IRequest, l: Loaded): Promise<tfplugin6.OpenEphemeralResource.IResponse> {
+  const typeName = req.typeName ?? "";
+  const { type } = l.ephemeralResource(typeName);
+  const result = await l.provider.openEphemeralResource(typeName, requireObject(req.config, type, "ephemeral resource configuration"));
+  return {
+    result: encodeResult(result.result, type, "ephemeral value"),
+    ...(result.renewAt ? { renewAt: toProtoTimestamp(result.renewAt) } : {}),
+    ...(result.private ? { private: result.private } : {}),
+    diagnostics: toProtoDiagnostics(result.diagnostics),
+  };
+}
+
+async function renewEphemeralResource(req: tfplugin6.RenewEphemeralResource.IRequest, l: Loaded): Promise<tfplugin6.RenewEphemeralResource.IResponse> {
+  const typeName = req.typeName ?? "";
+  l.ephemeralResource(typeName);
+  const result = await l.provider.renewEphemeralResource(typeName, priv(req.private));
+  // The engine keeps only what this answer carries, so the old private data goes back unless replaced.
+  const kept = result.private ?? priv(req.private);
+  return {
+    ...(result.renewAt ? { renewAt: toProtoTimestamp(result.renewAt) } : {}),
+    ...(kept ? { private: kept } : {}),
+    diagnostics: toProtoDiagnostics(result.diagnostics),
+  };
+}
+
+async function closeEphemeralResource(req: tfplugin6.CloseEphemeralResource.IRequest, l: Loaded): Promise<tfplugin6.CloseEphemeralResource.IResponse> {
+  const typeName = req.typeName ?? "";
+  l.ephemeralResource(typeName);
+  return { diagnostics: toProtoDiagnostics((await l.provider.closeEphemeralResource(typeName, priv(req.private))).diagnostics) };
+}
+
+async function getFunctions(_req: tfplugin6.GetFunctions.IRequest, l: Loaded): Promise<tfplugin6.GetFunctions.IResponse> {
+  return { functions: protoFunctions(l.schemas), diagnostics: [] };
+}
+
+/** Every call answered with diagnostics but GetProviderSchema, which the build may have answered already. */
+const DIAGNOSED: readonly Route[] = [
+  route("GetMetadata", P.GetMetadata.Request, P.GetMetadata.Response, getMetadata),
+  route("ValidateProviderConfig", P.ValidateProviderConfig.Request, P.ValidateProviderConfig.Response, validateProviderConfig),
+  route("ConfigureProvider", P.ConfigureProvider.Request, P.ConfigureProvider.Response, configureProvider),
+  route("ValidateResourceConfig", P.ValidateResourceConfig.Request, P.ValidateResourceConfig.Response, validateResourceConfig),
+  route("ValidateDataResourceConfig", P.ValidateDataResourceConfig.Request, P.ValidateDataResourceConfig.Response, validateDataResourceConfig),
+  route("UpgradeResourceState", P.UpgradeResourceState.Request, P.UpgradeResourceState.Response, upgradeResourceState),
+  route("ReadResource", P.ReadResource.Request, P.ReadResource.Response, readResource),
+  route("PlanResourceChange", P.PlanResourceChange.Request, P.PlanResourceChange.Response, planResourceChange),
+  route("ApplyResourceChange", P.ApplyResourceChange.Request, P.ApplyResourceChange.Response, applyResourceChange),
+  route("ImportResourceState", P.ImportResourceState.Request, P.ImportResourceState.Response, importResourceState),
+  route("ReadDataSource", P.ReadDataSource.Request, P.ReadDataSource.Response, readDataSource),
+  route(
+    "ValidateEphemeralResourceConfig",
+    P.ValidateEphemeralResourceConfig.Request,
+    P.ValidateEphemeralResourceConfig.Response,
+    validateEphemeralResourceConfig,
+  ),
+  route("OpenEphemeralResource", P.OpenEphemeralResource.Request, P.OpenEphemeralResource.Response, openEphemeralResource),
+  route("RenewEphemeralResource", P.RenewEphemeralResource.Request, P.RenewEphemeralResource.Response, renewEphemeralResource),
+  route("CloseEphemeralResource", P.CloseEphemeralResource.Request, P.CloseEphemeralResource.Response, closeEphemeralResource),
+  route("GetFunctions", P.GetFunctions.Request, P.GetFunctions.Response, getFunctions),
+];
+
+// --- service ----------------------------------------------------------------------------
 
 export interface ProviderServiceOptions {
   readonly log: Logger;
   /** The encoded GetProviderSchema answer, when the build computed it (encodeProviderSchemaResponse). */
   readonly schemaResponse?: Uint8Array;
+}
+
+/** The process's provider, loaded on first need, and the calls in progress on it. */
+class ProviderService {
+  private loading: Promise<Loaded> | undefined;
+  private provider: ProviderServer | undefined;
+  // The calls in progress, each until its answer is on the socket: what a SIGTERM lets finish,
+  // stopped as by StopProvider. Only when there are some: a stopped provider also cancels the
+  // requests its release would make (revoking a proxy token), which a SIGTERM must leave to it.
+  private readonly inProgress = new Set<Promise<void>>();
+  private readonly forget: () => void;
+
+  constructor(
+    private readonly load: () => Promise<ProviderServer>,
+    private readonly log: Logger,
+  ) {
+    this.forget = settleBeforeExit(async () => {
+      if (this.inProgress.size === 0) return;
+      if (this.provider) await this.provider.stop();
+      await Promise.all(this.inProgress);
+    });
+  }
+
+  loaded(): Promise<Loaded> {
+    if (this.loading) return this.loading;
+    const start = now();
+    return (this.loading = this.load().then(
+      (p) => {
+        mark("provider loaded", { start });
+        this.provider = p;
+        return new Loaded(p);
+      },
+      (e: unknown) => {
+        this.log("error", "loading the provider failed", errorFields(e));
+        throw new Failure(error("Failed to load the provider", describeError(e)));
+      },
+    ));
+  }
+
+  private toDiagnostic(method: string, e: unknown): tfplugin6.IDiagnostic {
+    if (e instanceof Failure) return toProtoDiagnostic(e.diagnostic);
+    if (e instanceof CodecError) {
+      const detail = `${method}: the value does not conform to the provider schema: ${e.message}`;
+      return toProtoDiagnostic(error("Invalid value from the engine", detail, e.path.length > 0 ? e.path : undefined));
+    }
+    this.log("error", `${method}: provider error`, errorFields(e));
+    return toProtoDiagnostic(error("Unexpected provider error", `${method}: ${describeError(e)}`));
+  }
+
+  /** One call of the table: counted in progress until answered; a failure is its answer's one diagnostic. */
+  async answer<Req, Res extends Diagnosed>(
+    method: string,
+    bytes: Uint8Array,
+    call: CallContext,
+    reqType: Codec<Req>,
+    resType: Encoder<Res>,
+    handle: (req: Req, l: Loaded) => Promise<Res>,
+  ): Promise<Uint8Array> {
+    const answered = new Promise<void>((resolve) => call.afterResponse(resolve));
+    this.inProgress.add(answered);
+    void answered.then(() => this.inProgress.delete(answered));
+    const req = reqType.decode(bytes);
+    let res: Res;
+    try {
+      res = await handle(req, await this.loaded());
+    } catch (e) {
+      res = { diagnostics: [this.toDiagnostic(method, e)] } as Res;
+    }
+    return resType.encode(res).finish();
+  }
+
+  // Not in the table: a function answers with a FunctionError, which has no diagnostics.
+  async callFunction(bytes: Uint8Array): Promise<Uint8Array> {
+    const req = P.CallFunction.Request.decode(bytes);
+    const name = req.name ?? "";
+    let res: tfplugin6.CallFunction.IResponse;
+    try {
+      res = await callFunction(await this.loaded(), name, req.arguments ?? []);
+    } catch (e) {
+      const text = e instanceof Failure ? [e.diagnostic.summary, e.diagnostic.detail].filter(Boolean).join(": ") : `${name}: ${describeError(e)}`;
+      if (!(e instanceof Failure)) this.log("error", `CallFunction ${name}: provider error`, errorFields(e));
+      res = { error: { text } };
+    }
+    return P.CallFunction.Response.encode(res).finish();
+  }
+
+  // Ctrl-C in the engine. Not in the table: it has no diagnostics, only an error string, and
+  // must not trigger loading a provider that was never needed.
+  async stopProvider(bytes: Uint8Array): Promise<Uint8Array> {
+    P.StopProvider.Request.decode(bytes);
+    let message = "";
+    try {
+      if (this.provider) await this.provider.stop();
+    } catch (e) {
+      message = describeError(e);
+      this.log("error", "StopProvider: provider error", { error: message });
+    }
+    return P.StopProvider.Response.encode({ Error: message }).finish();
+  }
+
+  async release(): Promise<void> {
+    this.forget();
+    // Only a provider that was loaded can hold anything.
+    if (this.provider) await this.provider.close();
+  }
 }
 
 /**
@@ -222,75 +550,12 @@ export function registerProviderService(
   load: () => Promise<ProviderServer>,
   options: ProviderServiceOptions,
 ): { release(): Promise<void> } {
-  const { log } = options;
-  let loading: Promise<Loaded> | undefined;
-  let provider: ProviderServer | undefined;
-  const loaded = (): Promise<Loaded> => {
-    if (loading) return loading;
-    const start = now();
-    return (loading = load().then(
-      (p) => {
-        mark("provider loaded", { start });
-        provider = p;
-        return new Loaded(p);
-      },
-      (e: unknown) => {
-        log("error", "loading the provider failed", errorFields(e));
-        throw new Failure(error("Failed to load the provider", describeError(e)));
-      },
-    ));
+  const service = new ProviderService(load, options.log);
+  const registrar: Registrar = {
+    rpc: (method, reqType, resType, handle) =>
+      void server.unary(SERVICE + method, (bytes, call) => service.answer(method, bytes, call, reqType, resType, handle)),
   };
-
-  function toDiagnostic(method: string, e: unknown): tfplugin6.IDiagnostic {
-    if (e instanceof Failure) return toProtoDiagnostic(e.diagnostic);
-    if (e instanceof CodecError) {
-      const detail = `${method}: the value does not conform to the provider schema: ${e.message}`;
-      return toProtoDiagnostic(error("Invalid value from the engine", detail, e.path.length > 0 ? e.path : undefined));
-    }
-    log("error", `${method}: provider error`, errorFields(e));
-    return toProtoDiagnostic(error("Unexpected provider error", `${method}: ${describeError(e)}`));
-  }
-
-  // The calls in progress, each until its answer is on the socket: what a SIGTERM lets finish,
-  // stopped as by StopProvider. Only when there are some: a stopped provider also cancels the
-  // requests its release would make (revoking a proxy token), which a SIGTERM must leave to it.
-  const inProgress = new Set<Promise<void>>();
-  const forget = settleBeforeExit(async () => {
-    if (inProgress.size === 0) return;
-    if (provider) await provider.stop();
-    await Promise.all(inProgress);
-  });
-
-  function rpc<Req, Res extends { diagnostics?: tfplugin6.IDiagnostic[] | null }>(
-    method: string,
-    reqType: Codec<Req>,
-    resType: Encoder<Res>,
-    handle: (req: Req, l: Loaded) => Promise<Res>,
-  ): void {
-    server.unary(SERVICE + method, async (bytes, call) => {
-      const answered = new Promise<void>((resolve) => call.afterResponse(resolve));
-      inProgress.add(answered);
-      void answered.then(() => inProgress.delete(answered));
-      const req = reqType.decode(bytes);
-      let res: Res;
-      try {
-        res = await handle(req, await loaded());
-      } catch (e) {
-        res = { diagnostics: [toDiagnostic(method, e)] } as Res;
-      }
-      return resType.encode(res).finish();
-    });
-  }
-
-  rpc("GetMetadata", P.GetMetadata.Request, P.GetMetadata.Response, async (_req, l) => ({
-    serverCapabilities: CAPABILITIES,
-    resources: [...l.resources.keys()].map((typeName) => ({ typeName })),
-    dataSources: [...l.dataSources.keys()].map((typeName) => ({ typeName })),
-    ephemeralResources: [...l.ephemeralResources.keys()].map((typeName) => ({ typeName })),
-    functions: Object.keys(l.schemas.functions).map((name) => ({ name })),
-    diagnostics: [],
-  }));
-
+  for (const r of DIAGNOSED) r(registrar);
   // The engines' first call on every start. With the answer precomputed by the build, it needs
   // neither the provider nor a single encode.
   const precomputed = options.schemaResponse;
@@ -300,198 +565,9 @@ export function registerProviderService(
       return precomputed;
     });
   } else {
-    rpc("GetProviderSchema", P.GetProviderSchema.Request, P.GetProviderSchema.Response, async (_req, l) => providerSchemaResponse(l.schemas));
+    registrar.rpc("GetProviderSchema", P.GetProviderSchema.Request, P.GetProviderSchema.Response, getProviderSchema);
   }
-
-  rpc("ValidateProviderConfig", P.ValidateProviderConfig.Request, P.ValidateProviderConfig.Response, async (req, l) => {
-    const config = requireObject(req.config, l.providerType.type, "provider configuration");
-    return { diagnostics: toProtoDiagnostics((await l.provider.validateProviderConfig(config)).diagnostics) };
-  });
-
-  rpc("ConfigureProvider", P.ConfigureProvider.Request, P.ConfigureProvider.Response, async (req, l) => {
-    const config = requireObject(req.config, l.providerType.type, "provider configuration");
-    return { diagnostics: toProtoDiagnostics((await l.provider.configure(config)).diagnostics) };
-  });
-
-  rpc("ValidateResourceConfig", P.ValidateResourceConfig.Request, P.ValidateResourceConfig.Response, async (req, l) => {
-    const typeName = req.typeName ?? "";
-    const config = requireObject(req.config, l.resource(typeName).type, "resource configuration");
-    return { diagnostics: toProtoDiagnostics((await l.provider.validateResourceConfig(typeName, config)).diagnostics) };
-  });
-
-  rpc("ValidateDataResourceConfig", P.ValidateDataResourceConfig.Request, P.ValidateDataResourceConfig.Response, async (req, l) => {
-    const typeName = req.typeName ?? "";
-    const config = requireObject(req.config, l.dataSource(typeName).type, "data source configuration");
-    return { diagnostics: toProtoDiagnostics((await l.provider.validateDataResourceConfig(typeName, config)).diagnostics) };
-  });
-
-  rpc("UpgradeResourceState", P.UpgradeResourceState.Request, P.UpgradeResourceState.Response, async (req, l) => {
-    const typeName = req.typeName ?? "";
-    const { type } = l.resource(typeName);
-    const json = req.rawState?.json;
-    let rawState: unknown = null;
-    if (json && json.length > 0) {
-      try {
-        rawState = JSON.parse(Buffer.from(json).toString("utf8"));
-      } catch (e) {
-        throw new Failure(error("Invalid stored state", `The stored state of this ${typeName} is not valid JSON: ${describeError(e)}`));
-      }
-    } else if (req.rawState?.flatmap && Object.keys(req.rawState.flatmap).length > 0) {
-      throw new Failure(
-        error("Unsupported legacy state", `The stored state of this ${typeName} is in the pre-0.12 flatmap format, which this provider never wrote.`),
-      );
-    }
-    const result = await l.provider.upgradeResourceState(typeName, int64ToNumber(req.version), rawState);
-    return {
-      upgradedState: encodeResult(result.upgradedState, type, "upgraded state"),
-      diagnostics: toProtoDiagnostics(result.diagnostics),
-    };
-  });
-
-  rpc("ReadResource", P.ReadResource.Request, P.ReadResource.Response, async (req, l) => {
-    const typeName = req.typeName ?? "";
-    const { type } = l.resource(typeName);
-    const current = requireObject(req.currentState, type, "current state");
-    const result = await l.provider.readResource(typeName, current, priv(req.private));
-    return {
-      newState: encodeResult(result.newState, type, "state"),
-      // Private state is carried forward unless the provider replaces it.
-      private: result.private ?? req.private ?? new Uint8Array(),
-      diagnostics: toProtoDiagnostics(result.diagnostics),
-    };
-  });
-
-  rpc("PlanResourceChange", P.PlanResourceChange.Request, P.PlanResourceChange.Response, async (req, l) => {
-    const typeName = req.typeName ?? "";
-    const { type } = l.resource(typeName);
-    const result = await l.provider.planResourceChange(typeName, {
-      priorState: decodeObject(req.priorState, type, "prior state"),
-      proposedNewState: decodeObject(req.proposedNewState, type, "proposed new state"),
-      config: decodeObject(req.config, type, "configuration"),
-      priorPrivate: priv(req.priorPrivate),
-    });
-    return {
-      plannedState: encodeResult(result.plannedState, type, "planned state"),
-      requiresReplace: result.requiresReplace.map(toProtoPath),
-      plannedPrivate: result.plannedPrivate ?? req.priorPrivate ?? new Uint8Array(),
-      diagnostics: toProtoDiagnostics(result.diagnostics),
-    };
-  });
-
-  rpc("ApplyResourceChange", P.ApplyResourceChange.Request, P.ApplyResourceChange.Response, async (req, l) => {
-    const typeName = req.typeName ?? "";
-    const { type } = l.resource(typeName);
-    const result = await l.provider.applyResourceChange(typeName, {
-      priorState: decodeObject(req.priorState, type, "prior state"),
-      plannedState: decodeObject(req.plannedState, type, "planned state"),
-      config: decodeObject(req.config, type, "configuration"),
-      plannedPrivate: priv(req.plannedPrivate),
-    });
-    return {
-      newState: encodeResult(result.newState, type, "new state"),
-      private: result.private ?? req.plannedPrivate ?? new Uint8Array(),
-      diagnostics: toProtoDiagnostics(result.diagnostics),
-    };
-  });
-
-  rpc("ImportResourceState", P.ImportResourceState.Request, P.ImportResourceState.Response, async (req, l) => {
-    const typeName = req.typeName ?? "";
-    l.resource(typeName);
-    const result = await l.provider.importResourceState(typeName, req.id ?? "");
-    return {
-      importedResources: result.imported.map((r) => ({
-        typeName: r.typeName,
-        state: encodeResult(r.state, l.resource(r.typeName).type, "imported state"),
-        private: r.private ?? new Uint8Array(),
-      })),
-      diagnostics: toProtoDiagnostics(result.diagnostics),
-    };
-  });
-
-  rpc("ReadDataSource", P.ReadDataSource.Request, P.ReadDataSource.Response, async (req, l) => {
-    const typeName = req.typeName ?? "";
-    const { type } = l.dataSource(typeName);
-    const config = requireObject(req.config, type, "data source configuration");
-    const result = await l.provider.readDataSource(typeName, config);
-    return {
-      state: encodeResult(result.state, type, "data source state"),
-      diagnostics: toProtoDiagnostics(result.diagnostics),
-    };
-  });
-
-  rpc("ValidateEphemeralResourceConfig", P.ValidateEphemeralResourceConfig.Request, P.ValidateEphemeralResourceConfig.Response, async (req, l) => {
-    const typeName = req.typeName ?? "";
-    const config = requireObject(req.config, l.ephemeralResource(typeName).type, "ephemeral resource configuration");
-    return { diagnostics: toProtoDiagnostics((await l.provider.validateEphemeralResourceConfig(typeName, config)).diagnostics) };
-  });
-
-  rpc("OpenEphemeralResource", P.OpenEphemeralResource.Request, P.OpenEphemeralResource.Response, async (req, l) => {
-    const typeName = req.typeName ?? "";
-    const { type } = l.ephemeralResource(typeName);
-    const result = await l.provider.openEphemeralResource(typeName, requireObject(req.config, type, "ephemeral resource configuration"));
-    return {
-      result: encodeResult(result.result, type, "ephemeral value"),
-      ...(result.renewAt ? { renewAt: toProtoTimestamp(result.renewAt) } : {}),
-      ...(result.private ? { private: result.private } : {}),
-      diagnostics: toProtoDiagnostics(result.diagnostics),
-    };
-  });
-
-  rpc("RenewEphemeralResource", P.RenewEphemeralResource.Request, P.RenewEphemeralResource.Response, async (req, l) => {
-    const typeName = req.typeName ?? "";
-    l.ephemeralResource(typeName);
-    const result = await l.provider.renewEphemeralResource(typeName, priv(req.private));
-    // The engine keeps only what this answer carries, so the old private data goes back unless replaced.
-    const kept = result.private ?? priv(req.private);
-    return {
-      ...(result.renewAt ? { renewAt: toProtoTimestamp(result.renewAt) } : {}),
-      ...(kept ? { private: kept } : {}),
-      diagnostics: toProtoDiagnostics(result.diagnostics),
-    };
-  });
-
-  rpc("CloseEphemeralResource", P.CloseEphemeralResource.Request, P.CloseEphemeralResource.Response, async (req, l) => {
-    const typeName = req.typeName ?? "";
-    l.ephemeralResource(typeName);
-    return { diagnostics: toProtoDiagnostics((await l.provider.closeEphemeralResource(typeName, priv(req.private))).diagnostics) };
-  });
-
-  rpc("GetFunctions", P.GetFunctions.Request, P.GetFunctions.Response, async (_req, l) => ({ functions: protoFunctions(l.schemas), diagnostics: [] }));
-
-  // Not routed through rpc(): a function answers with a FunctionError, which has no diagnostics.
-  server.unary(SERVICE + "CallFunction", async (bytes) => {
-    const req = P.CallFunction.Request.decode(bytes);
-    const name = req.name ?? "";
-    let res: tfplugin6.CallFunction.IResponse;
-    try {
-      res = await callFunction(await loaded(), name, req.arguments ?? []);
-    } catch (e) {
-      const text = e instanceof Failure ? [e.diagnostic.summary, e.diagnostic.detail].filter(Boolean).join(": ") : `${name}: ${describeError(e)}`;
-      if (!(e instanceof Failure)) log("error", `CallFunction ${name}: provider error`, errorFields(e));
-      res = { error: { text } };
-    }
-    return P.CallFunction.Response.encode(res).finish();
-  });
-
-  // Ctrl-C in the engine. Not routed through rpc(): it has no diagnostics, only an error
-  // string, and must not trigger loading a provider that was never needed.
-  server.unary(SERVICE + "StopProvider", async (bytes) => {
-    P.StopProvider.Request.decode(bytes);
-    let message = "";
-    try {
-      if (provider) await provider.stop();
-    } catch (e) {
-      message = describeError(e);
-      log("error", "StopProvider: provider error", { error: message });
-    }
-    return P.StopProvider.Response.encode({ Error: message }).finish();
-  });
-
-  return {
-    // Only a provider that was loaded can hold anything.
-    release: async () => {
-      forget();
-      if (provider) await provider.close();
-    },
-  };
+  server.unary(SERVICE + "CallFunction", (bytes) => service.callFunction(bytes));
+  server.unary(SERVICE + "StopProvider", (bytes) => service.stopProvider(bytes));
+  return { release: () => service.release() };
 }
