@@ -21,6 +21,14 @@ const NODE = "node:[^]+";
 const FASTIFY = "^(?:fastify|@fastify/[^/]+)(?:/|$)";
 /** Modules of the client and the contract that load no zod, which the provider may import values from. */
 const ZOD_FREE = ["errors", "retry", "paginate", "create-once", "field-rules", "enums", "timestamps", "scopes", "sshkey-format", "filterable"];
+/**
+ * Another area's internals: `../<area>/<file>` but its store.ts. An area offers the others its index.ts (`../<area>`: its
+ * services by type, its views, the recording of events) and, for the tables and repositories they read, its store.ts.
+ */
+const AREA_DOOR = {
+  regex: "^\\.\\./[a-z-]+/(?!store$)[^]+",
+  message: `layers: an area imports another area only through its index.ts (\`../<area>\`) or, for tables and repositories, its store.ts ${SEE}`,
+};
 const layer = (files, ...patterns) => ({ files, rules: { "no-restricted-imports": ["error", { patterns }] } });
 
 export default tseslint.config(
@@ -132,6 +140,11 @@ export default tseslint.config(
       message: `layers: the server's domain is the kernel below the areas and never imports one; the records it needs are its own (src/server/domain/records.ts) ${SEE}`,
     },
   ),
+  layer(["src/server/auth/**"], {
+    // Authentication and grants read several areas' records; they name the reads they make and import none of them.
+    regex: `${climbsTo("http", "admin", "areas")}|${FASTIFY}`,
+    message: `layers: the server's auth (who the caller is, what their grants allow) is below the areas and imports no area, HTTP or admin ${SEE}`,
+  }),
   layer(["src/server/http/**"], {
     regex: climbsTo("admin", "store", "areas"),
     message: `layers: HTTP's kernel knows no area, store or admin: the composition root (src/server/index.ts) registers the areas' routes and installs admin ${SEE}`,
@@ -152,12 +165,17 @@ export default tseslint.config(
       allowTypeImports: true,
       message: `layers: an area's routes take records from store.ts as types only; queries run in its services ${SEE}`,
     },
+    AREA_DOOR,
   ),
   {
-    ...layer(["src/server/areas/*/*.ts"], {
-      regex: `${climbsTo("http", "admin")}|(?:^\\.|/[a-z-]+)/(?:routes|index)$|${FASTIFY}`,
-      message: `layers: an area's services never import HTTP (src/server/http or fastify), admin or routes ${SEE}`,
-    }),
+    ...layer(
+      ["src/server/areas/*/*.ts"],
+      {
+        regex: `${climbsTo("http", "admin")}|(?:^\\.|/[a-z-]+)/(?:routes|index)$|${FASTIFY}`,
+        message: `layers: an area's services never import HTTP (src/server/http or fastify), admin or routes ${SEE}`,
+      },
+      AREA_DOOR,
+    ),
     // store.ts and routes.ts have their own rules; index.ts composes the area.
     ignores: [
       "src/server/areas/*/store.ts",
@@ -167,6 +185,8 @@ export default tseslint.config(
       "src/server/areas/*/index.ts",
     ],
   },
+  // index.ts composes the area from its own files; what it takes of another area comes through that area's door too.
+  layer(["src/server/areas/*/index.ts"], AREA_DOOR),
   // Outside src/: the benchmarks and the tests share testkit/, and a benchmark never imports a test file.
   layer(["bench/**"], {
     regex: climbsTo("test"),

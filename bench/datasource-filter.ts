@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const clock = new ManualClock(new Date(Date.now() - TOTAL * 60_000).toISOString());
   const server = await startServer({ logger: silentLogger, clock, defaultFixtures: false });
   const proxy = await FaultProxy.start(server.url);
-  const accountId = (await server.domain.tokens.authenticate(server.token!)).user.account_id;
+  const accountId = (await server.domain.auth.authenticate(server.token!)).user.account_id;
   const actions = ["tag_create", "compute_boot", "volume_create", "token_create"] as const;
   for (let i = 0; i < TOTAL; i++) {
     clock.advance(60_000);

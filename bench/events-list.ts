@@ -11,7 +11,7 @@ import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
 import { startPostgres } from "../src/harness/postgres";
 import { silentLogger, startServer, type RunningServer } from "../src/server";
-import { entities } from "../src/server/areas/events/service";
+import { entities } from "../src/server/domain/event-entities";
 import { createDatabase } from "../src/server/store/postgres";
 
 const SMALL = Number(process.env.BENCH_SMALL ?? 2_000);
@@ -22,7 +22,7 @@ const POSTGRES = process.env.BENCH_POSTGRES !== "0";
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 async function fill(server: RunningServer, upTo: number, have: number): Promise<void> {
-  const actor = await server.domain.tokens.authenticate(server.token!);
+  const actor = await server.domain.auth.authenticate(server.token!);
   for (let i = have; i < upTo; i += 64) {
     const n = Math.min(64, upTo - i);
     await Promise.all(

@@ -108,6 +108,17 @@ async function openStore(db: string, logger: Logger): Promise<Store> {
   return openSqliteStore(db, repos);
 }
 
+/** Node's documented hand-over: the HTTP server adopts the bound socket's handle. */
+function adoptSocket(server: FastifyInstance["server"], socket: Server): Promise<void> {
+  return new Promise<void>((listening, reject) => {
+    server.once("error", reject);
+    server.listen(socket, () => {
+      server.off("error", reject);
+      listening();
+    });
+  });
+}
+
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
   // Settable through the admin namespace (an offset over the given or system clock).
@@ -135,7 +146,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const secrets = options.secrets ?? cryptoSecrets;
     const admin = await setupExtras({ options, fixtures, store, domain, clock, secrets, logger, created: boot.created, fixedToken: options.token });
     app = buildApp({
-      authenticate: (bearer) => domain.tokens.authenticate(bearer),
+      authenticate: (bearer) => domain.auth.authenticate(bearer),
       routes: (router) => registerRoutes(router, domain),
       logger,
       bodyLimit: options.bodyLimit,
@@ -148,14 +159,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await app.ready();
     const server = app.server;
     handedOver = true;
-    await new Promise<void>((listening, reject) => {
-      server.once("error", reject);
-      // Node's documented hand-over: the HTTP server adopts the bound socket's handle.
-      server.listen(socket, () => {
-        server.off("error", reject);
-        listening();
-      });
-    });
+    await adoptSocket(server, socket);
     const address = server.address();
     const port = typeof address === "object" && address !== null ? address.port : (options.port ?? 0);
     const hostInUrl = host.includes(":") ? `[${host}]` : host;

@@ -35,10 +35,12 @@ const REPORT = "layers: report is pure rendering";
 const POLICY = "layers: policy imports only the contract's zod-free modules";
 const DOMAIN = "layers: the server's domain never imports HTTP (src/server/http or fastify) or admin";
 const DOMAIN_AREAS = "layers: the server's domain is the kernel below the areas and never imports one";
+const AUTH = "layers: the server's auth (who the caller is, what their grants allow) is below the areas and imports no area, HTTP or admin";
 const HTTP = "layers: HTTP's kernel knows no area, store or admin";
 const AREA_STORE = "layers: an area's store.ts imports kysely, the store kernel, the domain's records and other areas' store.ts";
 const AREA_ROUTES = "layers: an area's routes never import admin or the store kernel";
 const AREA_RECORDS = "layers: an area's routes take records from store.ts as types only";
+const AREA_DOOR = "layers: an area imports another area only through its index.ts (`../<area>`) or, for tables and repositories, its store.ts";
 const AREA_SERVICE = "layers: an area's services never import HTTP (src/server/http or fastify), admin or routes";
 const HARNESS = "layers: the harness starts the parts as processes";
 const STORE = "layers: the store kernel imports only kysely, the database drivers and node: built-ins";
@@ -95,6 +97,10 @@ const REFUSED: Array<[string, string, string, boolean]> = [
   [DOMAIN, "src/server/domain/fixture.ts", "@fastify/cors", false],
   [DOMAIN_AREAS, "src/server/domain/fixture.ts", "../areas/profile/store", true],
   [DOMAIN_AREAS, "src/server/domain/fixture.ts", "../areas", false],
+  [AUTH, "src/server/auth/fixture.ts", "../areas/tokens/store", true],
+  [AUTH, "src/server/auth/fixture.ts", "../areas", false],
+  [AUTH, "src/server/auth/fixture.ts", "../http/router", false],
+  [AUTH, "src/server/auth/fixture.ts", "fastify", true],
   [HTTP, "src/server/http/fixture.ts", "../admin/install", false],
   [HTTP, "src/server/http/fixture.ts", "../store/store", true],
   [HTTP, "src/server/http/fixture.ts", "../areas", false],
@@ -111,6 +117,12 @@ const REFUSED: Array<[string, string, string, boolean]> = [
   [AREA_SERVICE, "src/server/areas/account/child-accounts.ts", "../tokens/routes", true],
   [AREA_SERVICE, "src/server/areas/tags/objects.ts", "../../admin/context", false],
   [AREA_SERVICE, "src/server/areas/sshkeys/service.ts", "fastify", true],
+  [AREA_DOOR, "src/server/areas/sshkeys/service.ts", "../events/service", false],
+  [AREA_DOOR, "src/server/areas/account/child-accounts.ts", "../profile/users", false],
+  [AREA_DOOR, "src/server/areas/oauth/service.ts", "../tokens/service", true],
+  [AREA_DOOR, "src/server/areas/account/logins-routes.ts", "../sessions/routes", false],
+  [AREA_DOOR, "src/server/areas/oauth/index.ts", "../tokens/service", true],
+  [AREA_DOOR, "src/server/areas/tags/service.ts", "../account/billing-store", true],
   [HARNESS, "src/harness/fixture.ts", "../server", false],
   [HARNESS, "src/harness/fixture.ts", "../provider", true],
   [HARNESS, "src/harness/fixture.ts", "../client", false],
@@ -167,6 +179,8 @@ const ALLOWED: Array<[string, string, boolean?]> = [
   ["src/policy/fixture.ts", "cdktf"],
   ["src/server/domain/fixture.ts", "../store/store"],
   ["src/server/domain/fixture.ts", "../../contract"],
+  ["src/server/auth/fixture.ts", "../domain/records", true],
+  ["src/server/auth/fixture.ts", "../../contract"],
   ["src/server/http/fixture.ts", "../domain/context"],
   ["src/server/http/fixture.ts", "./router"],
   ["src/server/http/fixture.ts", "fastify"],
@@ -181,7 +195,13 @@ const ALLOWED: Array<[string, string, boolean?]> = [
   ["src/server/areas/tokens/store.ts", "../../domain/records", true],
   ["src/server/domain/fixture.ts", "./records", true],
   ["src/server/areas/sshkeys/service.ts", "./store"],
-  ["src/server/areas/sshkeys/service.ts", "../events/service"],
+  ["src/server/areas/sshkeys/service.ts", "../events"],
+  ["src/server/areas/sshkeys/service.ts", "../events/store", true],
+  ["src/server/areas/account/logins-routes.ts", "../sessions"],
+  ["src/server/areas/oauth/index.ts", "../tokens", true],
+  ["src/server/areas/oauth/index.ts", "../profile/store", true],
+  ["src/server/areas/sshkeys/service.ts", "../../auth/grants"],
+  ["src/server/areas/sshkeys/service.ts", "../../domain/event-entities"],
   ["src/server/areas/sshkeys/service.ts", "../../domain/context"],
   ["src/server/areas/sshkeys/routes.ts", "../../http/router"],
   ["src/server/areas/sshkeys/routes.ts", "./service"],

@@ -60,7 +60,7 @@ const label = (op: Op) => `${op.method} ${op.path}`;
 
 beforeAll(async () => {
   server = await startTestServer();
-  const accountId = (await server.domain.tokens.authenticate(server.token!)).user.account_id;
+  const accountId = (await server.domain.auth.authenticate(server.token!)).user.account_id;
   await server.domain.childAccounts.seedChild({ euuid: EUUID });
   const invoice = await server.domain.billing.seedInvoice(accountId, {
     date: "2025-02-01T00:00:00",

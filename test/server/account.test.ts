@@ -32,7 +32,7 @@ describe("GET /account", () => {
   });
 
   test("shows seeded money fields and the default card", async () => {
-    const accountId = (await server.domain.tokens.authenticate(server.token!)).user.account_id;
+    const accountId = (await server.domain.auth.authenticate(server.token!)).user.account_id;
     await server.domain.accountDetails.seedAccount(accountId, { balance: 12.5, balance_uninvoiced: 3 });
     await call(server, "POST", "/account/credit-card", { json: { card_number: "4111111111111111", cvv: "123", expiry_month: 4, expiry_year: 2030 } });
     const res = await call(server, "GET", "/account");
@@ -153,7 +153,7 @@ describe("PUT /account", () => {
 
   test("an update records an account_update event", async () => {
     await put({ company: "Evented" });
-    const user = (await server.domain.tokens.authenticate(server.token!)).user;
+    const user = (await server.domain.auth.authenticate(server.token!)).user;
     const events = await server.store.events.listSince(user.account_id, "2000-01-01T00:00:00");
     expect(events.map((e) => [e.action, e.username, e.entity?.type])).toEqual([["account_update", user.username, "account"]]);
     expect(await bootstrapUserId(server)).toBe(user.id);

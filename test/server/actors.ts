@@ -23,7 +23,7 @@ export async function newActor(server: TestServer, options: { restricted?: boole
 }
 
 export async function bootstrapUserId(server: TestServer): Promise<number> {
-  return (await server.domain.tokens.authenticate(server.token!)).user.id;
+  return (await server.domain.auth.authenticate(server.token!)).user.id;
 }
 
 /** An OAuth client authorized by `userId`: the app and its token. */

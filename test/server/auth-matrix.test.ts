@@ -6,7 +6,7 @@
  * only for the runs that get through.
  */
 import { GrantsResponse } from "../../src/contract";
-import { hashToken } from "../../src/server/areas/tokens/service";
+import { hashToken } from "../../src/server/auth/credentials";
 import { call, errorBody, startTestServer, type TestServer } from "./helpers";
 import { bootstrapUserId, mintFor, newActor, oauthApp } from "./actors";
 import { ed25519Key } from "./sshkey-gen";
@@ -67,7 +67,7 @@ const label = (op: Op) => `${op.method} ${op.path}`;
 
 /** An SSH key, device, login, app and spare token for `userId`. */
 async function resources(userId: number): Promise<Record<string, number>> {
-  const owner = await server.domain.tokens.authenticate(await mintFor(server, userId, "*"));
+  const owner = await server.domain.auth.authenticate(await mintFor(server, userId, "*"));
   const key = await server.domain.sshKeys.create(owner, { ssh_key: ed25519Key(), label: "k" });
   const device = await server.domain.devices.create({ userId, userAgent: "Mozilla/5.0", remoteAddr: "192.0.2.1" });
   const login = await server.domain.logins.record({ userId, ip: "192.0.2.1" });

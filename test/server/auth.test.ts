@@ -2,7 +2,7 @@
 /** Bearer authentication and scopes over real HTTP; scope parsing; tokens never in the log. */
 import { Profile, SshKey, formatTimestamp } from "../../src/contract";
 import { Scopes } from "../../src/contract/scopes";
-import { hashToken } from "../../src/server/areas/tokens/service";
+import { hashToken } from "../../src/server/auth/credentials";
 import { call, errorBody, startTestServer, type TestServer } from "./helpers";
 import { ed25519Key } from "./sshkey-gen";
 import { BAD_CREDENTIALS } from "./bad-credentials";
@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 async function mint(scopes: string, expiry: string | null = null): Promise<string> {
-  const user = (await server.domain.tokens.authenticate(server.token!)).user;
+  const user = (await server.domain.auth.authenticate(server.token!)).user;
   const parsed = Scopes.parse(scopes);
   if (!parsed.ok) throw new Error(parsed.reason);
   const { token } = await server.domain.tokens.mint({ userId: user.id, label: scopes, scopes: parsed.scopes, expiry });
@@ -61,7 +61,7 @@ describe("authentication", () => {
   test("a revoked token is refused at once", async () => {
     const token = await mint("*");
     expect((await call(server, "GET", "/profile", { token })).status).toBe(200);
-    const actor = await server.domain.tokens.authenticate(token);
+    const actor = await server.domain.auth.authenticate(token);
     await server.domain.tokens.revoke(actor, actor.token.id);
     const res = await call(server, "GET", "/profile", { token });
     expect(res.status).toBe(401);

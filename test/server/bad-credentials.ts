@@ -4,7 +4,7 @@
  * one of a revoked OAuth app), tried on every operation the router's route table (the OpenAPI
  * document it publishes) marks as needing a token. Each suite takes the operations of its areas.
  */
-import { hashToken } from "../../src/server/areas/tokens/service";
+import { hashToken } from "../../src/server/auth/credentials";
 import { call, errorBody, type TestServer } from "./helpers";
 import { at, bootstrapUserId, mintFor, oauthApp } from "./actors";
 
@@ -51,7 +51,7 @@ export const BAD_CREDENTIALS: readonly BadCredential[] = [
     kind: "a token of a revoked app",
     headers: async (s) => {
       const { app, token } = await oauthApp(s, await bootstrapUserId(s));
-      await s.domain.oauth.revokeApp(await s.domain.tokens.authenticate(s.token!), app.id);
+      await s.domain.oauth.revokeApp(await s.domain.auth.authenticate(s.token!), app.id);
       return bearer(token);
     },
   },

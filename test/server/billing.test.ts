@@ -11,7 +11,7 @@ let server: TestServer;
 let accountId: number;
 beforeEach(async () => {
   server = await startTestServer();
-  accountId = (await server.domain.tokens.authenticate(server.token!)).user.account_id;
+  accountId = (await server.domain.auth.authenticate(server.token!)).user.account_id;
 });
 afterEach(async () => {
   await server.close();

@@ -116,7 +116,7 @@ test("rule 4: restricted parent users need child_account_access for list, view a
 
 test("scopes: child_account:read_only lists, child_account:read_write mints", async () => {
   await seed();
-  const userId = (await server.domain.tokens.authenticate(server.token!)).user.id;
+  const userId = (await server.domain.auth.authenticate(server.token!)).user.id;
   const ro = await mintFor(server, userId, "child_account:read_only");
   expect((await call(server, "GET", "/account/child-accounts", { token: ro })).status).toBe(200);
   expect((await call(server, "POST", `/account/child-accounts/${EUUID}/token`, { token: ro })).status).toBe(401);

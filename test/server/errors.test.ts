@@ -261,7 +261,7 @@ describe("an unexpected exception", () => {
       throw new Error("disk on fire");
     };
     const app = buildApp({
-      authenticate: (bearer) => domain.tokens.authenticate(bearer),
+      authenticate: (bearer) => domain.auth.authenticate(bearer),
       routes: (router) => registerRoutes(router, domain),
       logger: lineLogger((l) => lines.push(l)),
     });

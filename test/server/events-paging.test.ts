@@ -6,7 +6,8 @@
  * visibility is the query's too, and agrees with the rule `visibleTo` states.
  */
 import type { GrantsResponse } from "../../src/contract";
-import { entities, visibleTo } from "../../src/server/areas/events/service";
+import { entities } from "../../src/server/domain/event-entities";
+import { visibleTo } from "../../src/server/areas/events/service";
 import { call, startTestServer, type TestServer } from "./helpers";
 import { newActor } from "./actors";
 
@@ -30,7 +31,7 @@ const page = async (n: number, size = 25): Promise<EventPage> => {
 };
 
 test("pages are newest-first slices of the window; events past 90 days leave them", async () => {
-  const actor = await server.domain.tokens.authenticate(server.token!);
+  const actor = await server.domain.auth.authenticate(server.token!);
   const before = (await page(1)).results;
   for (let i = 0; i < 40; i++) await server.domain.events.record({ actor, action: "tag_create", entity: entities.tag(`old-${i}`) });
   server.clock.advance(50 * 86_400_000);
@@ -60,7 +61,7 @@ test("pages are newest-first slices of the window; events past 90 days leave the
 test("a restricted user's pages hold exactly the events visibleTo lets them see, newest first, counted in SQL", async () => {
   const restricted = await newActor(server, { restricted: true });
   const accountId = restricted.user.account_id;
-  const admin = await server.domain.tokens.authenticate(server.token!);
+  const admin = await server.domain.auth.authenticate(server.token!);
   const types = ["compute", "volume", "account", "token", "tag", "domain"];
   for (let i = 0; i < 90; i++) {
     const type = types[i % types.length]!;

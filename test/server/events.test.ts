@@ -191,7 +191,7 @@ it("pages and filters with X-Filter on the upstream filterable fields", async ()
 });
 
 it("needs events:read_only (read_write works too); account scopes do not reach it", async () => {
-  const userId = (await server.domain.tokens.authenticate(server.token!)).user.id;
+  const userId = (await server.domain.auth.authenticate(server.token!)).user.id;
   await call(server, "POST", "/profile/tokens", { json: { label: "x" } });
   const [e] = await feed();
   for (const scopes of ["events:read_only", "events:read_write"]) {

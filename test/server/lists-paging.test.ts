@@ -13,7 +13,7 @@ let server: TestServer;
 let accountId: number;
 beforeAll(async () => {
   server = await startTestServer({ defaultFixtures: false });
-  accountId = (await server.domain.tokens.authenticate(server.token!)).user.account_id;
+  accountId = (await server.domain.auth.authenticate(server.token!)).user.account_id;
 });
 afterAll(() => server.close());
 

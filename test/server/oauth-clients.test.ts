@@ -118,7 +118,7 @@ describe("secret reset and delete", () => {
   it("delete rejects the client and invalidates every token issued to it", async () => {
     const { id, secret } = await newClient();
     const stored = (await server.store.oauthClients.getByPublicId(id))!;
-    const user = (await server.domain.tokens.authenticate(server.token!)).user;
+    const user = (await server.domain.auth.authenticate(server.token!)).user;
     const { token, app } = await server.domain.oauth.authorize({ userId: user.id, clientId: stored.id, scopes: "*" });
     expect((await call(server, "GET", "/profile", { token })).status).toBe(200);
     expect((await call(server, "GET", `/profile/apps/${app.id}`)).status).toBe(200);
@@ -226,7 +226,7 @@ describe("grants and events", () => {
   });
 
   it("a read-only token can list but not change", async () => {
-    const userId = (await server.domain.tokens.authenticate(server.token!)).user.id;
+    const userId = (await server.domain.auth.authenticate(server.token!)).user.id;
     const token = await mintFor(server, userId, "account:read_only");
     expect((await call(server, "GET", "/account/oauth-clients", { token })).status).toBe(200);
     expect((await create({ label: "x", redirect_uri: "https://a.example" }, token)).status).toBe(401);

@@ -1,7 +1,7 @@
 /** @tier unit */
 /**
  * What the server remembers between requests on SQLite, and why it is never stale: a token's
- * lookup (`TokenService.authenticate`) and answered pages of SSH keys (`RememberedAnswers`),
+ * lookup (`Authenticator.authenticate`) and answered pages of SSH keys (`RememberedAnswers`),
  * each kept while the store's `tablesMark` of what it read stays the same. This server's own
  * changes are covered where they happen (tokens.test.ts: revocation, expiry, OAuth apps;
  * sshkeys.test.ts: lists after writes); these are the ones it cannot see itself (another

@@ -7,7 +7,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hashToken } from "../../src/server/areas/tokens/service";
+import { hashToken } from "../../src/server/auth/credentials";
 import { openSqliteStore } from "../../src/server/store/sqlite";
 import { startTestServer } from "./helpers";
 import { repos } from "../../src/server/areas";

@@ -6,7 +6,7 @@
  * store-sqlite.test.ts.
  */
 import { Profile, SshKey } from "../../src/contract";
-import { hashToken } from "../../src/server/areas/tokens/service";
+import { hashToken } from "../../src/server/auth/credentials";
 import { isPostgresUrl, openPostgresStore } from "../../src/server/store/postgres";
 import { openSqliteStore } from "../../src/server/store/sqlite";
 import { call, START, startTestServer } from "./helpers";
@@ -59,7 +59,7 @@ test("a fixed token is created once, reused on restart, and refused once revoked
   const second = await startTestServer({ db: file, token: fixed });
   expect(second.token).toBe(fixed);
   expect((await call(second, "GET", "/profile/sshkeys")).status).toBe(200);
-  const actor = await second.domain.tokens.authenticate(fixed);
+  const actor = await second.domain.auth.authenticate(fixed);
   // Reused, not created again: the user still has exactly one token.
   expect((await second.store.tokens.listActive(actor.user.id, START.slice(0, 19), { limit: 1, offset: 0 })).total).toBe(1);
   await second.domain.tokens.revoke(actor, actor.token.id);

@@ -123,7 +123,7 @@ describe("+or and +and with operators inside a field's value", () => {
       await server.domain.notices.seedMaintenance(await accountId(), { entity, reason: "r", status: "pending", type, when });
     }
   });
-  const accountId = async () => (await server.domain.tokens.authenticate(server.token!)).user.account_id;
+  const accountId = async () => (await server.domain.auth.authenticate(server.token!)).user.account_id;
   const whens = (p: Page) => p.data.map((m) => m.when).sort();
   test("the spec's maintenance example: an instant or a comparison", async () => {
     const res = await list("/account/maintenance", { when: { "+or": ["2030-01-01T00:00:00", { "+gt": "2030-06-01T00:00:00" }] } });

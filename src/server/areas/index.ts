@@ -5,6 +5,7 @@
  * `createDomain`, and what it adds to lists shared by every area (a migration, event actions,
  * filterable fields: see `../README.md`).
  */
+import { Authenticator } from "../auth/authenticate";
 import type { Deps } from "../domain/context";
 import type { Router } from "../http/router";
 import type { ReposOf } from "../store/kysely-store";
@@ -52,7 +53,8 @@ export function createDomain(deps: Deps<Repos>) {
   const withSecurity = { ...withSessions, ...security.services(deps, withSessions) };
   const withTags = { ...withSecurity, ...tags.services(deps, withSecurity) };
   const withTransfers = { ...withTags, ...transfers.services(deps, withTags) };
-  return { ...withTransfers, ...account.services(deps, withTransfers) };
+  // Authentication reads several areas' records and belongs to none (`../auth`).
+  return { ...withTransfers, ...account.services(deps, withTransfers), auth: new Authenticator(deps) };
 }
 /** Every area's services. */
 export type Domain = ReturnType<typeof createDomain>;

@@ -1,5 +1,6 @@
 /**
- * The records the domain kernel itself speaks of: who acts (a user) and with what (a token).
+ * The records the domain kernel itself speaks of: who acts (a user) and with what (a token), and
+ * what an event is about (an entity, `./event-entities.ts`).
  * They are the domain's vocabulary, so they live here and the areas that store them
  * (`../areas/profile/store.ts`, `../areas/tokens/store.ts`) build their rows from them: the
  * kernel never imports an area (eslint.config.mjs).
@@ -47,4 +48,12 @@ export interface TokenRecord {
   revoked: string | null;
   /** The OAuth authorization (authorized app) an OAuth token belongs to; null for a personal access token. */
   app_id: number | null;
+}
+
+/** What an event is about (`entity`, `secondary_entity` on the wire); the events area stores it as JSON text. */
+export interface EventEntity {
+  id: number | string;
+  label: string;
+  type: string;
+  url: string;
 }

@@ -58,6 +58,37 @@ function unsentBytes(c: Connection): number {
   return bytes;
 }
 
+/** Destroys the connection unless it makes progress within `stallMs` (each progress arms it again). */
+function armStall(c: Connection, stallMs: number): void {
+  clearTimeout(c.stall);
+  c.stall = setTimeout(() => c.socket.destroy(), stallMs);
+  c.stall.unref();
+}
+
+function stopReading(c: Connection, stallMs: number): void {
+  if (!c.load.stopped) {
+    c.load.stopped = true;
+    armStall(c, stallMs);
+  }
+  // Again on every request that arrives while stopped: node resumes a socket it paused itself.
+  c.socket.pause();
+}
+
+function startReading(c: Connection): void {
+  if (!c.load.stopped) return;
+  c.load.stopped = false;
+  clearTimeout(c.stall);
+  c.stall = undefined;
+  c.socket.resume();
+}
+
+const canStart = (c: Connection, limits: BackpressureLimits): boolean => c.unanswered.size < limits.maxUnanswered && unsentBytes(c) <= limits.maxUnsentBytes;
+
+function newConnection(socket: Socket): Connection {
+  const load = { unanswered: 0, waiting: 0, peakUnanswered: 0, peakWaiting: 0, started: 0, stopped: false };
+  return { socket, unanswered: new Set(), waiting: [], load };
+}
+
 export interface Gate {
   /** The load of the connection `socket`, while it is open. */
   load(socket: Socket): ConnectionLoad | undefined;
@@ -78,38 +109,13 @@ export function gateRequests(handler: Handler, limits: BackpressureLimits = DEFA
     gate.onChange?.(c.socket, c.load);
   };
 
-  const armStall = (c: Connection) => {
-    clearTimeout(c.stall);
-    c.stall = setTimeout(() => c.socket.destroy(), limits.stallMs);
-    c.stall.unref();
-  };
-
-  const stopReading = (c: Connection) => {
-    if (!c.load.stopped) {
-      c.load.stopped = true;
-      armStall(c);
-    }
-    // Again on every request that arrives while stopped: node resumes a socket it paused itself.
-    c.socket.pause();
-  };
-
-  const startReading = (c: Connection) => {
-    if (!c.load.stopped) return;
-    c.load.stopped = false;
-    clearTimeout(c.stall);
-    c.stall = undefined;
-    c.socket.resume();
-  };
-
-  const canStart = (c: Connection) => c.unanswered.size < limits.maxUnanswered && unsentBytes(c) <= limits.maxUnsentBytes;
-
   const start = (c: Connection, req: IncomingMessage, res: ServerResponse) => {
     c.unanswered.add(res);
     c.load.started++;
     const done = () => {
       if (!c.unanswered.delete(res)) return;
       // Progress: the client reads, or the answer is out.
-      if (c.load.stopped) armStall(c);
+      if (c.load.stopped) armStall(c, limits.stallMs);
       pump(c);
     };
     res.once("finish", done);
@@ -118,7 +124,7 @@ export function gateRequests(handler: Handler, limits: BackpressureLimits = DEFA
   };
 
   const pump = (c: Connection) => {
-    while (c.waiting.length > 0 && !c.socket.destroyed && canStart(c)) {
+    while (c.waiting.length > 0 && !c.socket.destroyed && canStart(c, limits)) {
       const [req, res] = c.waiting.shift()!;
       start(c, req, res);
     }
@@ -129,12 +135,7 @@ export function gateRequests(handler: Handler, limits: BackpressureLimits = DEFA
   const connectionOf = (socket: Socket): Connection => {
     let c = connections.get(socket);
     if (c !== undefined) return c;
-    const made: Connection = {
-      socket,
-      unanswered: new Set(),
-      waiting: [],
-      load: { unanswered: 0, waiting: 0, peakUnanswered: 0, peakWaiting: 0, started: 0, stopped: false },
-    };
+    const made = newConnection(socket);
     socket.on("drain", () => pump(made));
     socket.once("close", () => {
       clearTimeout(made.stall);
@@ -149,7 +150,7 @@ export function gateRequests(handler: Handler, limits: BackpressureLimits = DEFA
 
   const handle: Handler = (req, res) => {
     const c = connectionOf(req.socket);
-    if (c.waiting.length === 0 && canStart(c)) {
+    if (c.waiting.length === 0 && canStart(c, limits)) {
       start(c, req, res);
       changed(c);
       return;
@@ -161,7 +162,7 @@ export function gateRequests(handler: Handler, limits: BackpressureLimits = DEFA
       return;
     }
     c.waiting.push([req, res]);
-    stopReading(c);
+    stopReading(c, limits.stallMs);
     changed(c);
   };
 

@@ -135,7 +135,7 @@ describe("mgmt_events beyond one page", () => {
   let apiEvents: Record<string, unknown>[];
 
   beforeAll(async () => {
-    accountId = (await server.domain.tokens.authenticate(server.token!)).user.account_id;
+    accountId = (await server.domain.auth.authenticate(server.token!)).user.account_id;
     const actions = ["tag_create", "compute_boot", "volume_create"] as const;
     for (let i = 0; i < TOTAL; i++) {
       server.clock.advance(60_000);
@@ -220,7 +220,7 @@ describe("mgmt_events beyond one page", () => {
 
 describe("a token without the list's scope", () => {
   it("gets an error naming the scope to add", async () => {
-    const uid = (await server.domain.tokens.authenticate(server.token!)).user.id;
+    const uid = (await server.domain.auth.authenticate(server.token!)).user.id;
     const accountOnly = await providerFor(server, await mintFor(server, uid, "account:read_only"));
     const events = await read(accountOnly, "mgmt_events");
     expect(events.state).toBeNull();

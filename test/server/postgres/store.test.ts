@@ -46,7 +46,7 @@ test("servers started at once on an empty database bootstrap one account and use
     expect(await query<{ n: string }>("select count(*) as n from accounts")).toEqual([{ n: "1" }]);
     expect(await query<{ n: string }>("select count(*) as n from users")).toEqual([{ n: "1" }]);
     // Every server printed a usable token for that one user.
-    const users = await Promise.all(servers.map(async (s) => (await s.domain.tokens.authenticate(s.token!)).user.id));
+    const users = await Promise.all(servers.map(async (s) => (await s.domain.auth.authenticate(s.token!)).user.id));
     expect(new Set(users).size).toBe(1);
   } finally {
     await Promise.all(servers.map((s) => s.close()));

@@ -19,7 +19,7 @@ import { invoiceItemView, invoiceView, type InvoiceBody } from "./stored-views";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { invalid, notFound } from "../../domain/errors";
 import { pageFrom, pageOf } from "../../domain/paging";
-import { requireAccountAccess } from "../profile/grants";
+import { requireAccountAccess } from "../../auth/grants";
 import type { AccountAreaRepos, AccountDetailsService } from "./details";
 
 export type PaymentMethodInput = PaymentMethodAdd;

@@ -14,9 +14,9 @@ import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "../../dom
 import { DomainError, forbidden, notFound } from "../../domain/errors";
 import { pageFrom } from "../../domain/paging";
 import { Scopes } from "../../../contract/scopes";
-import type { TokenService } from "../tokens/service";
-import { grantsOf, unauthorized } from "../profile/grants";
-import { newUser } from "../profile/users";
+import type { TokenService } from "../tokens";
+import { grantsOf, unauthorized } from "../../auth/grants";
+import { newUser } from "../profile";
 import type { TokenRecord, UserRecord } from "../../domain/records";
 
 /** The proxy user's name: `<company[0..15]>_<sha256(company + euuid)[0..16]>`. */
@@ -146,7 +146,7 @@ export class ChildAccountService {
       }
       const now = timestamp(this.deps.clock);
       await tx.billing.putAccount({ ...record, canceled: record.canceled ?? now });
-      await tx.tokens.revokeOfAccount(childAccountId, now);
+      await tx.tokens.revokeOfUsers(await tx.users.idsOf(childAccountId), now);
     });
   }
 }

@@ -2,7 +2,7 @@
 import { API_FILTERABLE, ChildAccount, PersonalAccessToken } from "../../../contract";
 import type { ChildAccountService } from "./child-accounts";
 import { answer, pageView } from "../../http/present";
-import { tokenView } from "../tokens/routes";
+import { tokenView } from "../tokens";
 import type { Router } from "../../http/router";
 import { childAccountView, pathText } from "./details-routes";
 

@@ -14,9 +14,10 @@ import type { TokenRepos } from "../tokens/store";
 import type { AccountBillingRecord, AccountDetails, AccountRepos, PaymentMethodRecord } from "./store";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { DomainError, forbidden, notFound } from "../../domain/errors";
-import { requireAccountAccess, requireUnrestricted } from "../profile/grants";
-import { entities, recordEvent } from "../events/service";
-import type { EventEntity } from "../events/store";
+import { requireAccountAccess, requireUnrestricted } from "../../auth/grants";
+import { entities } from "../../domain/event-entities";
+import { recordEvent } from "../events";
+import type { EventEntity } from "../../domain/records";
 import type { UserRecord } from "../../domain/records";
 
 export type AccountUpdateInput = z.output<typeof AccountUpdate>;
@@ -191,7 +192,7 @@ export class AccountDetailsService {
       }
       const now = timestamp(this.deps.clock);
       await tx.billing.putAccount({ ...billing, canceled: now, details: { ...billing.details, balance: 0, balance_uninvoiced: 0 } });
-      await tx.tokens.revokeOfAccount(account.id, now);
+      await tx.tokens.revokeOfUsers(await tx.users.idsOf(account.id), now);
       return { survey_link: SURVEY_LINK_BASE + account.euuid };
     });
   }

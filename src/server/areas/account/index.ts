@@ -4,7 +4,7 @@
  * of its users, and child accounts.
  */
 import type { Deps } from "../../domain/context";
-import type { TokenService } from "../tokens/service";
+import type { TokenService } from "../tokens";
 import { defineArea } from "../area";
 import { BillingService } from "./billing";
 import { ChildAccountService } from "./child-accounts";

@@ -2,7 +2,7 @@
 import { Login } from "../../../contract";
 import type { AccountLoginService } from "./logins";
 import { answer, pageView } from "../../http/present";
-import { loginView } from "../sessions/routes";
+import { loginView } from "../sessions";
 import { pathId, type Router } from "../../http/router";
 
 export function loginRoutes(r: Router, accountLogins: AccountLoginService): void {

@@ -4,7 +4,7 @@ import type { LoginRecord } from "../sessions/store";
 import { DAY, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { notFound } from "../../domain/errors";
 import { pageOf } from "../../domain/paging";
-import { requireUnrestricted } from "../profile/grants";
+import { requireUnrestricted } from "../../auth/grants";
 import type { AccountAreaRepos } from "./details";
 
 export class AccountLoginService {

@@ -8,7 +8,7 @@ import { maintenanceView, notificationView } from "./stored-views";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { notFound } from "../../domain/errors";
 import { pageFrom } from "../../domain/paging";
-import { grantsOf, requireAccountAccess } from "../profile/grants";
+import { grantsOf, requireAccountAccess } from "../../auth/grants";
 import type { AccountAreaRepos } from "./details";
 
 /** Region availability when none was seeded for the account: every service everywhere. */

@@ -7,7 +7,7 @@
  *   - `recordEvent(deps, input, store?)`: the same, waiting for the stored event, for the few callers
  *     outside such a transaction (account details, stale transfers);
  *   - `domain.events.record(input, store?)`: `recordEvent` as a service method (tests, benchmarks);
- *   - `entities.<kind>(...)`: builders for the `entity` / `secondary_entity` objects;
+ *   - the `entity` / `secondary_entity` objects come from `entities.<kind>(...)` (`../../domain/event-entities.ts`);
  *   - `RecordInput`: `{ actor, action, entity, secondaryEntity?, status?, message?, accountId? }`.
  * Pass `store` (a transaction) to record inside one; the event then exists only if it commits.
  * `actor` is who caused the event (an `Actor`, anything with a `user`, or null for the system);
@@ -20,11 +20,11 @@
 import type { EventAction, GrantsResponse, Page, PageQuery } from "../../../contract";
 import type { StoreOf } from "../../store/store";
 import { DAY, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
-import { grantsOf, type GrantRepos } from "../profile/grants";
-import type { EventEntity, EventRecord, EventRepos, EventStatus, EventVisibility, NewEvent } from "./store";
+import { grantsOf, type GrantRepos } from "../../auth/grants";
+import type { EventRecord, EventRepos, EventStatus, EventVisibility, NewEvent } from "./store";
 import { notFound } from "../../domain/errors";
 import { pageOf } from "../../domain/paging";
-import type { UserRecord } from "../../domain/records";
+import type { EventEntity, UserRecord } from "../../domain/records";
 
 export interface RecordInput {
   /** Who caused it; null: the system (no user, no username). */
@@ -43,24 +43,6 @@ export interface RecordInput {
 
 /** How far back the feed reaches. */
 export const EVENT_WINDOW_DAYS = 90;
-
-/** `entity` builders, one per kind of thing our operations act on. `url` is the API path. */
-export const entities = {
-  account: (euuid: string, label: string): EventEntity => ({ id: euuid, label, type: "account", url: "/v4/account" }),
-  profile: (user: UserRecord): EventEntity => ({ id: user.id, label: user.username, type: "profile", url: "/v4/profile" }),
-  token: (id: number, label: string): EventEntity => ({ id, label, type: "token", url: `/v4/profile/tokens/${id}` }),
-  sshKey: (id: number, label: string): EventEntity => ({ id, label, type: "user_ssh_key", url: `/v4/profile/sshkeys/${id}` }),
-  oauthClient: (publicId: string, label: string): EventEntity => ({
-    id: publicId,
-    label,
-    type: "oauth_client",
-    url: `/v4/account/oauth-clients/${publicId}`,
-  }),
-  tag: (label: string): EventEntity => ({ id: label, label, type: "tag", url: `/v4/tags/${encodeURIComponent(label)}` }),
-  entityTransfer: (token: string): EventEntity => ({ id: token, label: token, type: "entity_transfer", url: `/v4/account/entity-transfers/${token}` }),
-  compute: (id: number, label: string): EventEntity => ({ id, label, type: "compute", url: `/v4/compute/instances/${id}` }),
-  user: (user: UserRecord): EventEntity => ({ id: user.id, label: user.username, type: "user", url: `/v4/account/users/${user.username}` }),
-};
 
 /** Records one event. See the STABLE API note at the top of this file. */
 export async function recordEvent(deps: Deps<EventRepos>, input: RecordInput, store: StoreOf<EventRepos> = deps.store): Promise<EventRecord> {

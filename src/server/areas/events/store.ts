@@ -2,6 +2,7 @@
 import { sql, type ExpressionBuilder, type Expression, type Generated, type Selectable, type SelectQueryBuilder, type SqlBool } from "kysely";
 import { preparedInsert, preparedInsertLater } from "../../store/throughput";
 import { Repository, countN, counted, type Counted, type Handle, type Slice } from "../../store/store";
+import type { EventEntity } from "../../domain/records";
 
 export interface EventsTable {
   id: Generated<number>;
@@ -43,14 +44,6 @@ export interface EventTables {
 }
 
 export type EventStatus = "failed" | "finished" | "notification" | "scheduled" | "started";
-
-/** What an event is about (`entity`, `secondary_entity` on the wire). */
-export interface EventEntity {
-  id: number | string;
-  label: string;
-  type: string;
-  url: string;
-}
 
 /** An event; `user_id` and `username` are null for the system. */
 export type EventRecord = Omit<Selectable<EventsTable>, "status" | "entity" | "entity_type" | "entity_id" | "secondary_entity"> & {

@@ -2,7 +2,7 @@
 import type { Deps } from "../../domain/context";
 import type { EventRepos } from "../events/store";
 import type { ProfileRepos } from "../profile/store";
-import type { TokenService } from "../tokens/service";
+import type { TokenService } from "../tokens";
 import type { TokenRepos } from "../tokens/store";
 import { defineArea } from "../area";
 import { oauthRoutes } from "./routes";

@@ -16,13 +16,15 @@ import type { OAuthAppRecord, OAuthAppView, OAuthClientPatch, OAuthClientRecord,
 type Repos = OAuthRepos & TokenRepos & ProfileRepos & EventRepos;
 type Store = StoreOf<Repos>;
 import { OAUTH_CLIENT_CREATE_DEFAULTS, OAuthClientUpdate, sniffImage, type OAuthClientCreate, type Page, type PageQuery } from "../../../contract";
-import { requireAccountAccess } from "../profile/grants";
+import { requireAccountAccess } from "../../auth/grants";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { invalid, notFound } from "../../domain/errors";
-import { entities, noteEvent } from "../events/service";
+import { entities } from "../../domain/event-entities";
+import { noteEvent } from "../events";
 import { pageOf } from "../../domain/paging";
 import { Scopes } from "../../../contract/scopes";
-import { hashToken, type TokenService } from "../tokens/service";
+import { hashToken } from "../../auth/credentials";
+import type { TokenService } from "../tokens";
 
 export interface NewClientInput {
   label: string;

@@ -1,6 +1,8 @@
 /** OAuth clients, their authorizations by users (authorized apps) and thumbnails: tables, records, queries. */
 import type { Generated, Selectable } from "kysely";
 import { Repository, countN, counted, totalOver, type Counted, type Handle, type Slice } from "../../store/store";
+import type { ProfileTables } from "../profile/store";
+import type { TokenTables } from "../tokens/store";
 
 export interface OAuthClientsTable {
   id: Generated<number>;
@@ -70,7 +72,10 @@ function clientColumns(fields: OAuthClientPatch): Record<string, string | number
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Record<string, string | number | null>;
 }
 
-export class OAuthClients extends Repository<OAuthTables> {
+/** What the area's queries read: its tables, and those a bearer token's lookup reads with them (`OAuthApps.lookupMark`). */
+type Tables = OAuthTables & TokenTables & Pick<ProfileTables, "users">;
+
+export class OAuthClients extends Repository<Tables> {
   async insert(client: NewOAuthClient): Promise<OAuthClientRecord> {
     const row = await this.db
       .insertInto("oauth_clients")
@@ -122,9 +127,18 @@ export class OAuthClients extends Repository<OAuthTables> {
   }
 }
 
-export class OAuthApps extends Repository<OAuthTables> {
+export class OAuthApps extends Repository<Tables> {
   insert(app: NewOAuthApp): Promise<OAuthAppRecord> {
     return this.db.insertInto("oauth_apps").values(app).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /**
+   * Stays the same while no bearer token's lookup can answer differently: tokens, their users and the
+   * apps of OAuth tokens unchanged (what `../../auth/authenticate.ts` reads). Here because an OAuth
+   * token's lookup is the one that reads all three.
+   */
+  lookupMark(): string | undefined {
+    return this.handle.tablesMark(["tokens", "oauth_apps", "users"]);
   }
 
   /** Any app by id, active or not (authentication checks it). */
@@ -173,7 +187,7 @@ export class OAuthApps extends Repository<OAuthTables> {
   }
 }
 
-export class Thumbnails extends Repository<OAuthTables> {
+export class Thumbnails extends Repository<Tables> {
   async get(clientId: number): Promise<ThumbnailRecord | undefined> {
     const row = await this.db.selectFrom("oauth_thumbnails").selectAll().where("client_id", "=", clientId).executeTakeFirst();
     return row && { client_id: row.client_id, content_type: row.content_type, data: Buffer.from(row.data, "base64") };
@@ -188,7 +202,7 @@ export class Thumbnails extends Repository<OAuthTables> {
   }
 }
 
-export const oauthRepos = (handle: Handle<OAuthTables>) => ({
+export const oauthRepos = (handle: Handle<Tables>) => ({
   oauthClients: new OAuthClients(handle),
   oauthApps: new OAuthApps(handle),
   thumbnails: new Thumbnails(handle),

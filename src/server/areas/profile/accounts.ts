@@ -10,7 +10,7 @@ import type { TokenRepos } from "../tokens/store";
 import type { ProfileRepos } from "./store";
 import { timestamp, type Deps } from "../../domain/context";
 import { Scopes } from "../../../contract/scopes";
-import type { TokenService } from "../tokens/service";
+import type { TokenService } from "../tokens";
 import { newUser } from "./users";
 import type { UserRecord } from "../../domain/records";
 

@@ -1,7 +1,7 @@
 /** Accounts and users: bootstrap, `/profile`, grants and preferences. */
 import type { Deps } from "../../domain/context";
 import type { EventRepos } from "../events/store";
-import type { TokenService } from "../tokens/service";
+import type { TokenService } from "../tokens";
 import type { TokenRepos } from "../tokens/store";
 import { defineArea } from "../area";
 import { AccountService } from "./accounts";
@@ -10,6 +10,9 @@ import { ProfileService } from "./profile";
 import { profileRoutes } from "./routes";
 import { profileRepos, type ProfileRepos } from "./store";
 import { UserService } from "./users";
+
+/** What the other areas use: a new user's record (a child account's proxy user). */
+export { newUser } from "./users";
 
 export const profile = defineArea({
   repos: profileRepos,

@@ -5,7 +5,8 @@ import type { EventRepos } from "../events/store";
 import type { ProfileRepos, UserPatch } from "./store";
 import type { Actor, Deps } from "../../domain/context";
 import { forbidden, invalid, invalidToken } from "../../domain/errors";
-import { entities, noteEvent } from "../events/service";
+import { entities } from "../../domain/event-entities";
+import { noteEvent } from "../events";
 import type { UserRecord } from "../../domain/records";
 
 export type ProfileChange = z.output<typeof ProfileUpdate>;

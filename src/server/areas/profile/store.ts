@@ -159,6 +159,12 @@ export class Users extends Repository<ProfileTables> {
     return row && userRecord(row);
   }
 
+  /** The ids of every user of the account. */
+  async idsOf(accountId: number): Promise<number[]> {
+    const rows = await this.db.selectFrom("users").select("id").where("account_id", "=", accountId).execute();
+    return rows.map((r) => r.id);
+  }
+
   /** The account's proxy user (the lowest id), if it has one. */
   async proxyOf(accountId: number): Promise<number | undefined> {
     const row = await this.db

@@ -6,7 +6,7 @@
 import { GrantsResponse } from "../../../contract";
 import type { NewUser, ProfileRepos } from "./store";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
-import { grantsOf } from "./grants";
+import { grantsOf } from "../../auth/grants";
 import { DomainError, notFound } from "../../domain/errors";
 import type { UserRecord, UserType } from "../../domain/records";
 

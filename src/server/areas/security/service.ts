@@ -16,8 +16,9 @@ type Repos = SecurityRepos & ProfileRepos & TokenRepos & EventRepos;
 type Store = StoreOf<Repos>;
 import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { invalid } from "../../domain/errors";
-import { entities, noteEvent } from "../events/service";
-import { hashToken } from "../tokens/service";
+import { entities } from "../../domain/event-entities";
+import { noteEvent } from "../events";
+import { hashToken } from "../../auth/credentials";
 import { base32Encode, verifyTotp } from "./totp";
 
 export const SECURITY_QUESTIONS: ReadonlyArray<{ id: number; question: string }> = [

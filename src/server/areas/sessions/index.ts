@@ -6,6 +6,9 @@ import { sessionRoutes } from "./routes";
 import { DeviceService, LoginService } from "./service";
 import { sessionRepos, type SessionRepos } from "./store";
 
+/** What the other areas use: a login's view (the account's logins). */
+export { loginView } from "./routes";
+
 export const sessions = defineArea({
   repos: sessionRepos,
   services: (deps: Deps<SessionRepos & ProfileRepos>) => ({

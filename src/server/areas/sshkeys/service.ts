@@ -10,7 +10,8 @@ import { sameSshKey, type Page, type PageQuery, type SshKeyCreate, type SshKeyUp
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { invalid, notFound } from "../../domain/errors";
 import { pageOf } from "../../domain/paging";
-import { entities, noteEvent } from "../events/service";
+import { entities } from "../../domain/event-entities";
+import { noteEvent } from "../events";
 import type { EventRepos } from "../events/store";
 import type { SshKeyRecord, SshKeyRepos } from "./store";
 

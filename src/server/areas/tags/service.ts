@@ -5,12 +5,13 @@
  */
 import type { Page, PageQuery, TagCreate, TaggedObject } from "../../../contract";
 import type { EventRepos } from "../events/store";
-import type { GrantRepos } from "../profile/grants";
+import type { ProfileRepos } from "../profile/store";
 import type { ObjectKind, TagRecord, TagRepos } from "./store";
-import { requireUnrestricted } from "../profile/grants";
+import { requireUnrestricted } from "../../auth/grants";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { DomainError, notFound } from "../../domain/errors";
-import { entities, noteEvent } from "../events/service";
+import { entities } from "../../domain/event-entities";
+import { noteEvent } from "../events";
 import type { ObjectService } from "./objects";
 import { pageFrom, pageOf } from "../../domain/paging";
 
@@ -24,7 +25,7 @@ const FIELD_OF: Record<ObjectKind, "computes" | "domains" | "volumes" | "nodebal
 
 export class TagService {
   constructor(
-    private readonly deps: Deps<TagRepos & GrantRepos & EventRepos>,
+    private readonly deps: Deps<TagRepos & Pick<ProfileRepos, "users" | "grants"> & EventRepos>,
     private readonly objects: ObjectService,
   ) {}
 

@@ -1,23 +1,20 @@
 /**
- * Personal access tokens: minting, authentication (lookup by hash, expiry, revocation) and
- * revocation. A token is stored only as its SHA-256 hash plus its first 16 characters.
+ * Personal access tokens: minting, listing and revocation. A token is stored only as its SHA-256
+ * hash plus its first 16 characters (`../../auth/credentials.ts`); authentication is `../../auth/authenticate.ts`.
  */
-import { createHash } from "node:crypto";
 import type { z } from "zod";
-import { TOKEN_PREFIX_LENGTH, isBearerTokenText, parseTimestamp, type Page, type PageQuery, type TokenCreate, type TokenUpdate } from "../../../contract";
+import { TOKEN_PREFIX_LENGTH, isBearerTokenText, type Page, type PageQuery, type TokenCreate, type TokenUpdate } from "../../../contract";
 import type { StoreOf } from "../../store/store";
 import { comparableTimestamp, timestamp, type Actor, type Deps } from "../../domain/context";
-import { forbidden, invalid, invalidToken, notFound } from "../../domain/errors";
+import { forbidden, invalid, notFound } from "../../domain/errors";
 import { pageOf } from "../../domain/paging";
-import { entities, noteEvent } from "../events/service";
+import { entities } from "../../domain/event-entities";
+import { noteEvent } from "../events";
 import type { EventRepos } from "../events/store";
-import type { OAuthRepos } from "../oauth/store";
-import type { ProfileRepos } from "../profile/store";
+import { hashToken, tokenUsable } from "../../auth/credentials";
 import { Scopes } from "../../../contract/scopes";
 import type { TokenRepos } from "./store";
 import type { TokenRecord } from "../../domain/records";
-
-export const hashToken = (token: string): string => createHash("sha256").update(token, "utf8").digest("hex");
 
 export interface MintRequest {
   userId: number;
@@ -31,19 +28,10 @@ export interface MintRequest {
   appId?: number;
 }
 
-/** How many bearer tokens' lookups `authenticate` remembers. */
-const REMEMBERED_TOKENS = 1000;
-
-interface Found {
-  actor: Actor;
-  appExpiry: string | null;
-}
-
 export type TokenInput = z.output<typeof TokenCreate>;
 export type TokenChange = z.output<typeof TokenUpdate>;
 
-/** Tokens, and what authentication reads: the apps of OAuth tokens and the users. */
-type Repos = TokenRepos & Pick<OAuthRepos, "oauthApps"> & Pick<ProfileRepos, "users"> & EventRepos;
+type Repos = TokenRepos & EventRepos;
 /** What minting and finding a token take. */
 type Store = StoreOf<TokenRepos & EventRepos>;
 
@@ -52,53 +40,7 @@ export class TokenService {
 
   /** Whether the token can still be used now. */
   usable(token: TokenRecord): boolean {
-    if (token.revoked !== null) return false;
-    return token.expiry === null || parseTimestamp(token.expiry).getTime() > this.deps.clock.now().getTime();
-  }
-
-  /**
-   * The caller a bearer token stands for. What the lookup found is remembered for as long as
-   * the store's mark of the tables it reads stays the same (no revocation, no user or app
-   * change, in this process or another); expiry is checked against the clock every time.
-   * Saves the hash and two or three queries per request.
-   */
-  async authenticate(bearer: string): Promise<Actor> {
-    if (!isBearerTokenText(bearer)) throw invalidToken();
-    const mark = this.deps.store.tokens.lookupMark();
-    const known = mark === undefined ? undefined : this.known.get(bearer);
-    const hit = known !== undefined && known.mark === mark ? known.found : undefined;
-    const found = hit ?? (await this.lookUp(bearer));
-    if (!this.usable(found.actor.token) || (found.appExpiry !== null && found.appExpiry <= comparableTimestamp(this.deps.clock))) throw invalidToken();
-    if (mark !== undefined && hit === undefined) this.remember(bearer, { mark, found });
-    return found.actor;
-  }
-
-  /** The token's actor, or invalidToken; `appExpiry`: its authorized app's expiry (OAuth tokens). */
-  private async lookUp(bearer: string): Promise<Found> {
-    const { store } = this.deps;
-    const token = await store.tokens.findByHash(hashToken(bearer));
-    if (token === undefined || token.revoked !== null) throw invalidToken();
-    let clientId: number | null = null;
-    let appExpiry: string | null = null;
-    if (token.app_id !== null) {
-      // An OAuth token lives as long as its authorization (the authorized app).
-      const app = await store.oauthApps.byId(token.app_id);
-      if (app === undefined || app.revoked !== null) throw invalidToken();
-      clientId = app.client_id;
-      appExpiry = app.expiry;
-    }
-    const scopes = Scopes.parse(token.scopes);
-    const user = await store.users.get(token.user_id);
-    if (!scopes.ok || user === undefined) throw invalidToken();
-    return { actor: { user, token, scopes: scopes.scopes, clientId }, appExpiry };
-  }
-
-  private readonly known = new Map<string, { mark: string; found: Found }>();
-
-  private remember(bearer: string, entry: { mark: string; found: Found }): void {
-    // Forget the oldest past the bound; a stale entry is never used (its mark differs).
-    if (this.known.size >= REMEMBERED_TOKENS) this.known.delete(this.known.keys().next().value!);
-    this.known.set(bearer, entry);
+    return tokenUsable(token, this.deps.clock);
   }
 
   /** The actor's active personal access tokens (neither revoked nor expired). */

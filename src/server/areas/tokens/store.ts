@@ -2,8 +2,6 @@
 import type { Generated, Kysely } from "kysely";
 import { prepared } from "../../store/throughput";
 import { Repository, countN, counted, totalOver, type Counted, type Handle, type Slice } from "../../store/store";
-import type { OAuthTables } from "../oauth/store";
-import type { ProfileTables } from "../profile/store";
 import type { TokenRecord } from "../../domain/records";
 
 /** The table is the domain's `TokenRecord` (src/server/domain/records.ts), with the ids the database assigns. */
@@ -13,15 +11,12 @@ export interface TokenTables {
   tokens: TokensTable;
 }
 
-/** What the token queries read: their table, the users of an account and the apps that authenticate. */
-type Tables = TokenTables & Pick<ProfileTables, "users"> & Pick<OAuthTables, "oauth_apps">;
-
 export type NewToken = Omit<TokenRecord, "id" | "revoked" | "app_id"> & { app_id?: number | null };
 
 /** Every authenticated request looks its token up (see `../../store/throughput/prepared.ts`). */
-const tokenByHash = prepared((db: Kysely<Tables>, hash: string) => db.selectFrom("tokens").selectAll().where("token_hash", "=", hash));
+const tokenByHash = prepared((db: Kysely<TokenTables>, hash: string) => db.selectFrom("tokens").selectAll().where("token_hash", "=", hash));
 
-export class Tokens extends Repository<Tables> {
+export class Tokens extends Repository<TokenTables> {
   insert(token: NewToken): Promise<TokenRecord> {
     return this.db.insertInto("tokens").values(token).returningAll().executeTakeFirstOrThrow();
   }
@@ -29,11 +24,6 @@ export class Tokens extends Repository<Tables> {
   async findByHash(hash: string): Promise<TokenRecord | undefined> {
     const [row] = await tokenByHash(this.db, hash);
     return row;
-  }
-
-  /** Stays the same while no token lookup can answer differently: tokens, their users and apps unchanged. */
-  lookupMark(): string | undefined {
-    return this.handle.tablesMark(["tokens", "oauth_apps", "users"]);
   }
 
   /** A personal access token of the user (OAuth tokens are not looked up here). */
@@ -68,20 +58,16 @@ export class Tokens extends Repository<Tables> {
     return this.db.updateTable("tokens").set({ label }).where("id", "=", id).returningAll().executeTakeFirst();
   }
 
+  /** Revokes every token of the users (an account's, read in the same transaction). */
+  async revokeOfUsers(userIds: readonly number[], at: string): Promise<void> {
+    if (userIds.length === 0) return;
+    await this.db.updateTable("tokens").set({ revoked: at }).where("revoked", "is", null).where("user_id", "in", userIds).execute();
+  }
+
   async revokeByApp(appId: number, at: string): Promise<void> {
     await this.db.updateTable("tokens").set({ revoked: at }).where("app_id", "=", appId).where("revoked", "is", null).execute();
   }
-
-  /** Revokes every token of every user of the account. */
-  async revokeOfAccount(accountId: number, at: string): Promise<void> {
-    await this.db
-      .updateTable("tokens")
-      .set({ revoked: at })
-      .where("revoked", "is", null)
-      .where("user_id", "in", (eb) => eb.selectFrom("users").select("id").where("account_id", "=", accountId))
-      .execute();
-  }
 }
 
-export const tokenRepos = (handle: Handle<Tables>) => ({ tokens: new Tokens(handle) });
+export const tokenRepos = (handle: Handle<TokenTables>) => ({ tokens: new Tokens(handle) });
 export type TokenRepos = ReturnType<typeof tokenRepos>;

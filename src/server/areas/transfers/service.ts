@@ -9,16 +9,17 @@
 import { TRANSFER_LIFETIME_HOURS, type EntityTransferCreate, type Page, type PageQuery } from "../../../contract";
 import type { StoreOf } from "../../store/store";
 import type { EventRepos } from "../events/store";
-import type { GrantRepos } from "../profile/grants";
+import type { ProfileRepos } from "../profile/store";
 import type { TagRepos } from "../tags/store";
 import type { TransferRecord, TransferRepos, TransferStatus } from "./store";
 
-type Repos = TransferRepos & TagRepos & GrantRepos & EventRepos;
+type Repos = TransferRepos & TagRepos & Pick<ProfileRepos, "users" | "grants"> & EventRepos;
 type Store = StoreOf<Repos>;
-import { requireUnrestricted } from "../profile/grants";
+import { requireUnrestricted } from "../../auth/grants";
 import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { DomainError, forbidden, invalid, notFound } from "../../domain/errors";
-import { entities, noteEvent, recordEvent } from "../events/service";
+import { entities } from "../../domain/event-entities";
+import { noteEvent, recordEvent } from "../events";
 import { pageOf } from "../../domain/paging";
 
 export interface TransferView extends TransferRecord {

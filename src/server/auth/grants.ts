@@ -1,16 +1,20 @@
 /**
  * Grant checks shared by the areas of the account, OAuth clients, tags, events and entity
  * transfers: who may do what beyond their token's scopes. An unrestricted user may do
- * everything; a restricted user needs the grant the operation names.
+ * everything; a restricted user needs the grant the operation names. The rule belongs to no one
+ * area, so it lives below them all and names only the two reads it makes (the profile area's
+ * `users` and `grants` repositories are these).
  */
-import { GrantsResponse, emptyGrants } from "../../../contract";
-import type { Actor } from "../../domain/context";
-import type { ProfileRepos } from "./store";
-import { forbidden, type DomainError } from "../../domain/errors";
-import type { UserRecord } from "../../domain/records";
+import { GrantsResponse, emptyGrants } from "../../contract";
+import type { Actor } from "../domain/context";
+import { forbidden, type DomainError } from "../domain/errors";
+import type { UserRecord } from "../domain/records";
 
-/** What reading grants takes. */
-export type GrantRepos = Pick<ProfileRepos, "users" | "grants">;
+/** What reading grants takes: the user as stored now and their grants as stored JSON text. */
+export interface GrantRepos {
+  readonly users: { get(id: number): Promise<UserRecord | undefined> };
+  readonly grants: { get(userId: number): Promise<string | undefined> };
+}
 
 /** Upstream's reason for a restricted user on an operation their grants do not cover. */
 export const NOT_AUTHORIZED_REASON = "Unauthorized";
