@@ -5,7 +5,7 @@
  */
 import { isBearerTokenText } from "../../contract";
 import { Scopes } from "../../contract/scopes";
-import { comparableTimestamp, type Actor, type Deps } from "../domain/context";
+import { stillAhead, type Actor, type Deps } from "../domain/context";
 import { invalidToken } from "../domain/errors";
 import type { TokenRecord, UserRecord } from "../domain/records";
 import { hashToken, tokenUsable } from "./credentials";
@@ -46,7 +46,7 @@ export class Authenticator {
     const hit = known !== undefined && known.mark === mark ? known.found : undefined;
     const found = hit ?? (await this.lookUp(bearer));
     const { clock } = this.deps;
-    if (!tokenUsable(found.actor.token, clock) || (found.appExpiry !== null && found.appExpiry <= comparableTimestamp(clock))) throw invalidToken();
+    if (!tokenUsable(found.actor.token, clock) || !stillAhead(found.appExpiry, clock)) throw invalidToken();
     if (mark !== undefined && hit === undefined) this.remember(bearer, { mark, found });
     return found.actor;
   }

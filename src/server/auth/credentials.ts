@@ -4,14 +4,13 @@
  * SHA-256 hash plus its first 16 characters, and is usable until revoked or expired.
  */
 import { createHash } from "node:crypto";
-import { parseTimestamp } from "../../contract";
 import type { Clock } from "../clock";
+import { stillAhead } from "../domain/context";
 import type { TokenRecord } from "../domain/records";
 
 export const hashToken = (token: string): string => createHash("sha256").update(token, "utf8").digest("hex");
 
 /** Whether the token can still be used now. */
 export function tokenUsable(token: TokenRecord, clock: Clock): boolean {
-  if (token.revoked !== null) return false;
-  return token.expiry === null || parseTimestamp(token.expiry).getTime() > clock.now().getTime();
+  return token.revoked === null && stillAhead(token.expiry, clock);
 }

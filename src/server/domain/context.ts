@@ -59,6 +59,13 @@ export const timestamp = (clock: Clock): string => timestampOf(clock.now().getTi
  */
 export const comparableTimestamp = (clock: Clock): string => formatTimestamp(Math.max(FIRST_WIRE_MS, Math.min(LAST_WIRE_MS, clock.now().getTime())));
 
+/**
+ * Whether a stored time (an expiry; null for "never") is still ahead of the clock. Stored times are
+ * the wire form, fixed-width UTC text, so they compare as text: this is the comparison the SQL of
+ * the lists makes with `comparableTimestamp` too, and the one rule for "expired".
+ */
+export const stillAhead = (stored: string | null, clock: Clock): boolean => stored === null || stored > comparableTimestamp(clock);
+
 const timestampOf = (at: number): string => {
   if (at > LAST_WIRE_MS || at < FIRST_WIRE_MS)
     throw invalid(null, `The server's clock is outside 0000-01-01T00:00:00 to ${LAST_WIRE_TIME}, the times the API can show (DELETE /__admin/clock resets it)`);

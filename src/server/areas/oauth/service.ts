@@ -17,7 +17,7 @@ type Repos = OAuthRepos & TokenRepos & ProfileRepos & EventRepos;
 type Store = StoreOf<Repos>;
 import { OAUTH_CLIENT_CREATE_DEFAULTS, OAuthClientUpdate, sniffImage, type OAuthClientCreate, type Page, type PageQuery } from "../../../contract";
 import { requireAccountAccess } from "../../auth/grants";
-import { timestamp, type Actor, type Deps } from "../../domain/context";
+import { comparableTimestamp, timestamp, type Actor, type Deps } from "../../domain/context";
 import { invalid, notFound } from "../../domain/errors";
 import { entities } from "../../domain/event-entities";
 import { noteEvent } from "../events";
@@ -215,12 +215,12 @@ export class OAuthService {
   }
 
   listApps(actor: Actor, query: PageQuery): Promise<Page<OAuthAppView>> {
-    const now = timestamp(this.deps.clock);
+    const now = comparableTimestamp(this.deps.clock);
     return pageOf(query, (slice) => this.deps.store.oauthApps.listActive(actor.user.id, now, slice));
   }
 
   async getApp(actor: Actor, id: number): Promise<OAuthAppView> {
-    const app = await this.deps.store.oauthApps.getActive(actor.user.id, id, timestamp(this.deps.clock));
+    const app = await this.deps.store.oauthApps.getActive(actor.user.id, id, comparableTimestamp(this.deps.clock));
     if (app === undefined) throw notFound();
     return app;
   }

@@ -14,7 +14,7 @@ import type { SecurityAnswerRecord, SecurityRepos } from "./store";
 
 type Repos = SecurityRepos & ProfileRepos & TokenRepos & EventRepos;
 type Store = StoreOf<Repos>;
-import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
+import { MINUTE, stillAhead, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { invalid } from "../../domain/errors";
 import { entities } from "../../domain/event-entities";
 import { noteEvent } from "../events";
@@ -106,7 +106,7 @@ export class TwoFactorService {
       if (pending === undefined || pending.confirmed !== null) {
         throw invalid(null, "No two-factor secret has been issued; request one with POST /profile/tfa-enable");
       }
-      if (pending.expiry <= timestamp(clock)) throw invalid(null, "The two-factor secret has expired; request a new one with POST /profile/tfa-enable");
+      if (!stillAhead(pending.expiry, clock)) throw invalid(null, "The two-factor secret has expired; request a new one with POST /profile/tfa-enable");
       if (!verifyTotp(pending.secret, input.tfa_code.trim(), clock.now())) throw invalid("tfa_code", "Invalid two-factor code");
       const scratch = secrets.hex(8);
       await tx.tfaSecrets.put({ ...pending, confirmed: timestamp(clock), scratch_hash: hashToken(scratch) });

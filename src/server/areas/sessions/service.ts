@@ -6,7 +6,7 @@
 import { LOGIN_HISTORY_DAYS, TRUSTED_DEVICE_DAYS, parseTimestamp, type Page, type PageQuery } from "../../../contract";
 import type { ProfileRepos } from "../profile/store";
 import type { DeviceRecord, LoginRecord, LoginStatus, SessionRepos } from "./store";
-import { DAY, laterTimestamp, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
+import { DAY, comparableTimestamp, laterTimestamp, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { notFound } from "../../domain/errors";
 import { pageOf } from "../../domain/paging";
 
@@ -34,12 +34,12 @@ export class DeviceService {
   }
 
   list(actor: Actor, query: PageQuery): Promise<Page<DeviceRecord>> {
-    const now = timestamp(this.deps.clock);
+    const now = comparableTimestamp(this.deps.clock);
     return pageOf(query, (slice) => this.deps.store.devices.listActive(actor.user.id, now, slice));
   }
 
   async get(actor: Actor, id: number): Promise<DeviceRecord> {
-    const device = await this.deps.store.devices.getActive(actor.user.id, id, timestamp(this.deps.clock));
+    const device = await this.deps.store.devices.getActive(actor.user.id, id, comparableTimestamp(this.deps.clock));
     if (device === undefined) throw notFound();
     return device;
   }

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import { TOKEN_PREFIX_LENGTH, isBearerTokenText, type Page, type PageQuery, type TokenCreate, type TokenUpdate } from "../../../contract";
 import type { StoreOf } from "../../store/store";
-import { comparableTimestamp, timestamp, type Actor, type Deps } from "../../domain/context";
+import { comparableTimestamp, stillAhead, timestamp, type Actor, type Deps } from "../../domain/context";
 import { forbidden, invalid, notFound } from "../../domain/errors";
 import { pageOf } from "../../domain/paging";
 import { entities } from "../../domain/event-entities";
@@ -74,7 +74,7 @@ export class TokenService {
       scopes = parsed.scopes;
     }
     const expiry = input.expiry ?? null;
-    if (expiry !== null && expiry <= comparableTimestamp(this.deps.clock)) throw invalid("expiry", "expiry must be in the future");
+    if (!stillAhead(expiry, this.deps.clock)) throw invalid("expiry", "expiry must be in the future");
     return this.deps.store.transaction(async (tx) => {
       const minted = await this.mint({ userId: actor.user.id, label: input.label, scopes, expiry }, tx);
       await noteEvent(this.deps, { actor, action: "token_create", entity: entities.token(minted.record.id, minted.record.label) }, tx);

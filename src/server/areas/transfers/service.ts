@@ -16,7 +16,7 @@ import type { TransferRecord, TransferRepos, TransferStatus } from "./store";
 type Repos = TransferRepos & TagRepos & Pick<ProfileRepos, "users" | "grants"> & EventRepos;
 type Store = StoreOf<Repos>;
 import { requireUnrestricted } from "../../auth/grants";
-import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
+import { MINUTE, stillAhead, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { DomainError, forbidden, invalid, notFound } from "../../domain/errors";
 import { entities } from "../../domain/event-entities";
 import { noteEvent, recordEvent } from "../events";
@@ -31,7 +31,7 @@ export class TransferService {
 
   /** The status as of now: a pending transfer past its expiry is stale. */
   private statusOf(t: TransferRecord): TransferStatus {
-    return t.status === "pending" && t.expiry <= timestamp(this.deps.clock) ? "stale" : t.status;
+    return t.status === "pending" && !stillAhead(t.expiry, this.deps.clock) ? "stale" : t.status;
   }
 
   private view(actor: Actor, t: TransferRecord): TransferView {
