@@ -12,6 +12,11 @@
  * A third contender is the same stack through `mgmt warm` (src/cli/warm.ts): one provider process,
  * started before the rounds, that every command attaches to instead of starting the plugin.
  *
+ * BENCH_BASE names another build's folder (a copy of its bin/ and dist/ made before a change): its
+ * plugin is then one more engine-started contender, alternated with the rest, for A/B figures in one run.
+ * Both builds' starts are then traced in every round, and the table adds the plugin's CPU time per
+ * command (all its starts, summed), which a busy machine moves far less than wall time.
+ *
  * Run with `npm run bench:stack` (BENCH_SIZES=10,100,1000, BENCH_RUNS=3, BENCH_ENGINES=tofu,terraform; BENCH_TRACE_N=0 skips the traced runs).
  */
 import { spawn } from "node:child_process";
@@ -32,6 +37,7 @@ const TRACE_N = Number(process.env.BENCH_TRACE_N ?? 100);
 const RSS_N = process.env.BENCH_RSS_N ? Number(process.env.BENCH_RSS_N) : undefined;
 const wanted = (process.env.BENCH_ENGINES ?? "tofu,terraform").split(",");
 const ENGINES = availableEngines().filter((e) => wanted.includes(e.name));
+const BASE = process.env.BENCH_BASE;
 
 type Step = "apply" | "plan" | "destroy";
 const STEPS: readonly Step[] = ["apply", "plan", "destroy"];
@@ -42,11 +48,11 @@ const ARGS: Record<Step, string[]> = {
   destroy: ["destroy", "-no-color", "-auto-approve", "-input=false"],
 };
 
-type Contender = "terraform_data" | "mgmt_ssh_key" | "warm";
-const CONTENDERS: readonly Contender[] = ["mgmt_ssh_key", "terraform_data", "warm"];
+type Contender = "terraform_data" | "mgmt_ssh_key" | "warm" | "base";
+const CONTENDERS: readonly Contender[] = ["mgmt_ssh_key", "terraform_data", "warm", ...(BASE ? (["base"] as const) : [])];
 
 /** A folder holding N resources of one contender. The keys are made once per N: generating them is not what is measured. */
-function writeStack(dir: string, contender: Exclude<Contender, "warm">, keys: readonly string[]): void {
+function writeStack(dir: string, contender: "terraform_data" | "mgmt_ssh_key", keys: readonly string[]): void {
   mkdirSync(dir, { recursive: true });
   const resources = Object.fromEntries(
     keys.map((key, i) => [`r${i}`, contender === "terraform_data" ? { input: { label: `k${i}`, ssh_key: key } } : { label: `k${i}`, ssh_key: key }]),
@@ -77,16 +83,32 @@ interface Setup {
   readonly engine: Engine;
   readonly env: NodeJS.ProcessEnv;
   readonly dirs: Record<Contender, string>;
+  /** The environment of BENCH_BASE's plugin: its own CLI config, and a code cache folder of its own so that neither build rewrites the other's. */
+  readonly baseEnv: NodeJS.ProcessEnv;
 }
 
 function setUp(api: LocalApi, engine: Engine, n: number, keys: readonly string[]): Setup {
   const root = join(api.dir, `${engine.name}-${n}`);
-  const dirs = { terraform_data: join(root, "data"), mgmt_ssh_key: join(root, "mgmt"), warm: join(root, "warm") };
+  const dirs = { terraform_data: join(root, "data"), mgmt_ssh_key: join(root, "mgmt"), warm: join(root, "warm"), base: join(root, "base") };
   writeStack(dirs.terraform_data, "terraform_data", keys);
   writeStack(dirs.mgmt_ssh_key, "mgmt_ssh_key", keys);
   writeStack(dirs.warm, "mgmt_ssh_key", keys);
-  const env = engineEnvironment({ cliConfig: writeCliConfig(root), url: api.server.url, token: api.server.token });
-  return { api, engine, env, dirs };
+  if (BASE) writeStack(dirs.base, "mgmt_ssh_key", keys);
+  // Code caches of the bench's own (made by the untimed round): the user's folder is shared with every other build on the machine.
+  const cache = (name: string) => {
+    const dir = join(root, name);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  };
+  const env = {
+    ...engineEnvironment({ cliConfig: writeCliConfig(root), url: api.server.url, token: api.server.token }),
+    MGMT_PLUGIN_CACHE_DIR: cache("cache"),
+  };
+  const baseCache = cache("base-cache");
+  const baseEnv = BASE
+    ? { ...env, TF_CLI_CONFIG_FILE: writeCliConfig(join(root, "base-cli"), "dev", join(BASE, "bin")), MGMT_PLUGIN_CACHE_DIR: baseCache }
+    : env;
+  return { api, engine, env, dirs, baseEnv };
 }
 
 interface Warm {
@@ -123,15 +145,31 @@ async function startWarm(env: NodeJS.ProcessEnv): Promise<Warm> {
 
 type Times = Record<Contender, Record<Step, number>>;
 
+/** The CPU time of every plugin start traced into `file` (their exit marks), summed. */
+function pluginCpuMs(file: string): number {
+  if (!existsSync(file)) return NaN;
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Mark)
+    .reduce((sum, m) => sum + (m.event === "exit" ? (m.cpuMs ?? 0) : 0), 0);
+}
+
 /** Medians of RUNS rounds of apply, plan and destroy, the contenders' order rotating from round to round. */
-async function measure(s: Setup): Promise<Times & { warmReadyMs: number }> {
+async function measure(s: Setup): Promise<Times & { warmReadyMs: number; cpu: Record<"mgmt_ssh_key" | "base", Record<Step, number>> }> {
+  const cpu: Record<"mgmt_ssh_key" | "base", Record<Step, number[]>> = {
+    mgmt_ssh_key: { apply: [], plan: [], destroy: [] },
+    base: { apply: [], plan: [], destroy: [] },
+  };
+  const traceFile = join(s.api.dir, `cpu-${s.engine.name}.jsonl`);
   const times: Record<Contender, Record<Step, number[]>> = {
     terraform_data: { apply: [], plan: [], destroy: [] },
     mgmt_ssh_key: { apply: [], plan: [], destroy: [] },
     warm: { apply: [], plan: [], destroy: [] },
+    base: { apply: [], plan: [], destroy: [] },
   };
   const warm = await startWarm(s.env);
-  const envOf = (c: Contender) => (c === "warm" ? { ...s.env, TF_REATTACH_PROVIDERS: warm.reattach } : s.env);
+  const envOf = (c: Contender) => (c === "warm" ? { ...s.env, TF_REATTACH_PROVIDERS: warm.reattach } : c === "base" ? s.baseEnv : s.env);
   try {
     // One untimed round first: the engines' and the OS's caches.
     for (let round = -1; round < RUNS; round++) {
@@ -139,15 +177,28 @@ async function measure(s: Setup): Promise<Times & { warmReadyMs: number }> {
       const order = [...CONTENDERS.slice(shift), ...CONTENDERS.slice(0, shift)];
       for (const step of STEPS)
         for (const c of order) {
-          const ms = await run(s.engine, step, s.dirs[c], envOf(c));
+          const cpuOf = BASE && (c === "mgmt_ssh_key" || c === "base") ? c : undefined;
+          rmSync(traceFile, { force: true });
+          const ms = await run(s.engine, step, s.dirs[c], cpuOf ? { ...envOf(c), MGMT_PLUGIN_TRACE: traceFile } : envOf(c));
           if (round >= 0) times[c][step].push(ms);
+          if (round >= 0 && cpuOf) cpu[cpuOf][step].push(pluginCpuMs(traceFile));
         }
     }
   } finally {
     await warm.stop();
   }
   const medians = (c: Contender) => Object.fromEntries(STEPS.map((step) => [step, median(times[c][step])])) as Record<Step, number>;
-  return { terraform_data: medians("terraform_data"), mgmt_ssh_key: medians("mgmt_ssh_key"), warm: medians("warm"), warmReadyMs: warm.readyMs };
+  return {
+    terraform_data: medians("terraform_data"),
+    mgmt_ssh_key: medians("mgmt_ssh_key"),
+    warm: medians("warm"),
+    base: medians("base"),
+    warmReadyMs: warm.readyMs,
+    cpu: {
+      mgmt_ssh_key: Object.fromEntries(STEPS.map((step) => [step, median(cpu.mgmt_ssh_key[step])])) as Record<Step, number>,
+      base: Object.fromEntries(STEPS.map((step) => [step, median(cpu.base[step])])) as Record<Step, number>,
+    },
+  };
 }
 
 // --- the breakdown ----------------------------------------------------------------------
@@ -288,7 +339,7 @@ async function main(): Promise<void> {
   await withLocalApi(async (api) => {
     for (const n of sizes) {
       const keys = Array.from({ length: n }, (_, i) => sshKeyText("ed25519", `k${i}`));
-      const results = new Map<string, Times & { warmReadyMs: number }>();
+      const results = new Map<string, Awaited<ReturnType<typeof measure>>>();
       for (const engine of ENGINES) {
         const s = setUp(api, engine, n, keys);
         if (SIZES.includes(n)) results.set(engine.name, await measure(s));
@@ -319,7 +370,10 @@ async function main(): Promise<void> {
         const cells = ENGINES.map((e) => {
           const r = results.get(e.name)!;
           const ratio = (c: Contender) => `${(r[c][step] / r.terraform_data[step]).toFixed(2)}x`;
-          return `${seconds(r.mgmt_ssh_key[step])} / warm ${seconds(r.warm[step])} vs ${seconds(r.terraform_data[step])} = ${ratio("mgmt_ssh_key")} / warm ${ratio("warm")}`;
+          const base = BASE
+            ? ` (BENCH_BASE ${seconds(r.base[step])} = ${ratio("base")}; plugin CPU ${r.cpu.mgmt_ssh_key[step].toFixed(0)} ms against BENCH_BASE's ${r.cpu.base[step].toFixed(0)} ms)`
+            : "";
+          return `${seconds(r.mgmt_ssh_key[step])} / warm ${seconds(r.warm[step])} vs ${seconds(r.terraform_data[step])} = ${ratio("mgmt_ssh_key")} / warm ${ratio("warm")}${base}`;
         });
         out(`| ${n.toLocaleString("en")} | ${step === "plan" ? "no-op plan" : step} | ${cells.join(" | ")} |`);
       }

@@ -134,6 +134,19 @@ function safeHomedir(): string | undefined {
 export const BUNDLE_V8_FLAGS: Readonly<Record<string, string>> = { "undici.js": "--liftoff-only" };
 
 /**
+ * node's own modules that a bundle and what runs after it load, required just before the bundle's
+ * flags are set. node's built-in modules come compiled in its binary, and V8 rejects that code
+ * once any flag is set, so each one first required after the flag is compiled from source: these
+ * are what a configuring start loaded after `--liftoff-only` on both engines (undici's HTTP/2
+ * client, its asserts and fs.promises, the `performance` global the API client times attempts
+ * with), 15 to 20 ms of CPU compiling them from source against a few from the binary's code.
+ * test/plugin/launcher.test.ts checks that a configuring start loads none after the flag.
+ */
+const BUNDLE_BUILTINS: Readonly<Record<string, readonly string[]>> = {
+  "undici.js": ["node:assert", "node:fs/promises", "node:http2", "node:perf_hooks"],
+};
+
+/**
  * What the copies of this module in the plugin's bundles share (dist/plugin.js and
  * dist/plugin-main.js each hold one): the caches not yet written and the flags already set.
  */
@@ -196,7 +209,10 @@ export function installCompileCache(bundleDir: string, cacheDir: string | undefi
     if (!filename.startsWith(prefix)) return original.call(this, content, filename);
     const name = basename(filename);
     const flags = BUNDLE_V8_FLAGS[name];
-    if (flags) setV8Flags(flags);
+    if (flags) {
+      for (const builtin of BUNDLE_BUILTINS[name] ?? []) require(builtin);
+      setV8Flags(flags);
+    }
     if (!cacheDir) return original.call(this, content, filename);
     const key = sha256().update(process.version).update(process.arch).update(content).digest("hex").slice(0, 24);
     const file = join(cacheDir, `${name}-${key}.v8`);

@@ -3,7 +3,7 @@
  * magic cookie and the protocol versions it speaks, the plugin listens and prints one line on
  * stdout, `CORE|APP|NETWORK|ADDRESS|PROTOCOL|CERT`, and the engine reads only that line.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmdirSync, unlinkSync } from "node:fs";
 import type { Server } from "node:net";
 import { join } from "node:path";
 
@@ -104,7 +104,17 @@ export async function listen(server: Server, env: NodeJS.ProcessEnv, platform: N
       resolve();
     });
   });
-  return { network: "unix", address, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  // The folder holds the socket only. Not rmSync's recursive removal: its code (node's rimraf) is
+  // loaded on first use, and every start removes the folder on its way out, while the engine waits.
+  const cleanup = () => {
+    for (const remove of [() => unlinkSync(address), () => rmdirSync(dir)])
+      try {
+        remove();
+      } catch {
+        // Already gone.
+      }
+  };
+  return { network: "unix", address, cleanup };
 }
 
 /** os.tmpdir() on POSIX, without loading node:os before the line. */

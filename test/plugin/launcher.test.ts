@@ -136,6 +136,28 @@ describe("the plugin's launcher", () => {
     expect([accepts(["--liftoff-only"]), accepts([])]).toEqual(["true", "false"]);
   });
 
+  it("loads every one of node's modules a configuring start needs before it sets Liftoff only, where node's compiled code is still taken", async () => {
+    const afterFlag = join(dir, "after-flag.txt");
+    // Preloaded by node itself (NODE_OPTIONS is not a V8 flag): the modules node loaded after the first flag was set.
+    const preload = join(dir, "after-flag.js");
+    writeFileSync(
+      preload,
+      `const v8 = require("node:v8");
+       const set = v8.setFlagsFromString;
+       let at;
+       v8.setFlagsFromString = function (flags) { at ??= process.moduleLoadList.length; return set.call(this, flags); };
+       process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(afterFlag)}, at === undefined ? "no flag set" : process.moduleLoadList.slice(at).join("\\n")));`,
+    );
+    const plugin = await start({ NODE_OPTIONS: `--require=${preload}` });
+    expect((await plugin.getProviderSchema()).diagnostics).toEqual([]);
+    expect((await plugin.validateProviderConfig(EMPTY_PROVIDER_CONFIG)).diagnostics).toEqual([]);
+    expect((await plugin.configureProvider({ url: api.url, token: api.token })).diagnostics).toEqual([]);
+    expect(await plugin.shutdown()).toBe(0);
+    const loaded = readFileSync(afterFlag, "utf8");
+    expect(loaded).not.toBe("no flag set");
+    expect(loaded.split("\n").filter((m) => m.startsWith("NativeModule "))).toEqual([]);
+  });
+
   it("starts node without NODE_EXTRA_CA_CERTS and hands the file to the provider", async () => {
     const plugin = await start({ NODE_EXTRA_CA_CERTS: caFile });
     const environ = environOf(plugin.child.pid!);
