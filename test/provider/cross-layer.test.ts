@@ -6,7 +6,7 @@
  * made. Nothing here names a field: a field the contract gains and a layer lacks fails, named.
  */
 import type { z } from "zod";
-import { sameOAuthClientRequest } from "../../src/client/create-once";
+import { sameOAuthClientRequest } from "../../src/provider/resources/oauth-client/collection";
 import {
   AccountUpdate,
   OAuthClient,
@@ -22,12 +22,12 @@ import {
   TokenUpdate,
 } from "../../src/contract";
 import type { ResourceDefinition } from "../../src/provider/framework/resource";
-import { accountContactResource } from "../../src/provider/resources/account-contact";
-import { oauthClientResource } from "../../src/provider/resources/oauth-client";
-import { profileSettingsResource } from "../../src/provider/resources/profile-settings";
-import { sshKeyResource } from "../../src/provider/resources/ssh-key";
-import { tagResource } from "../../src/provider/resources/tag";
-import { tokenResource } from "../../src/provider/resources/token";
+import { accountContactResource } from "../../src/provider/resources/account-contact/resource";
+import { oauthClientResource } from "../../src/provider/resources/oauth-client/resource";
+import { profileSettingsResource } from "../../src/provider/resources/profile-settings/resource";
+import { sshKeyResource } from "../../src/provider/resources/ssh-key/resource";
+import { tagResource } from "../../src/provider/resources/tag/resource";
+import { tokenResource } from "../../src/provider/resources/token/resource";
 import { sshKeyText } from "../../testkit/ssh-keys";
 import { startHarness, type Harness } from "./harness";
 

@@ -1,12 +1,13 @@
 /** data mgmt_ssh_key: one SSH key of the profile, by id or by label. */
-import { listAll } from "../../client/paginate";
+import { matching } from "../../client/create-once";
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { attr, error } from "../framework/diagnostics";
 import { defineDataSource } from "../framework/resource";
 import { isUnknown } from "../framework/value";
 import { idProblem } from "../resources/ids";
-import { sshKeyState } from "../resources/ssh-key";
+import { sshKeyCollection } from "../resources/ssh-key/collection";
+import { sshKeyState } from "../resources/ssh-key/resource";
 import { sshKeyAttributes } from "./ssh-key-shape";
 
 export const sshKeyDataSource = defineDataSource<ProviderContext>()({
@@ -26,9 +27,9 @@ export const sshKeyDataSource = defineDataSource<ProviderContext>()({
   },
   async read({ ctx, signal }, config) {
     const id = config.id ?? undefined;
-    if (id !== undefined) return sshKeyState(await ctx.client.getSshKey(Number(id), { signal }));
+    if (id !== undefined) return sshKeyState(await sshKeyCollection.get(ctx.client, id, { signal }));
     const label = config.label!;
-    const matches = (await listAll(ctx.client.listSshKeys({ signal }))).filter((k) => k.label === label);
+    const matches = await matching(sshKeyCollection.list(ctx.client, { signal }), (k) => k.label === label);
     if (matches.length !== 1) {
       throw new Error(
         matches.length === 0
