@@ -7,6 +7,7 @@
 import type { MgmtClient } from "../client";
 import { ApiError } from "../client/errors";
 import { TOKEN_PREFIX_LENGTH, type PersonalAccessToken } from "../contract/tokens";
+import { tokenCollection } from "../provider/resources/token/collection";
 import { parseDuration } from "../provider/timestamps";
 import { ciTokenStatus, type CiTokenStatus } from "../report/ci-token";
 import {
@@ -120,7 +121,7 @@ export async function ciToken(client: MgmtClient, actingToken: string, state: re
   const prefix = actingToken.slice(0, TOKEN_PREFIX_LENGTH);
   let found: PersonalAccessToken | undefined;
   try {
-    for await (const t of client.listTokens())
+    for await (const t of tokenCollection.list(client))
       if (t.token.slice(0, TOKEN_PREFIX_LENGTH) === prefix) {
         found = t;
         break;

@@ -22,6 +22,7 @@ import {
   TokenUpdate,
 } from "../../src/contract";
 import type { ResourceDefinition } from "../../src/provider/framework/resource";
+import { MANAGED_TYPES } from "../../src/provider/resources";
 import { accountContactResource } from "../../src/provider/resources/account-contact/resource";
 import { oauthClientResource } from "../../src/provider/resources/oauth-client/resource";
 import { profileSettingsResource } from "../../src/provider/resources/profile-settings/resource";
@@ -84,6 +85,10 @@ const fieldsOf = (shape: Shape) => Object.keys(shape.shape);
 /** "field (layer)" for each field of the shape the layer lacks. */
 const lacking = (shape: Shape, layer: string, has: (field: string) => boolean) =>
   fieldsOf(shape).flatMap((field) => (has(field) ? [] : [`${field} (${layer})`]));
+
+it("has a row for every managed type the provider registers", () => {
+  expect(MANAGED.map((m) => m.resource.typeName).sort()).toEqual(MANAGED_TYPES.map((t) => t.resource.typeName).sort());
+});
 
 describe("contract fields reach every layer", () => {
   let h: Harness;

@@ -3,7 +3,7 @@
  * (sensitive) and never replaced by the 16-character prefix reads return. A token that expired
  * or was revoked is gone: the next plan creates a new one. `renew_before` makes a scheduled
  * apply rotate it before it expires: an in-place update that creates the new token, then revokes
- * the old, so a valid token is in state at every moment (`token-rotation.ts`).
+ * the old, so a valid token is in state at every moment (`rotation.ts`).
  */
 import type { PersonalAccessToken } from "../../../contract";
 import { TOKEN_LABEL, oauthScopesText, secretInName, tokenLabel } from "../../../contract/field-rules";
