@@ -1,4 +1,4 @@
-/** OAuth clients as a collection: listed and fetched by their string id, and created once. */
+/** OAuth clients as a collection: listed and fetched by their string id, created once, and their twins. */
 import type { z } from "zod";
 import type { OAuthClient, OAuthClientCreate } from "../../../contract";
 import { OAUTH_CLIENT_CREATE_DEFAULTS, OAUTH_CLIENT_WRITABLE } from "../../../contract/field-rules";
@@ -6,6 +6,7 @@ import { formatTimestamp } from "../../../contract/timestamps";
 import type { MgmtClient } from "../../../client";
 import { createOnce, matching, type Created } from "../../../client/create-once";
 import { isNotFound } from "../../../client/errors";
+import type { Twin } from "../../framework/resource";
 import type { FetchableCollection } from "../collection";
 
 export const oauthClientCollection: FetchableCollection<OAuthClient> = {
@@ -49,4 +50,14 @@ export function createOAuthClientOnce(client: MgmtClient, body: z.input<typeof O
     },
     key: c.key,
   });
+}
+
+// Twins: what makes a live object the exact twin of one a plan creates (the fields a create sets
+// and the API shows back). The resource hands it what the batched reads listed (`all`), and the
+// framework keeps only the twins outside state.
+
+export function oauthClientTwins(clients: readonly OAuthClient[], label: string, redirectUri: string): Twin[] {
+  return clients
+    .filter((c) => c.label === label && c.redirect_uri === redirectUri)
+    .map((c) => ({ id: c.id, alike: `an OAuth client with the same label and redirect URI` }));
 }

@@ -24,8 +24,7 @@ import { Unknown, known } from "../../framework/value";
 import type { PlannedOf, StateOf } from "../../framework/value-types";
 import { orNullIfGone } from "../../../client/errors";
 import { adoptedWarning, stateId } from "../ids";
-import { oauthClientTwins } from "../twin-rules";
-import { createOAuthClientOnce, oauthClientCollection } from "./collection";
+import { createOAuthClientOnce, oauthClientCollection, oauthClientTwins } from "./collection";
 
 /** Base64 as `filebase64()` writes it; whitespace (line-wrapped input) is ignored. */
 export function decodeThumbnail(text: string): Buffer | undefined {

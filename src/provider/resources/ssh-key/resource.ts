@@ -10,8 +10,7 @@ import { toRfc3339 } from "../../timestamps";
 import { orNullIfGone } from "../../../client/errors";
 import { known } from "../../framework/value";
 import { adoptedWarning, parseId, stateId } from "../ids";
-import { sshKeyTwins } from "../twin-rules";
-import { createSshKeyOnce, sshKeyCollection } from "./collection";
+import { createSshKeyOnce, sshKeyCollection, sshKeyTwins } from "./collection";
 
 const attributes = {
   id: string("computed", "The key's id.", { keepPrior: true }),

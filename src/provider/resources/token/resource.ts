@@ -20,8 +20,7 @@ import { closestArea, unknownScopeAreas } from "../../scope-areas";
 import { orNullIfGone } from "../../../client/errors";
 import { expiryProblems, lifetimeProblems, refuseActingToken } from "./lifetime";
 import { parseId, stateId } from "../ids";
-import { tokenTwins } from "../twin-rules";
-import { createTokenOnce, tokenCollection } from "./collection";
+import { createTokenOnce, tokenCollection, tokenTwins } from "./collection";
 import { ROTATED, rotationReason, revokeAfterRotation } from "./rotation";
 
 const attributes = {
