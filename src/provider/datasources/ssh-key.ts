@@ -1,5 +1,5 @@
 /** data mgmt_ssh_key: one SSH key of the profile, by id or by label. */
-import { matching } from "../../client/create-once";
+import { listAll } from "../../client/paginate";
 import type { ProviderContext } from "../config";
 import { string } from "../framework/attributes";
 import { attr, error } from "../framework/diagnostics";
@@ -29,7 +29,7 @@ export const sshKeyDataSource = defineDataSource<ProviderContext>()({
     const id = config.id ?? undefined;
     if (id !== undefined) return sshKeyState(await sshKeyCollection.get(ctx.client, id, { signal }));
     const label = config.label!;
-    const matches = await matching(sshKeyCollection.list(ctx.client, { signal }), (k) => k.label === label);
+    const matches = (await listAll(sshKeyCollection.list(ctx.client, { signal }))).filter((k) => k.label === label);
     if (matches.length !== 1) {
       throw new Error(
         matches.length === 0
