@@ -8,6 +8,7 @@ import type { MgmtClient } from "../client";
 import { ApiError } from "../client/errors";
 import { TOKEN_PREFIX_LENGTH, type PersonalAccessToken } from "../contract/tokens";
 import { formatTimestamp, parseDuration } from "../contract/timestamps";
+import { tokenCollection } from "../provider/resources/token/collection";
 import { ciTokenStatus, type CiTokenStatus } from "../report/ci-token";
 import { entityOf, eventBatches, eventFilter, explain, type DriftSubject, type EventLike, type EventLookup, type Explanation } from "../report/drift-events";
 import { isDeleted, unmanagedKey } from "../report/drift-report";
@@ -110,7 +111,7 @@ export async function ciToken(client: MgmtClient, actingToken: string, state: re
   const prefix = actingToken.slice(0, TOKEN_PREFIX_LENGTH);
   let found: PersonalAccessToken | undefined;
   try {
-    for await (const t of client.listTokens())
+    for await (const t of tokenCollection.list(client))
       if (t.token.slice(0, TOKEN_PREFIX_LENGTH) === prefix) {
         found = t;
         break;

@@ -1,18 +1,21 @@
 /**
  * What `mgmt drift --unmanaged` needs per resource type: how to list the live objects (the API
- * calls, so this lives with the command, not in the pure report modules) and which import id
- * each has, and how to read that id back from a state object. One entry per managed type.
+ * calls, so this lives with the command, not in the pure report modules), which import id each
+ * has, and how to read that id back from a state object. Every managed type with a collection
+ * has an entry, made from the collection its folder declares (src/provider/resources/index.ts).
  *
- * Singletons (mgmt_account_contact, mgmt_profile_settings) have no entry on purpose: the object
+ * Singletons (mgmt_account_contact, mgmt_profile_settings) have none on purpose: the object
  * always exists, so "not in state" means "not managed here", never "left behind".
  *
  * For code that imports them, `importedObjects` reads each object as the engine's import would
  * put it in state: through the provider itself, in process.
  */
 import { listAll, type MgmtClient } from "../client";
-import { BOOTSTRAP_TOKEN_LABEL, TOKEN_PREFIX_LENGTH } from "../contract/tokens";
+import { BOOTSTRAP_TOKEN_LABEL, TOKEN_PREFIX_LENGTH, type PersonalAccessToken } from "../contract/tokens";
 import { createProvider, providerDefinition } from "../provider";
 import type { Diagnostic } from "../provider/framework/diagnostics";
+import { MANAGED_TYPES } from "../provider/resources";
+import type { Collection } from "../provider/resources/collection";
 import { IMPORT_NOT_FOUND } from "../provider/framework/provider-server";
 import type { ImportAttribute, ImportSubject } from "../report/import-cdktf";
 import type { KnownRole, LiveObject, UnmanagedKind, UnmanagedObject } from "../report/unmanaged";
@@ -36,38 +39,33 @@ export function tokenRole(token: { label: string; token: string }, actingToken: 
   return undefined;
 }
 
-/** Tokens first: an unmanaged token is a live credential, the report's first concern. */
-export const UNMANAGED_TYPES: readonly UnmanagedType[] = [
-  {
-    type: "mgmt_token",
-    title: "personal access tokens",
-    stateId: idOf,
+/** Objects of a type the run expects to find unmanaged: its own token, the server's bootstrap token. */
+const ROLES: Readonly<Record<string, (item: PersonalAccessToken, actingToken: string) => KnownRole | undefined>> = { mgmt_token: tokenRole };
+
+/** Each managed type's collection as the search reads it: listed, and each object named by its key (its import id) and label. */
+function unmanagedType(c: Collection<unknown>): UnmanagedType {
+  const role = ROLES[c.typeName] as ((item: unknown, actingToken: string) => KnownRole | undefined) | undefined;
+  return {
+    type: c.typeName,
+    title: c.title,
+    stateId: (values) => {
+      const key = values[c.stateKey];
+      return typeof key === "string" ? key : idOf(values);
+    },
     list: async ({ client, actingToken }) =>
-      (await listAll(client.listTokens())).map((t) => {
-        const role = tokenRole(t, actingToken);
-        return { importId: String(t.id), label: t.label, ...(role ? { role } : {}) };
+      (await listAll(c.list(client))).map((item) => {
+        const known = role?.(item, actingToken);
+        return { importId: c.key(item), label: c.label(item), ...(known ? { role: known } : {}) };
       }),
-  },
-  {
-    type: "mgmt_ssh_key",
-    title: "SSH keys",
-    stateId: idOf,
-    list: async ({ client }) => (await listAll(client.listSshKeys())).map((k) => ({ importId: String(k.id), label: k.label })),
-  },
-  {
-    type: "mgmt_oauth_client",
-    title: "OAuth clients",
-    stateId: idOf,
-    list: async ({ client }) => (await listAll(client.listOAuthClients())).map((c) => ({ importId: c.id, label: c.label })),
-  },
-  {
-    type: "mgmt_tag",
-    title: "tags",
-    // A tag's id is its label, and it is imported by label.
-    stateId: (values) => (typeof values.label === "string" ? values.label : idOf(values)),
-    list: async ({ client }) => (await listAll(client.listTags())).map((t) => ({ importId: t.label, label: t.label })),
-  },
-];
+  };
+}
+
+/** Tokens first: an unmanaged token is a live credential, the report's first concern. */
+const TOKENS_FIRST = (t: UnmanagedType) => (t.type === "mgmt_token" ? 0 : 1);
+
+export const UNMANAGED_TYPES: readonly UnmanagedType[] = MANAGED_TYPES.flatMap((t) => (t.collection ? [unmanagedType(t.collection)] : [])).sort(
+  (a, b) => TOKENS_FIRST(a) - TOKENS_FIRST(b),
+);
 
 /** The first error among diagnostics, as one line of text. */
 function firstError(diagnostics: readonly Diagnostic[]): string | undefined {

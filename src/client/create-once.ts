@@ -10,16 +10,12 @@
  * A stop (the client's signal) never interrupts this once the create was sent: the search and a
  * discard run to their end, so no object is left that nobody knows of. It cancels only the
  * back-off before a create sent again, which nothing exists of yet.
+ *
+ * This is the mechanism only: what makes an object "the same request" is each managed type's own,
+ * beside its resource (`src/provider/resources/<type>/collection.ts`), which passes it in.
  */
-import type { z } from "zod";
-import { formatTimestamp, parseTimestamp } from "../contract/timestamps";
-import { OAUTH_CLIENT_CREATE_DEFAULTS, OAUTH_CLIENT_WRITABLE } from "../contract/field-rules";
-import type { OAuthClient, OAuthClientCreate } from "../contract/oauth-clients";
-import { sameSshKey } from "../contract/sshkey-format";
-import type { SshKey, SshKeyCreate } from "../contract/sshkeys";
-import type { Tag, TagCreate, TaggedObject } from "../contract/tags";
-import type { PersonalAccessToken, TokenCreate } from "../contract/tokens";
-import { ApiError, NetworkError, isNotFound } from "./errors";
+import { parseTimestamp } from "../contract/timestamps";
+import { ApiError, NetworkError } from "./errors";
 import type { CallOptions } from "./http";
 import type { MgmtClient } from "./index";
 
@@ -47,6 +43,12 @@ export interface CreateOnce<T> {
   /** `adopt` (default): the found object is the result. `discard`: delete it and create again (its answer held a value that is lost). */
   readonly found?: "adopt" | "discard";
   discard?(item: T, o: CallOptions): Promise<void>;
+  /**
+   * A create refused because the object exists already (a unique label): the key it names, or
+   * undefined for any other refusal. That object, unless a create of this client claimed it, is
+   * looked up with `find` and adopted when it is the one asked for (null: it is not, and the refusal stands).
+   */
+  existing?: { keyOf(err: unknown): string | undefined; find(key: string): Promise<T | null> };
 }
 
 export interface Created<T> {
@@ -68,6 +70,16 @@ function claimed(client: MgmtClient, collection: string): Set<string> {
   return keys;
 }
 
+/** A refusal for an object that exists: adopted when it is unclaimed and the one asked for, else the refusal is thrown. */
+async function adoptExisting<T>(mine: Set<string>, o: CreateOnce<T>, err: unknown): Promise<Created<T>> {
+  const key = o.existing?.keyOf(err);
+  if (key === undefined || mine.has(key)) throw err;
+  const value = await o.existing!.find(key);
+  if (value === null) throw err;
+  mine.add(key);
+  return { value, adopted: true, existed: true };
+}
+
 export async function createOnce<T>(client: MgmtClient, collection: string, o: CreateOnce<T>): Promise<Created<T>> {
   const since = new Date(Date.now() - CREATED_SLACK_MS);
   const mine = claimed(client, collection);
@@ -79,7 +91,7 @@ export async function createOnce<T>(client: MgmtClient, collection: string, o: C
       mine.add(o.key(value));
       return { value, adopted: false };
     } catch (err) {
-      if (!outcomeUnknown(err)) throw err;
+      if (!outcomeUnknown(err)) return adoptExisting(mine, o, err);
       const found = (await o.candidates(since, FINISHING)).filter((c) => !mine.has(o.key(c)));
       if (found.length > 0 && (o.found ?? "adopt") === "adopt") {
         const value = found[0]!;
@@ -96,105 +108,12 @@ export async function createOnce<T>(client: MgmtClient, collection: string, o: C
   }
 }
 
-// The creates of the collections the provider manages, each with what makes an object "the same request".
+/** Whether an object was stamped at or after `since` (a candidate's creation time against the first attempt's). */
+export const createdSince = (created: string, since: Date) => parseTimestamp(created).getTime() >= since.getTime();
 
-const createdSince = (created: string, since: Date) => parseTimestamp(created).getTime() >= since.getTime();
-
-async function collect<T>(items: AsyncIterable<T>, keep: (item: T) => boolean): Promise<T[]> {
+/** The items of a listing that `keep` accepts, for a create's candidates. */
+export async function matching<T>(items: AsyncIterable<T>, keep: (item: T) => boolean): Promise<T[]> {
   const out: T[] = [];
   for await (const item of items) if (keep(item)) out.push(item);
   return out;
-}
-
-export function createSshKeyOnce(client: MgmtClient, body: SshKeyCreate): Promise<Created<SshKey>> {
-  return createOnce(client, "sshkeys", {
-    create: () => client.createSshKey(body),
-    candidates: (since, call) =>
-      collect(client.listSshKeys(call), (k) => k.label === (body.label ?? "") && sameSshKey(k.ssh_key, body.ssh_key) && createdSince(k.created, since)),
-    key: (k) => String(k.id),
-  });
-}
-
-/** A token found after a lost answer is revoked and created again: its value was only in that answer. */
-export async function createTokenOnce(client: MgmtClient, body: TokenCreate): Promise<PersonalAccessToken> {
-  const made = await createOnce(client, "tokens", {
-    create: () => client.createToken(body),
-    candidates: (since, call) => collect(client.listTokens(call), (t) => t.label === body.label && createdSince(t.created, since)),
-    key: (t) => String(t.id),
-    found: "discard",
-    discard: async (t, call) => {
-      await client.revokeToken(t.id, call).catch((err: unknown) => {
-        if (!isNotFound(err)) throw err;
-      });
-    },
-  });
-  return made.value;
-}
-
-/** Whether a client is the one a create body asked for: equal in every field of the contract's create body. */
-export function sameOAuthClientRequest(c: OAuthClient, body: z.input<typeof OAuthClientCreate>): boolean {
-  const asked: Record<string, unknown> = body;
-  const live: Record<string, unknown> = c;
-  const defaults: Partial<Record<string, unknown>> = OAUTH_CLIENT_CREATE_DEFAULTS;
-  return OAUTH_CLIENT_WRITABLE.every((field) => live[field] === (asked[field] ?? defaults[field]));
-}
-
-/**
- * OAuth clients carry no creation time: the events feed says which were created since (it
- * needs `events:read_only`; without it the search fails and so does the create, rather than
- * risk a duplicate). An adopted client's secret was in the lost answer: the caller resets it.
- */
-export function createOAuthClientOnce(client: MgmtClient, body: z.input<typeof OAuthClientCreate>): Promise<Created<OAuthClient>> {
-  return createOnce(client, "oauth-clients", {
-    create: () => client.createOAuthClient(body),
-    candidates: async (since, call) => {
-      const filter = { action: "oauth_client_create", created: { "+gte": formatTimestamp(since) } };
-      const events = await collect(client.listEvents({ ...call, filter }), () => true);
-      const found: OAuthClient[] = [];
-      for (const e of events) {
-        if (e.entity === null) continue;
-        const c = await client.getOAuthClient(String(e.entity.id), call).catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
-        if (c && sameOAuthClientRequest(c, body)) found.push(c);
-      }
-      return found;
-    },
-    key: (c) => c.id,
-  });
-}
-
-/** The create body's list for each type of tagged object. */
-const TAG_LISTS = { compute: "computes", domain: "domains", volume: "volumes", nodebalancer: "nodebalancers" } as const;
-
-/** Whether a tag's objects are exactly those a create body names (an absent list is an empty one). */
-export function sameTaggedObjects(objects: readonly TaggedObject[], body: TagCreate): boolean {
-  return (Object.keys(TAG_LISTS) as TaggedObject["type"][]).every((type) => {
-    const live = objects.filter((o) => o.type === type).map((o) => o.data.id);
-    const wanted = [...new Set(body[TAG_LISTS[type]] ?? [])];
-    return live.length === wanted.length && wanted.every((id) => live.includes(id));
-  });
-}
-
-const labelTaken = (err: unknown): boolean => err instanceof ApiError && err.status === 400 && err.reasonsFor("label").some((r) => /already exists/i.test(r));
-
-/**
- * Labels are unique: a tag with the label after a lost answer is the one the request made. A
- * create refused because the label exists adopts that tag when it carries exactly the requested
- * objects and no create of this client made it: that is the tag an earlier apply made but could
- * not record (its answer or read-back lost), and the API could not tell it from a new one anyway.
- */
-export async function createTagOnce(client: MgmtClient, body: TagCreate): Promise<Created<Tag>> {
-  try {
-    return await createOnce(client, "tags", {
-      create: () => client.createTag(body),
-      candidates: async (_since, call) => collect(client.listTags(call), (t) => t.label === body.label),
-      key: (t) => t.label,
-    });
-  } catch (err) {
-    const mine = claimed(client, "tags");
-    if (!labelTaken(err) || mine.has(body.label)) throw err;
-    const objects = await collect(client.listTaggedObjects(body.label), () => true);
-    if (!sameTaggedObjects(objects, body)) throw err;
-    mine.add(body.label);
-    return { value: { label: body.label }, adopted: true, existed: true };
-  }
 }

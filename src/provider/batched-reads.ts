@@ -13,6 +13,8 @@ import { formatTimestamp, parseTimestamp } from "../contract/timestamps";
 import type { Event } from "../contract/events";
 import { TAGGED_OBJECT_TYPES } from "../contract/enums";
 import { orNullIfGone } from "../client/errors";
+import type { FetchableCollection } from "./resources/collection";
+import { tagCollection } from "./resources/tag/collection";
 
 export class BatchedCollection<T> {
   #listing: Promise<T[] | null> | undefined;
@@ -121,7 +123,7 @@ export class TagReads {
   /** The time up to which the tag's objects are vouched unchanged since `since`, or null when the tag must be read. */
   async unchangedSince(label: string, since: Date): Promise<Date | null> {
     if (!this.enabled || this.now().getTime() - since.getTime() > FEED_REACH_MS) return null;
-    const labels = await (this.#labels ??= snapshot(this.client.listTags(), (t) => t.label));
+    const labels = await (this.#labels ??= snapshot(tagCollection.list(this.client), tagCollection.key));
     if (!labels?.delete(label)) return null;
     const from = since.getTime() - CLOCK_SLACK_MS;
     const window = this.#windowFrom(from);
@@ -149,40 +151,36 @@ export class TagReads {
 }
 
 /**
- * The collections the managed resources read, keyed by the resource type whose objects they
- * hold; the singletons are one request each already. The provider server reports every apply
- * of a type (`written`), so a snapshot is dropped whenever its type is written and no resource
- * has to remember to.
+ * The collections the managed resources read, each made on its first read from the type's own
+ * collection (its list, key and fetch-one), and keyed by the resource type whose objects it holds;
+ * the singletons are one request each already. The provider server reports every apply of a type
+ * (`written`), so a snapshot is dropped whenever its type is written and no resource has to remember to.
  */
 export function batchedReads(client: MgmtClient, enabled: boolean, now: () => Date) {
-  const byType = {
-    mgmt_tag: new TagReads(enabled, client, now),
-    mgmt_ssh_key: new BatchedCollection(
-      enabled,
-      () => client.listSshKeys(),
-      (k) => String(k.id),
-      (id) => client.getSshKey(Number(id)),
-    ),
-    mgmt_token: new BatchedCollection(
-      enabled,
-      () => client.listTokens(),
-      (t) => String(t.id),
-      (id) => client.getToken(Number(id)),
-    ),
-    mgmt_oauth_client: new BatchedCollection(
-      enabled,
-      () => client.listOAuthClients(),
-      (c) => c.id,
-      (id) => client.getOAuthClient(id),
-    ),
-  };
-  // Resources see only the read side: dropping a snapshot is the framework's, on every write of the type.
-  const readSide: { readonly [T in keyof typeof byType]: Omit<(typeof byType)[T], "invalidate"> } = byType;
+  const tags = new TagReads(enabled, client, now);
+  const tagReads: Omit<TagReads, "invalidate"> = tags;
+  const byType = new Map<string, BatchedCollection<unknown>>();
   return {
-    ...readSide,
+    mgmt_tag: tagReads,
+    /** The batched reads of a collection: resources see only the read side, dropping a snapshot is the framework's. */
+    of<T>(c: FetchableCollection<T>): Omit<BatchedCollection<T>, "invalidate"> {
+      // One collection per type name (each type's folder declares its own), so the entry holds this collection's objects.
+      let reads = byType.get(c.typeName) as BatchedCollection<T> | undefined;
+      if (!reads) {
+        reads = new BatchedCollection(
+          enabled,
+          () => c.list(client),
+          c.key,
+          (key) => c.get(client, key),
+        );
+        byType.set(c.typeName, reads as BatchedCollection<unknown>);
+      }
+      return reads;
+    },
     /** An apply of this resource type is changing its objects: the next read of the type lists again. */
     written(typeName: string): void {
-      if (Object.hasOwn(byType, typeName)) byType[typeName as keyof typeof byType].invalidate();
+      if (typeName === tagCollection.typeName) tags.invalidate();
+      byType.get(typeName)?.invalidate();
     },
   };
 }

@@ -6,12 +6,7 @@ import { childAccountTokenEphemeral } from "./ephemeral/child-account-token";
 import { createProviderServer, type ProviderDefinition, type ProviderServerOptions } from "./framework/provider-server";
 import type { ProviderModule, ProviderServer } from "./framework/server";
 import { functions } from "./functions";
-import { accountContactResource } from "./resources/account-contact";
-import { oauthClientResource } from "./resources/oauth-client";
-import { profileSettingsResource } from "./resources/profile-settings";
-import { sshKeyResource } from "./resources/ssh-key";
-import { tagResource } from "./resources/tag";
-import { tokenResource } from "./resources/token";
+import { MANAGED_TYPES } from "./resources";
 
 import { PROVIDER_VERSION } from "./identity";
 
@@ -24,7 +19,7 @@ export function providerDefinition(env: NodeJS.ProcessEnv = process.env): Provid
     attributes: providerAttributes,
     validate: validateProviderConfig,
     configure: (config, runtime) => configureProvider(config, env, runtime),
-    resources: [sshKeyResource, tokenResource, oauthClientResource, tagResource, accountContactResource, profileSettingsResource],
+    resources: MANAGED_TYPES.map((t) => t.resource),
     dataSources,
     ephemeralResources: [childAccountTokenEphemeral],
     functions,

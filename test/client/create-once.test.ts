@@ -1,7 +1,11 @@
 /** @tier unit */
 /** Creates under lost answers and server errors, through a fault proxy in front of a real mgmt serve: never a duplicate. */
 import { MgmtClient } from "../../src/client";
-import { createOAuthClientOnce, createSshKeyOnce, createTagOnce, createTokenOnce, outcomeUnknown, sameTaggedObjects } from "../../src/client/create-once";
+import { outcomeUnknown } from "../../src/client/create-once";
+import { createOAuthClientOnce } from "../../src/provider/resources/oauth-client/collection";
+import { createSshKeyOnce } from "../../src/provider/resources/ssh-key/collection";
+import { createTagOnce, sameTaggedObjects } from "../../src/provider/resources/tag/collection";
+import { createTokenOnce } from "../../src/provider/resources/token/collection";
 import { ApiError, NetworkError } from "../../src/client/errors";
 import { ManualClock, silentLogger, startServer, type RunningServer } from "../../src/server";
 import { FaultProxy, type Fault } from "../../testkit/fault-proxy";

@@ -6,7 +6,7 @@
  * made. Nothing here names a field: a field the contract gains and a layer lacks fails, named.
  */
 import type { z } from "zod";
-import { sameOAuthClientRequest } from "../../src/client/create-once";
+import { sameOAuthClientRequest } from "../../src/provider/resources/oauth-client/collection";
 import {
   AccountUpdate,
   OAuthClient,
@@ -22,12 +22,13 @@ import {
   TokenUpdate,
 } from "../../src/contract";
 import type { ResourceDefinition } from "../../src/provider/framework/resource";
-import { accountContactResource } from "../../src/provider/resources/account-contact";
-import { oauthClientResource } from "../../src/provider/resources/oauth-client";
-import { profileSettingsResource } from "../../src/provider/resources/profile-settings";
-import { sshKeyResource } from "../../src/provider/resources/ssh-key";
-import { tagResource } from "../../src/provider/resources/tag";
-import { tokenResource } from "../../src/provider/resources/token";
+import { MANAGED_TYPES } from "../../src/provider/resources";
+import { accountContactResource } from "../../src/provider/resources/account-contact/resource";
+import { oauthClientResource } from "../../src/provider/resources/oauth-client/resource";
+import { profileSettingsResource } from "../../src/provider/resources/profile-settings/resource";
+import { sshKeyResource } from "../../src/provider/resources/ssh-key/resource";
+import { tagResource } from "../../src/provider/resources/tag/resource";
+import { tokenResource } from "../../src/provider/resources/token/resource";
 import { sshKeyText } from "../../testkit/ssh-keys";
 import { startHarness, type Harness } from "./harness";
 
@@ -84,6 +85,10 @@ const fieldsOf = (shape: Shape) => Object.keys(shape.shape);
 /** "field (layer)" for each field of the shape the layer lacks. */
 const lacking = (shape: Shape, layer: string, has: (field: string) => boolean) =>
   fieldsOf(shape).flatMap((field) => (has(field) ? [] : [`${field} (${layer})`]));
+
+it("has a row for every managed type the provider registers", () => {
+  expect(MANAGED.map((m) => m.resource.typeName).sort()).toEqual(MANAGED_TYPES.map((t) => t.resource.typeName).sort());
+});
 
 describe("contract fields reach every layer", () => {
   let h: Harness;

@@ -6,7 +6,7 @@ import { planChange, settleApplied, settleRead, validateAttributes } from "../..
 import { defineResource, type ResourceDefinition } from "../../src/provider/framework/resource";
 import { schemaOf } from "../../src/provider/framework/schema";
 import { Unknown, type ObjectValue, type TfValue } from "../../src/provider/framework/value";
-import { sshKeyResource } from "../../src/provider/resources/ssh-key";
+import { sshKeyResource } from "../../src/provider/resources/ssh-key/resource";
 
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBeUztkPweGIUCJOwHlxqcQTvr98iCN4oYELKVoUNI4u alice@laptop";
 const SAME_KEY_OTHER_COMMENT = "  ssh-ed25519   AAAAC3NzaC1lZDI1NTE5AAAAIBeUztkPweGIUCJOwHlxqcQTvr98iCN4oYELKVoUNI4u   alice@desktop\n";

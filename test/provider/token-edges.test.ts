@@ -4,7 +4,7 @@
  * before anything is created: a renewal window as long as the lifetime, a lifetime under a minute,
  * an expiry in the past or past what the API's timestamps can show. No raw JavaScript error text.
  */
-import { expiryProblems, lifetimeProblems } from "../../src/provider/resources/token-lifetime";
+import { expiryProblems, lifetimeProblems } from "../../src/provider/resources/token/lifetime";
 import { create, destroy, importState, plan, startHarness, validate, type Harness } from "./harness";
 
 const T = "mgmt_token";

@@ -1,7 +1,7 @@
 /** @tier unit */
 /** mgmt_token against mgmt serve: the value kept from create, semantic scopes and instants, lifetimes and renewal. */
 import { Unknown } from "../../src/provider/framework/value";
-import { dueForRenewal } from "../../src/provider/resources/token";
+import { dueForRenewal } from "../../src/provider/resources/token/resource";
 import { apply, changes, create, destroy, importState, plan, refresh, startHarness, validate, type Harness } from "./harness";
 
 const T = "mgmt_token";

@@ -13,8 +13,9 @@ import { defineResource } from "../../src/provider/framework/resource";
 import { Unknown, known } from "../../src/provider/framework/value";
 import type { ConfigOf, PlannedOf, StateOf } from "../../src/provider/framework/value-types";
 import { oauthClientsDataSource } from "../../src/provider/datasources/oauth-clients";
-import { oauthClientFields, oauthClientResource } from "../../src/provider/resources/oauth-client";
-import { sshKeyResource } from "../../src/provider/resources/ssh-key";
+import { oauthClientFields, oauthClientResource } from "../../src/provider/resources/oauth-client/resource";
+import { sshKeyCollection } from "../../src/provider/resources/ssh-key/collection";
+import { sshKeyResource } from "../../src/provider/resources/ssh-key/resource";
 
 const attributes = {
   id: string("computed", "Id."),
@@ -110,7 +111,9 @@ describe("typed state", () => {
   it("leaves dropping a batched-read snapshot to the framework", () => {
     const reads = batchedReads({} as MgmtClient, true, () => new Date());
     // @ts-expect-error resources read snapshots; only `written` (the provider server's) drops them
-    expect(() => reads.mgmt_ssh_key.invalidate()).not.toThrow();
+    expect(() => reads.of(sshKeyCollection).invalidate()).not.toThrow();
+    // @ts-expect-error likewise for tags
+    expect(() => reads.mgmt_tag.invalidate()).not.toThrow();
     expect(typeof reads.written).toBe("function");
   });
 });

@@ -1,12 +1,13 @@
 /** data mgmt_oauth_clients: the account's OAuth clients, without their secrets. */
 import { bool, string } from "../framework/attributes";
-import { OAUTH_CLIENT_ABOUT, oauthClientFields } from "../resources/oauth-client";
+import { oauthClientCollection } from "../resources/oauth-client/collection";
+import { OAUTH_CLIENT_ABOUT, oauthClientFields } from "../resources/oauth-client/resource";
 import { defineListDataSource } from "./list";
 
 export const oauthClientsDataSource = defineListDataSource({
   typeName: "mgmt_oauth_clients",
   description: "The OAuth clients registered on the account, filtered by the API where it can. Secrets are never read into state.",
-  path: "/account/oauth-clients",
+  path: oauthClientCollection.path,
   itemsName: "oauth_clients",
   itemDescription: "The matching OAuth clients.",
   item: {
@@ -17,6 +18,6 @@ export const oauthClientsDataSource = defineListDataSource({
     status: string("computed", OAUTH_CLIENT_ABOUT.status),
     thumbnail_url: string("computed", OAUTH_CLIENT_ABOUT.thumbnail_url),
   },
-  fetch: (client, o) => client.listOAuthClients(o),
+  fetch: oauthClientCollection.list,
   toItem: oauthClientFields,
 });

@@ -6,7 +6,8 @@ import { attr, error } from "../framework/diagnostics";
 import { defineDataSource } from "../framework/resource";
 import { isUnknown } from "../framework/value";
 import { idProblem } from "../resources/ids";
-import { sshKeyState } from "../resources/ssh-key";
+import { sshKeyCollection } from "../resources/ssh-key/collection";
+import { sshKeyState } from "../resources/ssh-key/resource";
 import { sshKeyAttributes } from "./ssh-key-shape";
 
 export const sshKeyDataSource = defineDataSource<ProviderContext>()({
@@ -26,9 +27,9 @@ export const sshKeyDataSource = defineDataSource<ProviderContext>()({
   },
   async read({ ctx, signal }, config) {
     const id = config.id ?? undefined;
-    if (id !== undefined) return sshKeyState(await ctx.client.getSshKey(Number(id), { signal }));
+    if (id !== undefined) return sshKeyState(await sshKeyCollection.get(ctx.client, id, { signal }));
     const label = config.label!;
-    const matches = (await listAll(ctx.client.listSshKeys({ signal }))).filter((k) => k.label === label);
+    const matches = (await listAll(sshKeyCollection.list(ctx.client, { signal }))).filter((k) => k.label === label);
     if (matches.length !== 1) {
       throw new Error(
         matches.length === 0

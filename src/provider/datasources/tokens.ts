@@ -4,11 +4,12 @@ import { toRfc3339 } from "../timestamps";
 import { rfc3339OrNull } from "./common";
 import { timestamp } from "./filter";
 import { defineListDataSource } from "./list";
+import { tokenCollection } from "../resources/token/collection";
 
 export const tokensDataSource = defineListDataSource({
   typeName: "mgmt_tokens",
   description: "The personal access tokens of the user the provider acts for. No token value, not even the prefix the API shows, is ever read into state.",
-  path: "/profile/tokens",
+  path: tokenCollection.path,
   itemsName: "tokens",
   itemDescription: "The matching tokens.",
   item: {
@@ -18,7 +19,7 @@ export const tokensDataSource = defineListDataSource({
     created: timestamp("When the token was created."),
     expiry: timestamp("When the token expires", true),
   },
-  fetch: (client, o) => client.listTokens(o),
+  fetch: tokenCollection.list,
   // Never `t.token`: the prefix the API shows still helps guess a secret, and state is not a vault.
   toItem: (t) => ({ id: t.id, label: t.label, scopes: t.scopes, created: toRfc3339(t.created), expiry: rfc3339OrNull(t.expiry) }),
 });

@@ -5,8 +5,8 @@
  * compared, as bytes, with what the public thumbnail operation serves.
  */
 import type { z } from "zod";
-import type { OAuthClient, OAuthClientCreate, OAuthClientUpdate } from "../../contract";
-import { OAUTH_CLIENT_STATUSES } from "../../contract/enums";
+import type { OAuthClient, OAuthClientCreate, OAuthClientUpdate } from "../../../contract";
+import { OAUTH_CLIENT_STATUSES } from "../../../contract/enums";
 import {
   OAUTH_CLIENT_CREATE_DEFAULTS,
   OAUTH_CLIENT_LABEL_MAX,
@@ -15,17 +15,16 @@ import {
   redirectUri,
   secretInName,
   sniffImage,
-} from "../../contract/field-rules";
-import { createOAuthClientOnce } from "../../client/create-once";
-import type { ProviderContext } from "../config";
-import { bool, number, string } from "../framework/attributes";
-import { typedEqual } from "../framework/equality";
-import { PartialApply, defineResource } from "../framework/resource";
-import { Unknown, known } from "../framework/value";
-import type { PlannedOf, StateOf } from "../framework/value-types";
-import { orNullIfGone } from "../../client/errors";
-import { adoptedWarning, stateId } from "./ids";
-import { oauthClientTwins } from "./twin-rules";
+} from "../../../contract/field-rules";
+import type { ProviderContext } from "../../config";
+import { bool, number, string } from "../../framework/attributes";
+import { typedEqual } from "../../framework/equality";
+import { PartialApply, defineResource } from "../../framework/resource";
+import { Unknown, known } from "../../framework/value";
+import type { PlannedOf, StateOf } from "../../framework/value-types";
+import { orNullIfGone } from "../../../client/errors";
+import { adoptedWarning, stateId } from "../ids";
+import { createOAuthClientOnce, oauthClientCollection, oauthClientTwins } from "./collection";
 
 /** Base64 as `filebase64()` writes it; whitespace (line-wrapped input) is ignored. */
 export function decodeThumbnail(text: string): Buffer | undefined {
@@ -172,7 +171,7 @@ export const oauthClientResource = defineResource<ProviderContext>()({
 
   async read({ ctx }, state) {
     const id = stateId(state);
-    const live = await ctx.reads.mgmt_oauth_client.read(id);
+    const live = await ctx.reads.of(oauthClientCollection).read(id);
     if (live === null) return null;
     return toState(live, state, await liveThumbnail(ctx, id, state.thumbnail));
   },
@@ -206,14 +205,14 @@ export const oauthClientResource = defineResource<ProviderContext>()({
   },
 
   async importState({ ctx }, id) {
-    const live = await orNullIfGone(() => ctx.client.getOAuthClient(id));
+    const live = await orNullIfGone(() => oauthClientCollection.get(ctx.client, id));
     return live === null ? null : toState(live, null, null);
   },
 
   async twins({ ctx }, planned) {
     const label = known(planned.label);
     const redirect = known(planned.redirect_uri);
-    const clients = label === undefined || redirect === undefined ? null : await ctx.reads.mgmt_oauth_client.all();
+    const clients = label === undefined || redirect === undefined ? null : await ctx.reads.of(oauthClientCollection).all();
     return clients ? oauthClientTwins(clients, label!, redirect!) : [];
   },
 });

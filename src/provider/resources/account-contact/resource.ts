@@ -3,16 +3,16 @@
  * the attributes the configuration sets are managed; the others show the live values and never
  * make a diff.
  */
-import type { Account, AccountUpdate } from "../../contract";
-import { ACCOUNT_CONTACT_FIELDS, type AccountContactField } from "../../contract/enums";
-import { ACCOUNT_CONTACT_RULES, addressProblems } from "../../contract/field-rules";
-import type { ProviderContext } from "../config";
-import { string, type Declared } from "../framework/attributes";
-import { attr, error, type Diagnostic } from "../framework/diagnostics";
-import { defineResource } from "../framework/resource";
-import { known } from "../framework/value";
-import type { ConfigOf, StateOf } from "../framework/value-types";
-import { singletonCrud } from "./singleton";
+import type { Account, AccountUpdate } from "../../../contract";
+import { ACCOUNT_CONTACT_FIELDS, type AccountContactField } from "../../../contract/enums";
+import { ACCOUNT_CONTACT_RULES, addressProblems } from "../../../contract/field-rules";
+import type { ProviderContext } from "../../config";
+import { string, type Declared } from "../../framework/attributes";
+import { attr, error, type Diagnostic } from "../../framework/diagnostics";
+import { defineResource } from "../../framework/resource";
+import { known } from "../../framework/value";
+import type { ConfigOf, StateOf } from "../../framework/value-types";
+import { singletonCrud } from "../singleton";
 
 const DESCRIPTIONS: Record<AccountContactField, string> = {
   address_1: "First line of the address.",

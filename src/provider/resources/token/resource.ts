@@ -3,26 +3,25 @@
  * (sensitive) and never replaced by the 16-character prefix reads return. A token that expired
  * or was revoked is gone: the next plan creates a new one. `renew_before` makes a scheduled
  * apply rotate it before it expires: an in-place update that creates the new token, then revokes
- * the old, so a valid token is in state at every moment (`token-rotation.ts`).
+ * the old, so a valid token is in state at every moment (`rotation.ts`).
  */
-import type { PersonalAccessToken } from "../../contract";
-import { TOKEN_LABEL, oauthScopesText, secretInName, tokenLabel } from "../../contract/field-rules";
-import { SCOPE_AREAS, sameScopes } from "../../contract/scopes";
-import { createTokenOnce } from "../../client/create-once";
-import type { ProviderContext } from "../config";
-import { string } from "../framework/attributes";
-import { attr, error, type Diagnostic } from "../framework/diagnostics";
-import { defineResource, type ResourceOperation } from "../framework/resource";
-import { Unknown, known } from "../framework/value";
-import type { AppliedConfigOf, PlannedOf, StateOf } from "../framework/value-types";
-import { formatTimestamp, parseDuration, parseRfc3339 } from "../../contract/timestamps";
-import { positiveDuration, rfc3339, sameInstant, toRfc3339 } from "../timestamps";
-import { closestArea, unknownScopeAreas } from "../scope-areas";
-import { orNullIfGone } from "../../client/errors";
-import { expiryProblems, lifetimeProblems, refuseActingToken } from "./token-lifetime";
-import { parseId, stateId } from "./ids";
-import { tokenTwins } from "./twin-rules";
-import { ROTATED, rotationReason, revokeAfterRotation } from "./token-rotation";
+import type { PersonalAccessToken } from "../../../contract";
+import { TOKEN_LABEL, oauthScopesText, secretInName, tokenLabel } from "../../../contract/field-rules";
+import { SCOPE_AREAS, sameScopes } from "../../../contract/scopes";
+import type { ProviderContext } from "../../config";
+import { string } from "../../framework/attributes";
+import { attr, error, type Diagnostic } from "../../framework/diagnostics";
+import { defineResource, type ResourceOperation } from "../../framework/resource";
+import { Unknown, known } from "../../framework/value";
+import type { AppliedConfigOf, PlannedOf, StateOf } from "../../framework/value-types";
+import { formatTimestamp, parseDuration, parseRfc3339 } from "../../../contract/timestamps";
+import { positiveDuration, rfc3339, sameInstant, toRfc3339 } from "../../timestamps";
+import { closestArea, unknownScopeAreas } from "../../scope-areas";
+import { orNullIfGone } from "../../../client/errors";
+import { expiryProblems, lifetimeProblems, refuseActingToken } from "./lifetime";
+import { parseId, stateId } from "../ids";
+import { createTokenOnce, tokenCollection, tokenTwins } from "./collection";
+import { ROTATED, rotationReason, revokeAfterRotation } from "./rotation";
 
 const attributes = {
   id: string("computed", "The token's id.", { keepPrior: true }),
@@ -152,7 +151,7 @@ export const tokenResource = defineResource<ProviderContext>()({
   create: createToken,
 
   async read({ ctx }, state) {
-    const live = await ctx.reads.mgmt_token.read(String(parseId(stateId(state))));
+    const live = await ctx.reads.of(tokenCollection).read(String(parseId(stateId(state))));
     return live === null ? null : toState(live, state);
   },
 
@@ -176,12 +175,12 @@ export const tokenResource = defineResource<ProviderContext>()({
   },
 
   async importState({ ctx }, id) {
-    return orNullIfGone(async () => toState(await ctx.client.getToken(parseId(id)), null));
+    return orNullIfGone(async () => toState(await tokenCollection.get(ctx.client, String(parseId(id))), null));
   },
 
   async twins({ ctx, now }, planned) {
     const label = known(planned.label);
-    const tokens = label === undefined ? null : await ctx.reads.mgmt_token.all();
+    const tokens = label === undefined ? null : await ctx.reads.of(tokenCollection).all();
     return tokens ? tokenTwins(tokens, { label: label!, scopes: known(planned.scopes) }, now(), ctx.actingTokenPrefix) : [];
   },
 });

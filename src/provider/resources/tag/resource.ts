@@ -2,20 +2,20 @@
  * mgmt_tag: a tag and the objects it was applied to. The API applies a tag to objects only when
  * it creates the tag and cannot change them afterwards, so any change to the lists replaces the
  * tag (delete, then create with the new lists). A refresh reads every tag's objects one request
- * at a time, unless batched reads can vouch they are unchanged (../batched-reads.ts, TagReads).
+ * at a time, unless batched reads can vouch they are unchanged (../../batched-reads.ts, TagReads).
  */
-import type { TagCreate, TaggedObject } from "../../contract";
-import { TAG_LABEL, tagLabel } from "../../contract/field-rules";
-import { createTagOnce } from "../../client/create-once";
-import type { ProviderContext } from "../config";
-import { set, string } from "../framework/attributes";
-import type { PrivateState } from "../framework/private-state";
-import { PartialApply, defineResource, type ResourceOperation } from "../framework/resource";
-import { eachElement } from "../framework/validators";
-import type { ObjectValue, TfValue } from "../framework/value";
-import type { StateOf } from "../framework/value-types";
-import { orNullIfGone } from "../../client/errors";
-import { adoptedWarning } from "./ids";
+import type { TagCreate, TaggedObject } from "../../../contract";
+import { TAG_LABEL, tagLabel } from "../../../contract/field-rules";
+import type { ProviderContext } from "../../config";
+import { set, string } from "../../framework/attributes";
+import type { PrivateState } from "../../framework/private-state";
+import { PartialApply, defineResource, type ResourceOperation } from "../../framework/resource";
+import { eachElement } from "../../framework/validators";
+import type { ObjectValue, TfValue } from "../../framework/value";
+import type { StateOf } from "../../framework/value-types";
+import { orNullIfGone } from "../../../client/errors";
+import { adoptedWarning } from "../ids";
+import { createTagOnce } from "./collection";
 
 /** Each list of the create body, the object type of its items in `GET /tags/{label}`. */
 const LISTS = { computes: "compute", domains: "domain", volumes: "volume", nodebalancers: "nodebalancer" } as const satisfies Record<

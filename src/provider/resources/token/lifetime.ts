@@ -3,10 +3,9 @@
  * cannot honour is refused naming its attribute, before anything is created: pure functions of
  * the configured texts and the plan's "now". And the one guard of delete: never the acting token.
  */
-import { LAST_WIRE_MS, LAST_WIRE_TIMESTAMP, parseRfc3339 } from "../../contract/timestamps";
-import { parseDuration } from "../../contract/timestamps";
-import type { ProviderContext } from "../config";
-import { orNullIfGone } from "../../client/errors";
+import { LAST_WIRE_MS, LAST_WIRE_TIMESTAMP, parseDuration, parseRfc3339 } from "../../../contract/timestamps";
+import type { ProviderContext } from "../../config";
+import { orNullIfGone } from "../../../client/errors";
 
 /** The shortest lifetime asked for: a token must still be valid when the API stores it, after the request's trip. */
 export const MIN_TOKEN_LIFETIME_MS = 60_000;

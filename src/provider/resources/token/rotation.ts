@@ -4,9 +4,9 @@
  * create_before_destroy, so between the two steps nothing would be valid; as an update, the old
  * value works until the new one exists and is in state.
  */
-import { formatDay, parseRfc3339 } from "../../contract/timestamps";
-import { PartialApply } from "../framework/resource";
-import type { ObjectValue } from "../framework/value";
+import { formatDay, parseRfc3339 } from "../../../contract/timestamps";
+import { PartialApply } from "../../framework/resource";
+import type { ObjectValue } from "../../framework/value";
 
 /** The computed attributes a rotation changes: the plan shows them unknown (the id too, which tells the apply it rotates). */
 export const ROTATED = ["id", "token", "expiry", "created"] as const;

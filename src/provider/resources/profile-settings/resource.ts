@@ -2,17 +2,17 @@
  * mgmt_profile_settings: the acting user's profile settings (`PUT /profile`), a singleton with
  * the account contact's semantics: only configured attributes are managed.
  */
-import type { Profile, ProfileUpdate } from "../../contract";
-import { LISH_AUTH_METHODS } from "../../contract/enums";
-import { email, secretInPublicKey, sshPublicKeyText, timeZone } from "../../contract/field-rules";
-import { sameSshKey } from "../../contract/sshkey-format";
-import type { ProviderContext } from "../config";
-import { bool, list, string } from "../framework/attributes";
-import { defineResource } from "../framework/resource";
-import { eachElement, oneOf } from "../framework/validators";
-import type { TfValue } from "../framework/value";
-import type { StateOf } from "../framework/value-types";
-import { singletonCrud } from "./singleton";
+import type { Profile, ProfileUpdate } from "../../../contract";
+import { LISH_AUTH_METHODS } from "../../../contract/enums";
+import { email, secretInPublicKey, sshPublicKeyText, timeZone } from "../../../contract/field-rules";
+import { sameSshKey } from "../../../contract/sshkey-format";
+import type { ProviderContext } from "../../config";
+import { bool, list, string } from "../../framework/attributes";
+import { defineResource } from "../../framework/resource";
+import { eachElement, oneOf } from "../../framework/validators";
+import type { TfValue } from "../../framework/value";
+import type { StateOf } from "../../framework/value-types";
+import { singletonCrud } from "../singleton";
 
 const sameKeys = (a: readonly TfValue[], b: readonly TfValue[]) =>
   a.length === b.length && a.every((k, i) => typeof k === "string" && typeof b[i] === "string" && sameSshKey(k, b[i] as string));

@@ -1,17 +1,16 @@
 /** mgmt_ssh_key: an SSH public key on the acting user's profile. */
-import type { SshKey } from "../../contract";
-import { SSH_KEY_LABEL_MAX, lengthBetween, secretInName, secretInPublicKey, sshPublicKeyText } from "../../contract/field-rules";
-import { sameSshKey } from "../../contract/sshkey-format";
-import { createSshKeyOnce } from "../../client/create-once";
-import type { ProviderContext } from "../config";
-import { string } from "../framework/attributes";
-import { defineResource } from "../framework/resource";
-import type { StateOf } from "../framework/value-types";
-import { toRfc3339 } from "../timestamps";
-import { orNullIfGone } from "../../client/errors";
-import { known } from "../framework/value";
-import { adoptedWarning, parseId, stateId } from "./ids";
-import { sshKeyTwins } from "./twin-rules";
+import type { SshKey } from "../../../contract";
+import { SSH_KEY_LABEL_MAX, lengthBetween, secretInName, secretInPublicKey, sshPublicKeyText } from "../../../contract/field-rules";
+import { sameSshKey } from "../../../contract/sshkey-format";
+import type { ProviderContext } from "../../config";
+import { string } from "../../framework/attributes";
+import { defineResource } from "../../framework/resource";
+import type { StateOf } from "../../framework/value-types";
+import { toRfc3339 } from "../../timestamps";
+import { orNullIfGone } from "../../../client/errors";
+import { known } from "../../framework/value";
+import { adoptedWarning, parseId, stateId } from "../ids";
+import { createSshKeyOnce, sshKeyCollection, sshKeyTwins } from "./collection";
 
 const attributes = {
   id: string("computed", "The key's id.", { keepPrior: true }),
@@ -49,7 +48,7 @@ export const sshKeyResource = defineResource<ProviderContext>()({
   },
 
   async read({ ctx }, state) {
-    const key = await ctx.reads.mgmt_ssh_key.read(String(parseId(stateId(state))));
+    const key = await ctx.reads.of(sshKeyCollection).read(String(parseId(stateId(state))));
     return key === null ? null : sshKeyState(key);
   },
 
@@ -62,13 +61,13 @@ export const sshKeyResource = defineResource<ProviderContext>()({
   },
 
   async importState({ ctx }, id) {
-    return orNullIfGone(async () => sshKeyState(await ctx.client.getSshKey(parseId(id))));
+    return orNullIfGone(async () => sshKeyState(await sshKeyCollection.get(ctx.client, String(parseId(id)))));
   },
 
   async twins({ ctx }, planned) {
     const label = known(planned.label);
     const key = known(planned.ssh_key);
-    const keys = label === undefined || key === undefined ? null : await ctx.reads.mgmt_ssh_key.all();
+    const keys = label === undefined || key === undefined ? null : await ctx.reads.of(sshKeyCollection).all();
     return keys ? sshKeyTwins(keys, label!, key!) : [];
   },
 });
