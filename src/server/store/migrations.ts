@@ -440,6 +440,20 @@ export function migrations(flavor: SqlFlavor): Record<string, Migration> {
         await db.schema.alterTable("notifications").dropColumn("until").execute();
       },
     },
+    // Postgres: the events list's count is an index-only scan of `events_account_id_created` only once vacuum has
+    // marked the pages all-visible, and its page walks `events_account_id_id` only once the planner's statistics know
+    // the account's rows (with none, it chose a bitmap scan and a sort of the whole window: 37 ms at 50,000 events
+    // against 0.05 ms). The defaults wait for a fifth of the table to change; an append-mostly feed gets both sooner.
+    "0009_events_vacuumed_sooner": {
+      async up(db: Kysely<unknown>) {
+        if (flavor !== "postgres") return;
+        await sql`alter table events set (autovacuum_vacuum_insert_scale_factor = 0.01, autovacuum_analyze_scale_factor = 0.01)`.execute(db);
+      },
+      async down(db: Kysely<unknown>) {
+        if (flavor !== "postgres") return;
+        await sql`alter table events reset (autovacuum_vacuum_insert_scale_factor, autovacuum_analyze_scale_factor)`.execute(db);
+      },
+    },
   };
 }
 
