@@ -11,7 +11,9 @@ import { pageFrom } from "../../src/server/domain/paging";
 import { applyFilter, parseFilter, type FilterFields } from "../../src/server/domain/filter";
 import { filterSql, type FilterColumns } from "../../src/server/store/filter-sql";
 import { API_FILTERABLE } from "../../src/contract";
+import type { GrantsResponse } from "../../src/contract";
 import { call, startTestServer, type TestServer } from "./helpers";
+import { newActor } from "./actors";
 
 let server: TestServer;
 let accountId: number;
@@ -56,11 +58,11 @@ afterAll(() => server.close());
 
 type Page = { data: unknown[]; page: number; pages: number; results: number };
 
-/** Every item of `path` without a filter, in the list's order. */
-async function whole(path: string): Promise<unknown[]> {
+/** Every item of `path` without a filter, in the list's order (as `token`'s user sees it). */
+async function whole(path: string, token?: string): Promise<unknown[]> {
   const all: unknown[] = [];
   for (let n = 1; ; n++) {
-    const body = (await call(server, "GET", `${path}?page=${n}&page_size=500`)).body as Page;
+    const body = (await call(server, "GET", `${path}?page=${n}&page_size=500`, { token })).body as Page;
     all.push(...body.data);
     if (n >= body.pages) return all;
   }
@@ -116,20 +118,38 @@ const FILTERS: Record<string, unknown[]> = {
 const fieldsOf = (path: string): FilterFields =>
   path === "/account/events" ? { ...API_FILTERABLE["/account/events"], "entity.id": "id" } : (API_FILTERABLE as Record<string, FilterFields>)[path]!;
 
-describe.each(Object.keys(FILTERS))("%s", (path) => {
-  // JSON's escapes keep a header ASCII (a header cannot carry "İ" as it is).
-  const ascii = (text: string) => text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  test.each(FILTERS[path]!.map((f) => [ascii(JSON.stringify(f)), f]))("%s: every page as the in-memory filter answers it", async (text) => {
-    const all = await whole(path);
-    const expected = applyFilter(all, parseFilter(text, fieldsOf(path))!);
-    for (const size of [25, 500]) {
-      for (let page = 1; page <= Math.max(1, Math.ceil(expected.length / size)) + 1; page++) {
-        const res = await call(server, "GET", `${path}?page=${page}&page_size=${size}`, { headers: { "x-filter": text } });
-        expect(res.status).toBe(200);
-        expect(res.body).toEqual(pageFrom({ page, page_size: size }, expected));
-      }
+/** Every page of `path` under the filter `text` is the in-memory filter's page of the whole unfiltered list. */
+async function sameAsInMemory(path: string, text: string, token?: string): Promise<void> {
+  const all = await whole(path, token);
+  const expected = applyFilter(all, parseFilter(text, fieldsOf(path))!);
+  for (const size of [25, 500]) {
+    for (let page = 1; page <= Math.max(1, Math.ceil(expected.length / size)) + 1; page++) {
+      const res = await call(server, "GET", `${path}?page=${page}&page_size=${size}`, { headers: { "x-filter": text }, token });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(pageFrom({ page, page_size: size }, expected));
     }
+  }
+}
+
+// JSON's escapes keep a header ASCII (a header cannot carry "İ" as it is).
+const ascii = (text: string) => text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+describe.each(Object.keys(FILTERS))("%s", (path) => {
+  test.each(FILTERS[path]!.map((f) => [ascii(JSON.stringify(f)), f]))("%s: every page as the in-memory filter answers it", async (text) => {
+    await sameAsInMemory(path, text);
   });
+});
+
+test("a restricted user's filtered events and maintenance: the grants' visibility and the filter together, as in memory", async () => {
+  const restricted = await newActor(server, { restricted: true });
+  expect(restricted.user.account_id).toBe(accountId);
+  const grants = (await call(server, "GET", "/profile/grants", { token: restricted.token })).body as GrantsResponse;
+  const compute = [7, 100, 101].map((id) => ({ id, label: `c${id}`, permissions: "read_only" as const }));
+  await server.domain.users.setGrants(restricted.user.id, { ...grants, global: { ...grants.global, account_access: "read_only" }, compute });
+  for (const path of ["/account/events", "/account/maintenance"]) {
+    expect((await whole(path, restricted.token)).length).toBeGreaterThan(0);
+    for (const filter of FILTERS[path]!) await sameAsInMemory(path, ascii(JSON.stringify(filter)), restricted.token);
+  }
 });
 
 describe("filterSql", () => {
