@@ -3,9 +3,11 @@
  * shared `page`/`page_size` rules (25..500, default 100) and, for a list that names its
  * filterable fields, upstream's `X-Filter` header (filter and `+order_by`/`+order`).
  *
- * Without a filter the list's own fetch pages in the store. With one, the helper reads every
- * item (in pages of 500), filters and sorts the contract views, then cuts the asked page; the
- * envelope's `results` and `pages` count the filtered items.
+ * Without a filter the list's own fetch pages in the store. With one, a list that has a `filtered`
+ * fetch asks the store to filter, order and page (X-Filter compiled to SQL, `src/server/store/filter-sql.ts`);
+ * when it has none, or that filter has no exact SQL, the helper reads every item (in pages of 500),
+ * filters and sorts the contract views, then cuts the asked page. Either way the envelope's `results`
+ * and `pages` count the filtered items, the same answer.
  *
  * Opting in (one line, in a route module):
  *   r.list("/account/events", "events:read_only",
@@ -15,7 +17,7 @@
  */
 import { z } from "zod";
 import { PAGE_SIZE, PageQuery, paginated, type Page } from "../../contract";
-import { applyFilter, parseFilter, type FilterFields } from "../domain/filter";
+import { applyFilter, parseFilter, type Filter, type FilterFields } from "../domain/filter";
 import { pageFrom } from "../domain/paging";
 import { parseInput } from "./errors";
 import type { RememberedAnswers } from "./remembered";
@@ -35,9 +37,15 @@ export interface ListSpec<S extends z.ZodType> {
    * it stays, a page already answered is answered again as the same JSON (see `./remembered.ts`).
    */
   mark?: () => string | undefined;
+  /**
+   * The page of the items `filter` keeps, in its order, filtered and paged by the store; undefined
+   * when this filter has no exact SQL (the helper then filters in memory, as without this fetch).
+   */
+  filtered?: FilteredFetch<S>;
 }
 
 export type ListFetch<S extends z.ZodType> = (ctx: RouteContext, query: PageQuery) => Promise<Page<z.input<S>>>;
+export type FilteredFetch<S extends z.ZodType> = (ctx: RouteContext, query: PageQuery, filter: Filter) => Promise<Page<z.input<S>> | undefined>;
 
 /**
  * `PageQuery` parsed, by the two texts it reads (it ignores other parameters): zod took a tenth
@@ -91,6 +99,8 @@ export async function listAnswer<S extends z.ZodType>(
     return { status: 200, json };
   }
 
+  const inStore = await spec.filtered?.(ctx, query, filter);
+  if (inStore !== undefined) return { status: 200, body: schema.parse(inStore) };
   const all: Array<z.input<S>> = [];
   for (let page = 1; ; page++) {
     const slice = await fetch(ctx, { page, page_size: PAGE_SIZE.max });

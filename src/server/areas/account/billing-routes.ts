@@ -66,7 +66,12 @@ export function billingRoutes(r: Router, billing: BillingService): void {
   r.list(
     "/account/invoices",
     "account:read_only",
-    { item: Invoice, filter: API_FILTERABLE["/account/invoices"], summary: "List invoices" },
+    {
+      item: Invoice,
+      filter: API_FILTERABLE["/account/invoices"],
+      summary: "List invoices",
+      filtered: ({ actor }, query, filter) => billing.listInvoicesWhere(actor, query, filter),
+    },
     async ({ actor }, query) => billing.listInvoices(actor, query),
   );
   r.get("/account/invoices/:invoiceId", "account:read_only", { summary: "View an invoice", response: Invoice }, async ({ req, actor }) =>

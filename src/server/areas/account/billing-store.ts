@@ -3,9 +3,19 @@
  * `./tables-store.ts`). A method's `data` and an invoice's body are JSON text; what is queried
  * is a column.
  */
-import type { Selectable } from "kysely";
+import { sql, type Selectable } from "kysely";
+import { filterSql, flavorOf, type Filter, type FilterColumns, type FilterSql } from "../../store/filter-sql";
 import { Repository, countN, counted, totalOver, type Counted, type Handle, type Slice } from "../../store/store";
 import type { AccountTables, PaymentMethodsTable } from "./tables-store";
+
+/** An invoice's X-Filter fields (the contract's table) as its columns, and `id`, which `+order` alone orders by. */
+const INVOICE_COLUMNS: FilterColumns = {
+  id: { kind: "number", value: sql.ref("invoices.id") },
+  billing_source: { kind: "text", value: sql.ref("invoices.billing_source") },
+  date: { kind: "timestamp", value: sql.ref("invoices.date") },
+  label: { kind: "text", value: sql.ref("invoices.label") },
+  total: { kind: "number", value: sql.ref("invoices.total") },
+};
 
 /** An active payment method (deleted ones are never read). */
 export type PaymentMethodRecord = Omit<Selectable<PaymentMethodsTable>, "type" | "is_default" | "data" | "deleted"> & {
@@ -75,21 +85,38 @@ export class Payments extends Repository<AccountTables> {
     await this.db.updateTable("payment_methods").set({ is_default: 1 }).where("account_id", "=", accountId).where("id", "=", id).execute();
   }
 
-  async insertInvoice(accountId: number, body: object): Promise<number> {
+  async insertInvoice(accountId: number, body: { billing_source: string; date: string; label: string; total: number }): Promise<number> {
+    const { billing_source, date, label, total } = body;
     const row = await this.db
       .insertInto("invoices")
-      .values({ account_id: accountId, body: JSON.stringify(body) })
+      .values({ account_id: accountId, body: JSON.stringify(body), billing_source, date, label, total })
       .returning("id")
       .executeTakeFirstOrThrow();
     return row.id;
   }
 
-  /** One slice of the account's invoices by id, with their count: the page is the query's (index `invoices_account_id_id`). */
-  pageInvoices(accountId: number, slice: Slice): Promise<Counted<BodyRecord<Record<string, unknown>>>> {
-    const ofAccount = this.db.selectFrom("invoices").where("account_id", "=", accountId);
+  /** `filter` as SQL for `pageInvoices`, in id order among equals; undefined when it has none exact. */
+  invoiceFilter(filter: Filter): FilterSql | undefined {
+    return filterSql(filter, INVOICE_COLUMNS, sql`${sql.ref("invoices.id")}`, flavorOf(this.db));
+  }
+
+  /**
+   * One slice of the account's invoices by id (or `filter`'s, from `invoiceFilter`: those it keeps, in its order),
+   * with their count: the page is the query's (index `invoices_account_id_id`).
+   */
+  pageInvoices(accountId: number, slice: Slice, filter?: FilterSql): Promise<Counted<BodyRecord<Record<string, unknown>>>> {
+    const account = this.db.selectFrom("invoices").where("account_id", "=", accountId);
+    const ofAccount = filter === undefined ? account : account.where(filter.where);
     return counted(
       slice,
-      () => ofAccount.select(["id", "body"]).select(totalOver()).orderBy("id").limit(slice.limit).offset(slice.offset).execute(),
+      () =>
+        ofAccount
+          .select(["id", "body"])
+          .select(totalOver())
+          .orderBy(filter?.orderBy ?? sql`${sql.ref("invoices.id")}`)
+          .limit(slice.limit)
+          .offset(slice.offset)
+          .execute(),
       () => ofAccount.select(countN).executeTakeFirst(),
       ({ total: _, ...row }) => bodyRecord(row),
     );

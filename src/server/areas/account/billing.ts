@@ -14,6 +14,7 @@ import {
   type PageQuery,
   type PaymentMethodAdd,
 } from "../../../contract";
+import type { Filter } from "../../../contract/x-filter";
 import type { PaymentMethodRecord } from "./store";
 import { invoiceItemView, invoiceView, type InvoiceBody } from "./stored-views";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
@@ -120,8 +121,16 @@ export class BillingService {
   // --- invoices ---------------------------------------------------------------------------
 
   async listInvoices(actor: Actor, query: PageQuery): Promise<Page<Invoice>> {
+    return (await this.listInvoicesWhere(actor, query, null))!;
+  }
+
+  /** `listInvoices` with X-Filter applied by the store too; undefined when `filter` has no exact SQL. */
+  async listInvoicesWhere(actor: Actor, query: PageQuery, filter: Filter | null): Promise<Page<Invoice> | undefined> {
     await requireAccountAccess(this.deps.store, actor, "read_only");
-    const page = await pageOf(query, (slice) => this.deps.store.payments.pageInvoices(actor.user.account_id, slice));
+    const payments = this.deps.store.payments;
+    const where = filter === null ? undefined : payments.invoiceFilter(filter);
+    if (filter !== null && where === undefined) return undefined;
+    const page = await pageOf(query, (slice) => payments.pageInvoices(actor.user.account_id, slice, where));
     return { ...page, data: page.data.map(invoiceView) };
   }
 

@@ -16,7 +16,12 @@ export function noticeRoutes(r: Router, notices: AccountNoticeService): void {
   r.list(
     "/account/maintenance",
     "token",
-    { item: MaintenanceItem, filter: API_FILTERABLE["/account/maintenance"], summary: "List maintenance" },
+    {
+      item: MaintenanceItem,
+      filter: API_FILTERABLE["/account/maintenance"],
+      summary: "List maintenance",
+      filtered: ({ actor }, query, filter) => notices.listMaintenanceWhere(actor, query, filter),
+    },
     async ({ actor }, query) => notices.listMaintenance(actor, query),
   );
   r.list("/account/notifications", "account:read_only", { item: Notification, summary: "List notifications" }, async ({ actor }, query) =>

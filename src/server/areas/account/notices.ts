@@ -3,11 +3,12 @@
  * written by the operator (`seed*`: fixtures, the admin namespace, tests) and read by the API.
  */
 import type { MaintenanceItem, Notification, Page, PageQuery } from "../../../contract";
+import type { Filter } from "../../../contract/x-filter";
 import type { AvailabilityRecord } from "./store";
 import { maintenanceView, notificationView } from "./stored-views";
 import { timestamp, type Actor, type Deps } from "../../domain/context";
 import { notFound } from "../../domain/errors";
-import { pageFrom } from "../../domain/paging";
+import { pageFrom, pageOf } from "../../domain/paging";
 import { grantsOf, requireAccountAccess } from "../../auth/grants";
 import type { AccountAreaRepos } from "./details";
 
@@ -51,27 +52,28 @@ export class AccountNoticeService {
 
   // --- maintenance and notifications ------------------------------------------------------
 
-  /** Not canceled, and only entities the user may view (compute grants for a restricted user). */
+  /** Not canceled, and only entities the user may view (compute grants for a restricted user). The store pages. */
   async listMaintenance(actor: Actor, query: PageQuery): Promise<Page<MaintenanceItem>> {
-    const grants = await grantsOf(this.deps.store, actor);
-    const visible = grants === null ? null : new Set(grants.compute.filter((g) => g.permissions !== null).map((g) => String(g.id)));
-    const rows = await this.deps.store.notices.listMaintenance(actor.user.account_id);
-    const items = rows
-      .map(maintenanceView)
-      .filter((m) => m.status !== "canceled")
-      .filter((m) => visible === null || visible.has(String(m.entity.id)));
-    return pageFrom(query, items);
+    return (await this.listMaintenanceWhere(actor, query, null))!;
   }
 
-  /** Unresolved notifications whose `until` has not passed. */
+  /** `listMaintenance` with X-Filter applied by the store too; undefined when `filter` has no exact SQL. */
+  async listMaintenanceWhere(actor: Actor, query: PageQuery, filter: Filter | null): Promise<Page<MaintenanceItem> | undefined> {
+    const notices = this.deps.store.notices;
+    const where = filter === null ? undefined : notices.maintenanceFilter(filter);
+    if (filter !== null && where === undefined) return undefined;
+    const grants = await grantsOf(this.deps.store, actor);
+    const visible = grants === null ? null : grants.compute.filter((g) => g.permissions !== null).map((g) => String(g.id));
+    const page = await pageOf(query, (slice) => notices.pageMaintenance(actor.user.account_id, slice, visible, where));
+    return { ...page, data: page.data.map(maintenanceView) };
+  }
+
+  /** Unresolved notifications whose `until` has not passed; the store pages. */
   async listNotifications(actor: Actor, query: PageQuery): Promise<Page<Notification>> {
     await requireAccountAccess(this.deps.store, actor, "read_only");
     const now = timestamp(this.deps.clock);
-    const rows = await this.deps.store.notices.listNotifications(actor.user.account_id);
-    return pageFrom(
-      query,
-      rows.map(notificationView).filter((n) => n.until === null || n.until > now),
-    );
+    const page = await pageOf(query, (slice) => this.deps.store.notices.pageNotifications(actor.user.account_id, now, slice));
+    return { ...page, data: page.data.map(notificationView) };
   }
 
   async seedAvailability(accountId: number, regions: AvailabilityRecord[]): Promise<void> {

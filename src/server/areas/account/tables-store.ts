@@ -30,6 +30,11 @@ export interface InvoicesTable {
   id: Generated<number>;
   account_id: number;
   body: string;
+  /** The body's X-Filter fields (null only on a body without them). */
+  billing_source: string | null;
+  date: string | null;
+  label: string | null;
+  total: number | null;
 }
 
 export interface InvoiceItemsTable {
@@ -45,17 +50,24 @@ export interface RegionAvailabilityTable {
   unavailable: string;
 }
 
+/** Maintenance: the body, its X-Filter fields (`when` as `when_at`) and its entity's id as text (for grants). */
 export interface MaintenanceTable {
   id: Generated<number>;
   account_id: number;
   body: string;
+  status: string | null;
+  type: string | null;
+  when_at: string | null;
+  entity_id: string | null;
 }
 
+/** Notifications: the body and its `until` (shown while it has not passed). */
 export interface NotificationsTable {
   id: Generated<number>;
   account_id: number;
   body: string;
   resolved: string | null;
+  until: string | null;
 }
 
 export interface AccountTables {

@@ -18,6 +18,7 @@
  * and `markSeen` (every event up to and including the id).
  */
 import type { EventAction, GrantsResponse, Page, PageQuery } from "../../../contract";
+import type { Filter } from "../../../contract/x-filter";
 import type { StoreOf } from "../../store/store";
 import { DAY, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
 import { grantsOf, type GrantRepos } from "../../auth/grants";
@@ -151,20 +152,27 @@ export class EventService {
   }
 
   /**
-   * `GET /account/events`, newest first (upstream's order). X-Filter is applied by the route's
-   * shared list helper (`src/server/http/list.ts`) over these views. The store pages: the 90-day
+   * `GET /account/events`, newest first (upstream's order). X-Filter is the store's too (`listWhere`,
+   * through the route's shared list helper, `src/server/http/list.ts`). The store pages: the 90-day
    * window, a restricted user's visibility, the order and the page are the query's, and only the
    * page's events are read.
    */
   async list(actor: Actor, query: PageQuery): Promise<Page<EventView>> {
+    return (await this.listWhere(actor, query, null))!;
+  }
+
+  /** `list` with X-Filter applied by the store too; undefined when `filter` has no exact SQL (see `Events.filterFor`). */
+  async listWhere(actor: Actor, query: PageQuery, filter: Filter | null): Promise<Page<EventView> | undefined> {
     // No transaction: on SQLite one would hold the only connection and the write lock for the
     // whole read, every other request waiting behind it. The page is one statement (one snapshot,
     // count included); a mark made between it and `views` shows as it would a moment later.
     const store = this.deps.store;
+    const where = filter === null ? undefined : store.events.filterFor(actor.user.id, filter);
+    if (filter !== null && where === undefined) return undefined;
     const grants = await grantsOf(store, actor);
     const since = timestampAt(this.deps.clock, -EVENT_WINDOW_DAYS * DAY);
     const visible = grants === null ? undefined : visibilityOf(actor.user.id, grants);
-    const page = await pageOf(query, (slice) => store.events.pageSince(actor.user.account_id, since, slice, visible));
+    const page = await pageOf(query, (slice) => store.events.pageSince(actor.user.account_id, since, slice, visible, where));
     return { ...page, data: await this.views(actor, page.data, store) };
   }
 

@@ -1,5 +1,6 @@
 /** The event feed: tables, records and queries. Entities are JSON text in their columns. */
 import { sql, type ExpressionBuilder, type Expression, type Generated, type Selectable, type SelectQueryBuilder, type SqlBool } from "kysely";
+import { filterSql, flavorOf, type Filter, type FilterColumns, type FilterSql } from "../../store/filter-sql";
 import { preparedInsert, preparedInsertLater } from "../../store/throughput";
 import { Repository, countN, counted, type Counted, type Handle, type Slice } from "../../store/store";
 import type { EventEntity } from "../../domain/records";
@@ -117,7 +118,40 @@ const visibleWhere =
     return eb.or(ors);
   };
 
+/**
+ * The feed's X-Filter fields as SQL (`EventView` as the route shows it): `read` is the user's mark, `entity.id` the
+ * stored text with the JSON type of the entity's id (a number or a string, see `../../store/filter-sql.ts`).
+ */
+function eventColumns(userId: number, flavor: ReturnType<typeof flavorOf>): FilterColumns {
+  const idType =
+    flavor === "postgres"
+      ? sql<string>`json_typeof(cast(${sql.ref("events.entity")} as json) -> 'id')`
+      : sql<string>`json_type(${sql.ref("events.entity")}, '$.id')`;
+  return {
+    id: { kind: "number", value: sql.ref("events.id") },
+    action: { kind: "text", value: sql.ref("events.action") },
+    created: { kind: "timestamp", value: sql.ref("events.created") },
+    read: {
+      kind: "boolean",
+      value: sql<SqlBool>`exists (select 1 from ${sql.table("event_reads")} where ${sql.ref("event_reads.user_id")} = ${userId} and ${sql.ref("event_reads.event_id")} = ${sql.ref("events.id")})`,
+    },
+    "entity.id": {
+      kind: "id",
+      value: sql.ref("events.entity_id"),
+      isNumber: flavor === "postgres" ? sql<SqlBool>`coalesce(${idType} = 'number', false)` : sql<SqlBool>`coalesce(${idType} in ('integer', 'real'), 0)`,
+      isString: flavor === "postgres" ? sql<SqlBool>`coalesce(${idType} = 'string', false)` : sql<SqlBool>`coalesce(${idType} = 'text', 0)`,
+    },
+    "entity.type": { kind: "text", value: sql.ref("events.entity_type") },
+  };
+}
+
 export class Events extends Repository<EventTables> {
+  /** `filter` (over `userId`'s view of the feed) as SQL for `pageSince`, newest first among equals; undefined: none exact. */
+  filterFor(userId: number, filter: Filter): FilterSql | undefined {
+    const flavor = flavorOf(this.db);
+    return filterSql(filter, eventColumns(userId, flavor), sql`${sql.ref("events.id")} desc`, flavor);
+  }
+
   async insert(event: NewEvent): Promise<EventRecord> {
     const id = await insertEvent(this.db, eventRow(event));
     return { id, ...event };
@@ -146,10 +180,14 @@ export class Events extends Repository<EventTables> {
    * One slice of the account's events created at or after `since`, newest first, with the count
    * of them all: the window and the page are the query's (index `events_account_id_created`), so
    * a page costs the same at 2,000 events as at 50,000. `visible` (a restricted user's view, see
-   * `EventVisibility`) narrows both to the events that user may see.
+   * `EventVisibility`) narrows both to the events that user may see; `filter` (from `filterFor`) to the ones it keeps,
+   * in its order.
    */
-  pageSince(accountId: number, since: string, slice: Slice, visible?: EventVisibility): Promise<Counted<EventRecord>> {
-    const seen = <Q extends SelectQueryBuilder<EventTables, "events", object>>(q: Q): Q => (visible === undefined ? q : (q.where(visibleWhere(visible)) as Q));
+  pageSince(accountId: number, since: string, slice: Slice, visible?: EventVisibility, filter?: FilterSql): Promise<Counted<EventRecord>> {
+    const seen = <Q extends SelectQueryBuilder<EventTables, "events", object>>(q: Q): Q => {
+      const narrowed = visible === undefined ? q : (q.where(visibleWhere(visible)) as Q);
+      return filter === undefined ? narrowed : (narrowed.where(filter.where) as Q);
+    };
     const inWindow = seen(this.db.selectFrom("events").where("account_id", "=", accountId).where("created", ">=", since));
     return counted(
       slice,
@@ -165,7 +203,7 @@ export class Events extends Repository<EventTables> {
         )
           .selectAll()
           .select(() => inWindow.select(countN).as("total"))
-          .orderBy("id", "desc")
+          .orderBy(filter === undefined ? sql`${sql.ref("events.id")} desc` : filter.orderBy)
           .limit(slice.limit)
           .offset(slice.offset)
           .execute(),
