@@ -6,7 +6,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Dispatcher } from "undici";
 import { classifyError, type FailureKind } from "./retry";
-import type { Method } from "./http";
+import type { Method } from "./call";
 
 export interface RawResponse {
   readonly status: number;

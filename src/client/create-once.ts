@@ -16,7 +16,7 @@
  */
 import { parseTimestamp } from "../contract/timestamps";
 import { ApiError, NetworkError } from "./errors";
-import type { CallOptions } from "./http";
+import type { CallOptions } from "./call";
 import type { MgmtClient } from "./index";
 
 /** Whether a failed create may nonetheless have happened on the server. */

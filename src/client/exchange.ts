@@ -16,7 +16,7 @@ import { STATUS_CODES } from "node:http";
 import { ErrorBody } from "../contract/common";
 import { AttemptFailure, checkToken, errorCode, header, type RawResponse, type SendAttempt } from "./attempt";
 import { ApiError, NetworkError, type ApiErrorItem } from "./errors";
-import type { AttemptEvent, CallOptions, Credentials, Method, RetryEvent, Sleep } from "./http";
+import type { AttemptEvent, CallOptions, Credentials, Method, RetryEvent, Sleep } from "./call";
 import { decideRetry, refusalNote, writeMayHaveActed, type FailureKind, type Outcome, type RetryDecision, type RetryPolicy } from "./retry";
 
 /** What every exchange of a client shares: where the API is, how to send, wait and report, and the root check. */

@@ -19,12 +19,14 @@ import { Event } from "../contract/events";
 import { ChildAccount, Invoice, InvoiceItem, MaintenanceItem, Notification, PaymentMethod, RegionAvailability } from "../contract/account";
 import { GrantsResponse } from "../contract/grants";
 import { AuthorizedApp, Login, TrustedDevice } from "../contract/sessions";
-import { HttpClient, route, type BinaryResponse, type CallOptions, type HttpOptions, type Method } from "./http";
+import { HttpClient, route, type BinaryResponse, type HttpOptions } from "./http";
+import type { CallOptions, Method } from "./call";
 import { paginate } from "./paginate";
 
 export * from "./errors";
-export { DEFAULT_CONNECTIONS, DEFAULT_USER_AGENT, HttpClient, route, type Credentials } from "./http";
-export type { AttemptEvent, BinaryResponse, CallOptions, HttpOptions, Method, Query, RequestSpec, RetryEvent, Sleep } from "./http";
+export { DEFAULT_CONNECTIONS, DEFAULT_USER_AGENT, HttpClient, route } from "./http";
+export type { BinaryResponse, HttpOptions, RequestSpec } from "./http";
+export type { AttemptEvent, CallOptions, Credentials, Method, Query, RetryEvent, Sleep } from "./call";
 export { listAll, paginate, type PageFetcher } from "./paginate";
 export { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, type RetryPolicy } from "./retry";
 

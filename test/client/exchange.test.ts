@@ -7,7 +7,7 @@
 import { AttemptFailure, type RawResponse, type WireRequest } from "../../src/client/attempt";
 import { ApiError, NetworkError } from "../../src/client/errors";
 import { Exchange, type ExchangeCall, type ExchangeContext } from "../../src/client/exchange";
-import type { Credentials, Method, RetryEvent } from "../../src/client/http";
+import type { Credentials, Method, RetryEvent } from "../../src/client/call";
 import { DEFAULT_RETRY_POLICY } from "../../src/client/retry";
 
 /** One scripted attempt: its answer, or a failure; may act first (a stop arriving while it is on the server). */
