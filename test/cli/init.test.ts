@@ -288,22 +288,23 @@ describe("the scaffold's text", () => {
     expect(manifest.scripts!.destroy).toMatch(/ && sh tools\/cdktn\.sh destroy$/);
     const script = files.get("tools/cdktn.sh")!;
     expect(script.executable).toBe(true);
-    expect(script.text).toContain('deploy) exec cdktn deploy --auto-approve "$@" ;;');
+    expect(script.text).toContain('deploy) exec cdktn deploy --app "$app" --auto-approve "$@" ;;');
+    // main.ts with its types stripped on Node 22 too: cdktf.json's ts-node would type-check it on every command.
+    expect(script.text).toContain('app="node tools/transpile.js main.ts"');
     expect(script.text).toContain('TF_CLI_ARGS_providers_lock="-fs-mirror=$(mgmt install-provider --print-mirror)"');
     expect(script.text).toContain('synth | plan | deploy | destroy | output) exec node tools/stack.js "$command" "$@" ;;');
     expect(files.get("tools/stack.js")!.text).toContain('const ENGINE = "tofu";');
     for (const ci of [".github/workflows/plan.yml", ".github/workflows/drift.yml"]) expect(files.get(ci)!.text).toContain("node-version: 22\n");
     expect(files.get(".gitlab-ci.yml")!.text).toContain("image: node:22-bookworm\n");
-    expect(manifest.scripts!["test:engine"]).toMatch(
-      /mgmt serve --ephemeral -- sh -c 'node tools\/stack\.js synth && cp -R tests cdktf\.out\/stacks\/account\//,
-    );
+    expect(manifest.scripts!.test).toBe("export CHECKPOINT_DISABLE=1 TERRAFORM_BINARY_NAME=tofu && mgmt serve --ephemeral -- mgmt warm -- jest");
+    expect(files.get("jest.global-setup.js")!.text).toContain('node([join(__dirname, "tools/stack.js"), "synth"])');
     const main = files.get("main.ts")!.text;
     expect(main).toContain('import { App, Aspects, PgBackend, TerraformOutput, TerraformStack } from "cdktn";');
     expect(main).toContain('import { MgmtPolicy } from "@mgmt/cdktn-provider-mgmt/lib/policy";');
     expect(main).toContain('} from "@mgmt/cdktn-provider-mgmt";');
     expect(files.get("jest.setup.js")!.text).toContain('require("cdktn")');
-    expect(files.get("__tests__/stack.test.ts")!.text).toContain('import { Testing } from "cdktn";');
     const example = files.get("__tests__/example.test.ts")!.text;
+    expect(example).toContain('import { Testing } from "cdktn";');
     expect(example).toContain('import "cdktn/lib/testing/adapters/jest";');
     expect(example).toContain('from "@mgmt/cdktn-provider-mgmt";');
     expect(files.get("live-imports.ts")!.text).toContain('import { TerraformResource } from "cdktn";');
@@ -351,17 +352,19 @@ describe("the scaffold's text", () => {
   it("runs the engine the flag names, in the workflows and the tests", () => {
     const tofu = scaffoldFiles(context());
     expect(tofu.get(".github/workflows/plan.yml")!.text).toContain("npx tofu plan ");
-    expect(tofu.get("package.json")!.text).toContain("mgmt warm -- tofu test");
+    expect(tofu.get("__tests__/stack.test.ts")!.text).toContain('run("tofu", ["test", "-json", "-verbose", "-no-color"], dir)');
     const terraform = scaffoldFiles(context({ engine: "terraform" }));
     const plan = terraform.get(".github/workflows/plan.yml")!.text;
     expect(plan).toContain("terraform plan ");
     expect(plan).toContain("hashicorp/setup-terraform@v3");
     expect(plan).not.toMatch(/\btofu\b/);
     expect(terraform.get(".github/workflows/drift.yml")!.text).toContain("--engine terraform");
-    expect(terraform.get("package.json")!.text).toContain("mgmt warm -- terraform test");
+    const terraformTest = terraform.get("__tests__/stack.test.ts")!.text;
+    expect(terraformTest).toContain('run("terraform", ["test", "-json", "-verbose", "-no-color"], dir)');
+    expect(terraformTest).toContain('"--engine", "terraform"');
     // Terraform refuses a test directory outside the configuration's folder, so the tests go beside the stack.
     for (const files of [tofu, terraform])
-      expect(files.get("package.json")!.text).toContain("cp -R tests cdktf.out/stacks/account/ && cd cdktf.out/stacks/account");
+      expect(files.get("__tests__/stack.test.ts")!.text).toContain('cpSync(join(root, "tests"), join(dir, "tests"), { recursive: true });');
     expect(terraform.has("tools/tofu/tofu")).toBe(false);
     expect(terraform.get("package.json")!.text).not.toContain("opentofu");
   });
@@ -414,9 +417,9 @@ describe("the scaffold's scripts and pointers", () => {
   ] as const)("every script that runs the CDK or an engine is quiet offline and runs the chosen engine (%s, %s)", (cdk, engine) => {
     const c = cdk === "cdktf" ? context({ engine }) : cdktnContext({ engine });
     const scripts = scriptsOf(c);
-    expect(Object.keys(scripts)).toEqual(expect.arrayContaining(["synth", "plan", "deploy", "destroy", "output", "test:engine", "test:jest"]));
+    expect(Object.keys(scripts)).toEqual(expect.arrayContaining(["synth", "plan", "deploy", "destroy", "output", "test"]));
     for (const [name, line] of Object.entries(scripts)) {
-      if (name === "install-provider" || name === "test" || name === "typecheck") continue;
+      if (name === "install-provider" || name === "typecheck") continue;
       expect({ name, head: line.slice(0, line.indexOf(" && ")) }).toEqual({ name, head: expect.stringMatching(/^export CHECKPOINT_DISABLE=1\b/) });
       // cdktf's and cdktn's CLIs run `terraform` unless TERRAFORM_BINARY_NAME names another.
       expect({ name, binary: /TERRAFORM_BINARY_NAME=tofu/.test(line) }).toEqual({ name, binary: engine === "tofu" });
@@ -465,7 +468,7 @@ describe("the scaffold's scripts and pointers", () => {
     expect(main.replace(span, "")).not.toContain("mgmt-init-example");
     expect(main).not.toMatch(/^export (const|let)/m);
     const example = files.get("__tests__/example.test.ts")!.text;
-    expect(example).toContain('const isExample = stack.node.tryFindChild("mgmt-init-example") !== undefined;');
+    expect(example).toContain('const isExample = new AccountStack(Testing.app(), "example").node.tryFindChild("mgmt-init-example") !== undefined;');
     expect(example).not.toMatch(/includes\('"team-platform"'\)/);
   });
 
@@ -538,9 +541,38 @@ describe("the account's rules in the scaffold", () => {
     expect(gitlab.plan!.script.at(-1)).toMatch(/if \[ "\$policy" -eq 2 \]; then\n {2}touch policy-violated[\s\S]*exit 2/);
     expect(gitlab.plan!.after_script[0]).toContain('if [ "$CI_JOB_STATUS" = "failed" ] && [ ! -e policy-violated ]; then');
 
+    // The stack's test checks the plan the engine's test made after its apply (the last run block's), values and all.
     const test = files.get("__tests__/stack.test.ts")!.text;
-    expect(test).toContain('spawnSync("mgmt", ["policy", "check", "--plan", "-", "--config", join(__dirname, "..", "mgmt-policy.json")]');
-    expect(test).toContain('engine("apply", "-input=false", "-auto-approve", "test.tfplan");');
+    expect(test).toContain('run("mgmt", ["policy", "check", "--plan", "-", "--config", join(root, "mgmt-policy.json")], dir, JSON.stringify(plan))');
+    expect(files.get("tests/stack.tftest.hcl")!.text).toMatch(/run "apply" \{\n {2}command = apply\n\}[\s\S]*run "replan" \{\n {2}command = plan\n\}\n$/);
+  });
+});
+
+describe("the scaffold's npm test", () => {
+  it.each(["cdktf", "cdktn"] as const)("is one run: one server, one type check and one synth side by side, one engine test per stack (%s)", (cdk) => {
+    const files = scaffoldFiles(cdk === "cdktf" ? context() : cdktnContext());
+    const scripts = (JSON.parse(files.get("package.json")!.text) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.test).toBe("export CHECKPOINT_DISABLE=1 TERRAFORM_BINARY_NAME=tofu && mgmt serve --ephemeral -- mgmt warm -- jest");
+    expect(Object.keys(scripts).filter((name) => name.startsWith("test"))).toEqual(["test"]);
+    expect(files.get("jest.config.js")!.text).toContain('globalSetup: "<rootDir>/jest.global-setup.js"');
+    const setup = files.get("jest.global-setup.js")!.text;
+    // The same check as npm run typecheck (its incremental record shared), and the scripts' synth, awaited together.
+    expect(setup).toContain('node([require.resolve("typescript/bin/tsc"), "--noEmit", "--incremental"])');
+    expect(setup).toMatch(
+      /await Promise\.all\(\[\n\s+node\(\[require\.resolve\("typescript\/bin\/tsc"\)[^\n]*\n\s+node\(\[join\(__dirname, "tools\/stack\.js"\), "synth"\]\)/,
+    );
+    expect(scripts.typecheck).toBe("tsc --noEmit --incremental");
+    // The tests read that synth: none synthesizes again, and the engine runs once per stack, its test command only.
+    for (const path of ["__tests__/stack.test.ts", "__tests__/example.test.ts"]) {
+      const code = files.get(path)!.text;
+      expect({ path, synths: code.match(/Testing\.synth|\.synth\(\)|tools\/stack\.js/g) }).toEqual({ path, synths: null });
+    }
+    const test = files.get("__tests__/stack.test.ts")!.text;
+    expect(test.match(/run\("tofu", \[[^\]]*\]/g)).toEqual([
+      'run("tofu", ["init", "-input=false", "-no-color"]',
+      'run("tofu", ["test", "-json", "-verbose", "-no-color"]',
+    ]);
+    expect(test.match(/run\("mgmt", \["drift"/g)).toHaveLength(1);
   });
 });
 

@@ -12,6 +12,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
 import { parse } from "yaml";
 
 export interface StepResult {
@@ -19,11 +20,27 @@ export interface StepResult {
   readonly skipped: boolean;
   readonly code: number | null;
   readonly output: string;
+  /** The step's wall time (0 when skipped). */
+  readonly seconds: number;
 }
 
 export interface JobResult {
   readonly ok: boolean;
   readonly steps: StepResult[];
+}
+
+/**
+ * A job's wall time, all of it and up to the end of the step named `until` (the plan job's comment, say), with
+ * each step that took a tenth of a second or more: what docs/benchmarks.md reports of the generated plan job.
+ */
+export function jobTiming(job: JobResult, until?: string): string {
+  const sum = (steps: readonly StepResult[]) => steps.reduce((total, s) => total + s.seconds, 0);
+  const upTo = until === undefined ? -1 : job.steps.findIndex((s) => s.name === until);
+  const steps = job.steps
+    .filter((s) => s.seconds >= 0.1)
+    .map((s) => `${s.name} ${s.seconds.toFixed(1)} s`)
+    .join(", ");
+  return `${sum(job.steps).toFixed(1)} s${upTo < 0 ? "" : `, ${sum(job.steps.slice(0, upTo + 1)).toFixed(1)} s to the end of "${until}"`} (${steps})`;
 }
 
 export interface Runner {
@@ -76,9 +93,10 @@ function substitute(text: string, ctx: Context, workspace: string): string {
   return text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_, expr: string) => String(evaluate(expr, ctx, workspace) ?? ""));
 }
 
-function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): { code: number | null; output: string } {
+function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): { code: number | null; output: string; seconds: number } {
+  const started = performance.now();
   const r = spawnSync("bash", ["-e", "-c", script], { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  return { code: r.status, output: `${r.stdout}${r.stderr}` };
+  return { code: r.status, output: `${r.stdout}${r.stderr}`, seconds: (performance.now() - started) / 1000 };
 }
 
 /** Copies a cached folder in as hard links (a restore is read-only use of it), or a finished one out whole. */
@@ -155,9 +173,10 @@ export function runGithubJob(workflowText: string, jobName: string, runner: Runn
     const condition = (step.if ?? "success()").replace(/^\$\{\{\s*|\s*\}\}$/g, "");
     const statusChecked = /\b(success|failure|always|cancelled)\(\)/.test(condition);
     if ((!statusChecked && ctx.failed === true) || !evaluate(condition, ctx, runner.workspace)) {
-      results.push({ name, skipped: true, code: null, output: "" });
+      results.push({ name, skipped: true, code: null, output: "", seconds: 0 });
       return;
     }
+    const started = performance.now();
     const outputs: Record<string, string> = {};
     let result: { code: number | null; output: string };
     if (step.uses !== undefined) {
@@ -204,7 +223,7 @@ export function runGithubJob(workflowText: string, jobName: string, runner: Runn
     }
     if (step.id !== undefined) steps[step.id] = { outputs };
     if (result.code !== 0) ctx.failed = true;
-    results.push({ name, skipped: false, ...result });
+    results.push({ name, skipped: false, ...result, seconds: (performance.now() - started) / 1000 });
   });
   // actions/cache's post step: a miss is saved when the job succeeded.
   if (!ctx.failed) for (const { path, dir } of saves) if (existsSync(path)) copyTree(path, dir, false);
@@ -257,7 +276,7 @@ export function runGitlabJob(pipelineText: string, jobName: string, runner: Runn
   const nodeImage = image?.match(/^node:(\d+)/);
   if (nodeImage) {
     const asked = nodeAsked(`the image ${image}`, nodeImage[1], runner.env);
-    if (asked.code !== 0) return { ok: false, steps: [{ name: jobName, skipped: false, ...asked }] };
+    if (asked.code !== 0) return { ok: false, steps: [{ name: jobName, skipped: false, ...asked, seconds: 0 }] };
   }
   const cache = job.cache ?? pipeline.default?.cache;
   const saves: { path: string; dir: string }[] = [];

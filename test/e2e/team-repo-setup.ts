@@ -224,12 +224,12 @@ export async function expectStackDeployed(server: RunningServer): Promise<void> 
 }
 
 /**
- * The scaffold's own `npm test` as generated: the engine's test command and jest, each against `mgmt serve --ephemeral`.
- * With the example main.ts its checks run too; with a stack of the team's own they stand aside.
+ * The scaffold's own `npm test` as generated: one jest run against `mgmt serve --ephemeral`, the engine's test command
+ * inside it (stack.test.ts). With the example main.ts its checks run too; with a stack of the team's own they stand aside.
  */
 export function expectOwnTestsPass(w: TeamRepoWork, repo: string, stack: "example" | "own" = "example"): string {
   const out = w.ok("npm", ["test"], repo);
-  expect(out).toMatch(/Success! 1 passed, 0 failed/);
+  expect(out).toMatch(/PASS __tests__\/stack\.test\.ts/);
   expect(out).toMatch(stack === "example" ? /Tests:\s+4 passed, 4 total/ : /Tests:\s+2 skipped, 2 passed, 4 total/);
   return out;
 }

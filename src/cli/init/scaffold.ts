@@ -12,7 +12,7 @@ import { liveImportsTs } from "./templates/live-imports";
 import { policyJson } from "./templates/policy";
 import { mainTs } from "./templates/stack";
 import { STACK_RUNNER, TRANSPILE_HOOK, stackRunner, transpileHook } from "./templates/stack-runner";
-import { exampleTest, jestConfig, jestSetup, stackTest, stackTftest } from "./templates/tests";
+import { JEST_GLOBAL_SETUP, exampleTest, jestConfig, jestGlobalSetup, jestSetup, stackTest, stackTftest } from "./templates/tests";
 
 export interface ScaffoldFile {
   readonly text: string;
@@ -31,6 +31,7 @@ export function scaffoldFiles(c: ScaffoldContext): Map<string, ScaffoldFile> {
     ["README.md", { text: readme(c) }],
     ["tests/stack.tftest.hcl", { text: stackTftest() }],
     ["jest.config.js", { text: jestConfig(c) }],
+    [JEST_GLOBAL_SETUP, { text: jestGlobalSetup() }],
     ["jest.setup.js", { text: jestSetup(c) }],
     ["__tests__/stack.test.ts", { text: stackTest(c) }],
     ["__tests__/example.test.ts", { text: exampleTest(c) }],

@@ -39,7 +39,7 @@ export const ciNodeMajor = (c: ScaffoldContext): number => (cdkOf(c) === "cdktf"
 export const cdkInstallScripts = (c: ScaffoldContext): Record<string, boolean> => (cdkOf(c) === "cdktf" ? { "@cdktf/node-pty-prebuilt-multiarch": true } : {});
 
 /**
- * The synth of npm test's engine run (and cdktf's npm run synth): main.ts itself, which writes
+ * The synth of cdktf's npm run synth (and of npm test, through jest.global-setup.js): main.ts itself, which writes
  * cdktf.out when run on any Node, its types stripped rather than checked (stack-runner.ts).
  */
 export const synthScript = (_c: ScaffoldContext): string => fastSynth;

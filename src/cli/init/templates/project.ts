@@ -35,8 +35,6 @@ function engineScripts(c: ScaffoldContext): Record<CdktnCommand, string> {
 }
 
 export function packageJson(c: ScaffoldContext): string {
-  const stackDir = `cdktf.out/stacks/${c.stack}`;
-  const engine = c.engine;
   const dependencies: Record<string, string> = {
     [c.provider.name]: dependencyOn(c.provider),
     [c.bindings.name]: dependencyOn(c.bindings),
@@ -60,19 +58,15 @@ export function packageJson(c: ScaffoldContext): string {
     scripts: {
       "install-provider": "mgmt install-provider",
       ...engineScripts(c),
-      // The type check the scripts' synth and jest leave out, with the compiler's messages, before the tests:
-      // the one type check of npm test. Incremental (tsconfig.tsbuildinfo): a second run checks only what changed.
+      // The type check the scripts' synth leaves out, with the compiler's messages: CI's, and anyone's by hand.
+      // Incremental (tsconfig.tsbuildinfo): a second run checks only what changed.
       typecheck: "tsc --noEmit --incremental",
-      test: "npm run typecheck && npm run test:engine && npm run test:jest",
-      // The stack applied by the engine's own test command against a throwaway in-memory server,
-      // synthesized inside it too: the stack imports only objects that exist (live-imports.ts), and
-      // none do there. The tests are copied beside the synthesized stack: Terraform takes no test
-      // directory outside it. Its own data folder: the deploy's (.terraform, which records the stack's
-      // backend, Postgres for a pg stack) would make the test reach for that backend. mgmt warm inside
-      // mgmt serve: every engine command of the tests attaches to one provider, which reads the
-      // server's MGMT_URL and MGMT_TOKEN, rather than start its own several times per command.
-      "test:engine": `${scriptEnvironment(c)}mgmt serve --ephemeral -- sh -c '${synthScript(c)} && cp -R tests ${stackDir}/ && cd ${stackDir} && export TF_DATA_DIR=.terraform-test && ${engine} init -backend=false -input=false -no-color > /dev/null && mgmt warm -- ${engine} test -no-color'`,
-      "test:jest": `${scriptEnvironment(c)}mgmt serve --ephemeral -- mgmt warm -- jest`,
+      // One run of everything against a throwaway in-memory server: jest's global setup type-checks (as
+      // typecheck does) and synthesizes main.ts, side by side; the stack test runs the engine's own test
+      // command once per stack (apply, plan again, destroy) and asserts on what it printed. The stack
+      // imports only objects that exist (live-imports.ts), and none do there. mgmt warm inside mgmt serve:
+      // every engine command attaches to one provider, which reads the server's MGMT_URL and MGMT_TOKEN.
+      test: `${scriptEnvironment(c)}mgmt serve --ephemeral -- mgmt warm -- jest`,
     },
     dependencies,
     devDependencies,
@@ -244,9 +238,10 @@ folder (\`cdktf.out/stacks/${c.stack}\`, after \`npm run synth\`) run \`${engine
 ${cdkOf(c) === "cdktn" ? cdktnNote(c) : ""}
 ## Tests
 
-\`npm test\` runs \`tests/stack.tftest.hcl\` (the engine's own \`test\`) and \`__tests__/stack.test.ts\` (jest),
-each against \`mgmt serve --ephemeral\`: whatever \`main.ts\` declares is synthesized, applied, planned
-again with no changes and destroyed, leaving the throwaway API as it was. \`__tests__/example.test.ts\`
+\`npm test\` runs jest against \`mgmt serve --ephemeral\`: it type-checks and synthesizes \`main.ts\` once, then
+\`__tests__/stack.test.ts\` runs \`tests/stack.tftest.hcl\` (the engine's own \`test\`) once per stack, which
+applies whatever \`main.ts\` declares, plans again and destroys it; the test checks that the second plan has no
+changes and passes \`mgmt-policy.json\`, and that nothing is left in the throwaway API. \`__tests__/example.test.ts\`
 checks the example \`main.ts\` only; it is skipped once the example is gone: delete it then.
 
 ## Sharing state
