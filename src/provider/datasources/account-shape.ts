@@ -4,11 +4,11 @@ import { int, list, number, object, string } from "../framework/attributes";
 import type { Attributes, StateOf } from "../framework/value-types";
 import type { ObjectValue } from "../framework/value";
 import { toRfc3339 } from "../timestamps";
-import { timestamp } from "./filter";
+import { instantAttribute } from "./filter";
 
 export const contactAttributes = {
   euuid: string("computed", "External unique account identifier."),
-  active_since: timestamp("When the account was activated."),
+  active_since: instantAttribute("When the account was activated."),
   company: string("computed", "Company name."),
   first_name: string("computed", "First name of the account's contact."),
   last_name: string("computed", "Last name of the account's contact."),
@@ -41,7 +41,7 @@ export const promotionsAttribute = list(
     credit_monthly_cap: string("computed", "Most credit per month, USD."),
     credit_remaining: string("computed", "Credit left, USD."),
     this_month_credit_remaining: string("computed", "Credit left this month, USD."),
-    expire_dt: timestamp("When the promotion ends."),
+    expire_dt: instantAttribute("When the promotion ends."),
     image_url: string("computed", "Image of the promotion."),
   }),
 );

@@ -2,7 +2,7 @@
 import { int, string } from "../framework/attributes";
 import { toRfc3339 } from "../timestamps";
 import { rfc3339OrNull } from "./common";
-import { timestamp } from "./filter";
+import { instantAttribute } from "./filter";
 import { defineListDataSource } from "./list";
 
 export const authorizedAppsDataSource = defineListDataSource({
@@ -17,8 +17,8 @@ export const authorizedAppsDataSource = defineListDataSource({
     scopes: string("computed", "The scopes the app was granted."),
     website: string("computed", "The app's information page."),
     thumbnail_url: string("computed", "Address of the app's thumbnail; null when none."),
-    created: timestamp("When the app was authorized."),
-    expiry: timestamp("When the app's access ends", true),
+    created: instantAttribute("When the app was authorized."),
+    expiry: instantAttribute("When the app's access ends", true),
   },
   fetch: (client, o) => client.listAuthorizedApps(o),
   toItem: (a) => ({

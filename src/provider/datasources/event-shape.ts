@@ -4,12 +4,12 @@ import { bool, int, number, string } from "../framework/attributes";
 import type { Attributes, StateOf } from "../framework/value-types";
 import { toRfc3339 } from "../timestamps";
 import { entityRef, entityRefAttribute } from "./common";
-import { timestamp } from "./filter";
+import { instantAttribute } from "./filter";
 
 export const eventAttributes = {
   id: int("computed", "The event's id."),
   action: string("computed", "What happened, e.g. user_ssh_key_add or token_create; new actions may appear."),
-  created: timestamp("When the event happened."),
+  created: instantAttribute("When the event happened."),
   duration: number("computed", "Seconds the event took to complete."),
   entity: entityRefAttribute("The object the event is about; null when none."),
   secondary_entity: entityRefAttribute("A second object some actions involve; null when none."),

@@ -39,7 +39,7 @@ export type MatchBy = (typeof MATCH_BY)[number];
 const timestampSpecs = new WeakSet<AttributeSpec>();
 
 /** A computed RFC 3339 instant attribute (the API's UTC timestamps shown with a `Z`). */
-export function timestamp(description: string, nullable = false): AttributeSpec {
+export function instantAttribute(description: string, nullable = false): AttributeSpec {
   const spec = string("computed", `${description.replace(/\.$/, "")} (RFC 3339)${nullable ? "; null when not set" : ""}.`);
   timestampSpecs.add(spec);
   return spec;

@@ -3,7 +3,7 @@ import type { Invoice, InvoiceItem } from "../../contract/account";
 import { int, list, number, object, string } from "../framework/attributes";
 import type { Attributes, StateOf } from "../framework/value-types";
 import { toRfc3339 } from "../timestamps";
-import { timestamp } from "./filter";
+import { instantAttribute } from "./filter";
 
 export const invoiceItemAttributes = {
   label: string("computed", "What was billed."),
@@ -14,14 +14,14 @@ export const invoiceItemAttributes = {
   quantity: int("computed", "Units billed."),
   unit_price: number("computed", "Price of one unit, USD."),
   region: string("computed", "Region of the billed service; null when none."),
-  from: timestamp("Start of the billed period."),
-  to: timestamp("End of the billed period."),
+  from: instantAttribute("Start of the billed period."),
+  to: instantAttribute("End of the billed period."),
 } satisfies Attributes;
 
 export const invoiceAttributes = {
   id: int("computed", "The invoice's id."),
   label: string("computed", "The invoice's label."),
-  date: timestamp("When the invoice was issued."),
+  date: instantAttribute("When the invoice was issued."),
   billing_source: string("computed", "partner or compute."),
   subtotal: number("computed", "Total before tax, USD."),
   tax: number("computed", "Tax, USD."),

@@ -3,11 +3,11 @@ import type { Login } from "../../contract/sessions";
 import { bool, int, string } from "../framework/attributes";
 import type { Attributes, StateOf } from "../framework/value-types";
 import { toRfc3339 } from "../timestamps";
-import { timestamp } from "./filter";
+import { instantAttribute } from "./filter";
 
 export const loginAttributes = {
   id: int("computed", "The login's id."),
-  datetime: timestamp("When the login was initiated."),
+  datetime: instantAttribute("When the login was initiated."),
   ip: string("computed", "Remote address that requested the login."),
   restricted: bool("computed", "Whether the user was restricted."),
   status: string("computed", "successful or failed."),

@@ -2,7 +2,7 @@
 import { string } from "../framework/attributes";
 import { toRfc3339 } from "../timestamps";
 import { entityRef, entityRefAttribute } from "./common";
-import { timestamp } from "./filter";
+import { instantAttribute } from "./filter";
 import { defineListDataSource } from "./list";
 
 export const maintenanceDataSource = defineListDataSource({
@@ -16,7 +16,7 @@ export const maintenanceDataSource = defineListDataSource({
     reason: string("computed", "Why the maintenance happens."),
     status: string("computed", "The maintenance's status, e.g. pending or started."),
     type: string("computed", "The kind of maintenance, e.g. reboot or migrate."),
-    when: timestamp("When the maintenance starts."),
+    when: instantAttribute("When the maintenance starts."),
   },
   fetch: (client, o) => client.listMaintenance(o),
   toItem: (m) => ({ entity: entityRef(m.entity), reason: m.reason, status: m.status, type: m.type, when: toRfc3339(m.when) }),

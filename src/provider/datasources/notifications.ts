@@ -1,7 +1,7 @@
 /** data mgmt_notifications: the account's current notifications. */
 import { string } from "../framework/attributes";
 import { entityRef, entityRefAttribute, rfc3339OrNull } from "./common";
-import { timestamp } from "./filter";
+import { instantAttribute } from "./filter";
 import { defineListDataSource } from "./list";
 
 export const notificationsDataSource = defineListDataSource({
@@ -17,8 +17,8 @@ export const notificationsDataSource = defineListDataSource({
     severity: string("computed", "How serious it is, e.g. minor, major or critical."),
     type: string("computed", "The kind of notification, e.g. maintenance_scheduled."),
     entity: entityRefAttribute("The object the notification is about; null when none."),
-    when: timestamp("When the notified condition starts", true),
-    until: timestamp("When the notified condition ends", true),
+    when: instantAttribute("When the notified condition starts", true),
+    until: instantAttribute("When the notified condition ends", true),
   },
   fetch: (client, o) => client.listNotifications(o),
   toItem: (n) => ({

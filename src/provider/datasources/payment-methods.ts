@@ -1,7 +1,7 @@
 /** data mgmt_payment_methods: the account's payment methods (card or PayPal summaries only). */
 import { bool, int, object, string } from "../framework/attributes";
 import { toRfc3339 } from "../timestamps";
-import { timestamp } from "./filter";
+import { instantAttribute } from "./filter";
 import { defineListDataSource } from "./list";
 
 export const paymentMethodsDataSource = defineListDataSource({
@@ -14,7 +14,7 @@ export const paymentMethodsDataSource = defineListDataSource({
     id: int("computed", "The payment method's id."),
     type: string("computed", "credit_card, google_pay or paypal."),
     is_default: bool("computed", "Whether charges go to this method."),
-    created: timestamp("When the method was added."),
+    created: instantAttribute("When the method was added."),
     data: object("computed", "What identifies the method; fields of the other kinds are null.", {
       card_type: string("computed", "Card brand (cards and Google Pay)."),
       last_four: string("computed", "Last four digits of the card."),

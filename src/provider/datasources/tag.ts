@@ -7,7 +7,7 @@ import { defineDataSource } from "../framework/resource";
 import type { ObjectValue } from "../framework/value";
 import { toRfc3339 } from "../timestamps";
 import { rfc3339OrNull } from "./common";
-import { timestamp } from "./filter";
+import { instantAttribute } from "./filter";
 
 const tagsAttr = list("computed", "The object's tags.", "string");
 
@@ -26,8 +26,8 @@ const compute = {
   ipv4: list("computed", "Its IPv4 addresses: one public, optionally one private.", "string"),
   ipv6: string("computed", "Its SLAAC IPv6 address; null when none."),
   tags: tagsAttr,
-  created: timestamp("When it was created."),
-  updated: timestamp("When it last changed."),
+  created: instantAttribute("When it was created."),
+  updated: instantAttribute("When it last changed."),
   alerts: object("computed", "Alert thresholds; 0 disables an alert.", {
     cpu: int("computed", "Average CPU percentage over two hours (each core counts 100)."),
     io: int("computed", "Average disk operations per second over two hours."),
@@ -38,7 +38,7 @@ const compute = {
   backups: object("computed", "Backup service settings.", {
     available: bool("computed", "Whether backups are available to it."),
     enabled: bool("computed", "Whether backups are enabled."),
-    last_successful: timestamp("When the last backup succeeded", true),
+    last_successful: instantAttribute("When the last backup succeeded", true),
     schedule: object("computed", "When backups run.", {
       day: string("computed", "Weekly backup day, or Scheduling; null when not set."),
       window: string("computed", "Two-hour UTC window (W0..W22), or Scheduling; null when not set."),
@@ -81,8 +81,8 @@ const volume = {
   compute_id: int("computed", "The instance it is attached to; null when detached."),
   compute_label: string("computed", "Label of the instance it is attached to; null when detached."),
   tags: tagsAttr,
-  created: timestamp("When it was created."),
-  updated: timestamp("When it last changed."),
+  created: instantAttribute("When it was created."),
+  updated: instantAttribute("When it last changed."),
 };
 
 const nodebalancer = {
@@ -99,8 +99,8 @@ const nodebalancer = {
     total: number("computed", "Total, MB."),
   }),
   tags: tagsAttr,
-  created: timestamp("When it was created."),
-  updated: timestamp("When it last changed."),
+  created: instantAttribute("When it was created."),
+  updated: instantAttribute("When it last changed."),
 };
 
 const group = (what: string, attrs: Record<string, AttributeSpec>) =>

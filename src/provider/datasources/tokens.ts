@@ -2,7 +2,7 @@
 import { int, string } from "../framework/attributes";
 import { toRfc3339 } from "../timestamps";
 import { rfc3339OrNull } from "./common";
-import { timestamp } from "./filter";
+import { instantAttribute } from "./filter";
 import { defineListDataSource } from "./list";
 import { tokenCollection } from "../resources/token/collection";
 
@@ -16,8 +16,8 @@ export const tokensDataSource = defineListDataSource({
     id: int("computed", "The token's id."),
     label: string("computed", "The token's label."),
     scopes: string("computed", "The OAuth scopes the token carries (`*` for all)."),
-    created: timestamp("When the token was created."),
-    expiry: timestamp("When the token expires", true),
+    created: instantAttribute("When the token was created."),
+    expiry: instantAttribute("When the token expires", true),
   },
   fetch: tokenCollection.list,
   // Never `t.token`: the prefix the API shows still helps guess a secret, and state is not a vault.

@@ -1,7 +1,7 @@
 /** data mgmt_trusted_devices: the profile's remembered (trusted) devices. */
 import { int, string } from "../framework/attributes";
 import { toRfc3339 } from "../timestamps";
-import { timestamp } from "./filter";
+import { instantAttribute } from "./filter";
 import { defineListDataSource } from "./list";
 
 export const trustedDevicesDataSource = defineListDataSource({
@@ -14,9 +14,9 @@ export const trustedDevicesDataSource = defineListDataSource({
     id: int("computed", "The device's id."),
     user_agent: string("computed", "Browser user agent that created the session."),
     last_remote_addr: string("computed", "Last IP address that authenticated with it."),
-    created: timestamp("When the remembered session started."),
-    expiry: timestamp("When the remembered session ends."),
-    last_authenticated: timestamp("When it last authenticated."),
+    created: instantAttribute("When the remembered session started."),
+    expiry: instantAttribute("When the remembered session ends."),
+    last_authenticated: instantAttribute("When it last authenticated."),
   },
   fetch: (client, o) => client.listTrustedDevices(o),
   toItem: (d) => ({

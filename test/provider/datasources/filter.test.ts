@@ -12,7 +12,7 @@ import {
   matchesAll,
   parseQuery,
   sortItems,
-  timestamp,
+  instantAttribute,
   validateFilters,
 } from "../../../src/provider/datasources/filter";
 import { dataSources } from "../../../src/provider/datasources";
@@ -23,7 +23,7 @@ const item = {
   id: int("computed", "id"),
   label: string("computed", "label"),
   read: bool("computed", "read"),
-  created: timestamp("created"),
+  created: instantAttribute("created"),
   tags: list("computed", "tags", "string"),
   entity: object("computed", "entity", { id: string("computed", "id"), type: string("computed", "type") }),
   nested_list: list("computed", "not filterable", object("computed", "x", { a: string("computed", "a") })),

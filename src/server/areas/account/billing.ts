@@ -17,7 +17,7 @@ import {
 import type { Filter } from "../../../contract/x-filter";
 import type { PaymentMethodRecord } from "./store";
 import { invoiceItemView, invoiceView, type InvoiceBody } from "./stored-views";
-import { timestamp, type Actor, type Deps } from "../../domain/context";
+import { wireNow, type Actor, type Deps } from "../../domain/context";
 import { invalid, notFound } from "../../domain/errors";
 import { pageFrom, pageOf } from "../../domain/paging";
 import { requireAccountAccess } from "../../auth/grants";
@@ -84,7 +84,7 @@ export class BillingService {
         account_id: accountId,
         type: "credit_card",
         is_default: false,
-        created: timestamp(this.deps.clock),
+        created: wireNow(this.deps.clock),
         data: {
           card_type: cardType(card.card_number),
           last_four: card.card_number.slice(-4),
@@ -105,7 +105,7 @@ export class BillingService {
       const method = await tx.payments.getPaymentMethod(actor.user.account_id, id);
       if (method === undefined) throw notFound();
       if (method.is_default) throw invalid(null, "The default payment method cannot be deleted; make another one the default first");
-      await tx.payments.deletePaymentMethod(id, timestamp(this.deps.clock));
+      await tx.payments.deletePaymentMethod(id, wireNow(this.deps.clock));
     });
   }
 
@@ -160,7 +160,7 @@ export class BillingService {
         type: method.type,
         data: method.data,
         is_default: false,
-        created: method.created ?? timestamp(this.deps.clock),
+        created: method.created ?? wireNow(this.deps.clock),
       });
       if (method.is_default || first) await tx.payments.setDefaultPaymentMethod(accountId, record.id);
       return (await tx.payments.getPaymentMethod(accountId, record.id))!;

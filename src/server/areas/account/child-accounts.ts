@@ -10,7 +10,7 @@ import type { StoreOf } from "../../store/store";
 import type { AccountRecord } from "../profile/store";
 import type { AccountBillingRecord, AccountDetails } from "./store";
 import { AccountDetailsService, type AccountAreaRepos, type AccountView, defaultDetails } from "./details";
-import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
+import { MINUTE, wireNow, wireAt, type Actor, type Deps } from "../../domain/context";
 import { DomainError, forbidden, notFound } from "../../domain/errors";
 import { pageFrom } from "../../domain/paging";
 import { Scopes } from "../../../contract/scopes";
@@ -92,7 +92,7 @@ export class ChildAccountService {
       if (proxyId === undefined) throw new DomainError("conflict", [{ reason: "The child account has no proxy user" }]);
       const epoch = Math.floor(this.deps.clock.now().getTime() / 1000);
       const label = `${actor.user.username}_${actor.user.id}_${epoch}`.slice(0, TOKEN_LABEL.max);
-      return this.tokens.mint({ userId: proxyId, label, scopes: Scopes.ALL, expiry: timestampAt(this.deps.clock, this.tokenMinutes * MINUTE) }, tx);
+      return this.tokens.mint({ userId: proxyId, label, scopes: Scopes.ALL, expiry: wireAt(this.deps.clock, this.tokenMinutes * MINUTE) }, tx);
     });
   }
 
@@ -104,7 +104,7 @@ export class ChildAccountService {
       if (parentId === undefined || (await tx.accounts.get(parentId)) === undefined) throw notFound();
       const parent = await this.account.billing(parentId, tx);
       if (parent.parent_account_id !== null) throw new DomainError("conflict", [{ reason: "A child account cannot have child accounts" }]);
-      const now = timestamp(clock);
+      const now = wireNow(clock);
       const euuid = input.euuid ?? secrets.uuid().toUpperCase();
       if ((await tx.accounts.byEuuid(euuid)) !== undefined) throw new DomainError("conflict", [{ field: "euuid", reason: "euuid is taken" }]);
       const account = await tx.accounts.insert({ euuid, active_since: now });
@@ -144,7 +144,7 @@ export class ChildAccountService {
         await tx.billing.putAccount({ ...record, canceled: null });
         return;
       }
-      const now = timestamp(this.deps.clock);
+      const now = wireNow(this.deps.clock);
       await tx.billing.putAccount({ ...record, canceled: record.canceled ?? now });
       await tx.tokens.revokeOfUsers(await tx.users.idsOf(childAccountId), now);
     });

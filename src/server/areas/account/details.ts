@@ -12,7 +12,7 @@ import type { ProfileRepos, AccountRecord } from "../profile/store";
 import type { SessionRepos } from "../sessions/store";
 import type { TokenRepos } from "../tokens/store";
 import type { AccountBillingRecord, AccountDetails, AccountRepos, PaymentMethodRecord } from "./store";
-import { timestamp, type Actor, type Deps } from "../../domain/context";
+import { wireNow, type Actor, type Deps } from "../../domain/context";
 import { DomainError, forbidden, notFound } from "../../domain/errors";
 import { requireAccountAccess, requireUnrestricted } from "../../auth/grants";
 import { entities } from "../../domain/event-entities";
@@ -190,7 +190,7 @@ export class AccountDetailsService {
         }
         await this.emit(actor, "payment_submitted", account.id, tx);
       }
-      const now = timestamp(this.deps.clock);
+      const now = wireNow(this.deps.clock);
       await tx.billing.putAccount({ ...billing, canceled: now, details: { ...billing.details, balance: 0, balance_uninvoiced: 0 } });
       await tx.tokens.revokeOfUsers(await tx.users.idsOf(account.id), now);
       return { survey_link: SURVEY_LINK_BASE + account.euuid };

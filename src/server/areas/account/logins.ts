@@ -1,7 +1,7 @@
 /** The logins of every user of the account (`/account/logins`): unrestricted users only, within the login history. */
 import { LOGIN_HISTORY_DAYS, type Page, type PageQuery } from "../../../contract";
 import type { LoginRecord } from "../sessions/store";
-import { DAY, timestampAt, type Actor, type Deps } from "../../domain/context";
+import { DAY, wireAt, type Actor, type Deps } from "../../domain/context";
 import { notFound } from "../../domain/errors";
 import { pageOf } from "../../domain/paging";
 import { requireUnrestricted } from "../../auth/grants";
@@ -14,7 +14,7 @@ export class AccountLoginService {
 
   private async since(actor: Actor): Promise<string> {
     await requireUnrestricted(this.deps.store, actor);
-    return timestampAt(this.deps.clock, -LOGIN_HISTORY_DAYS * DAY);
+    return wireAt(this.deps.clock, -LOGIN_HISTORY_DAYS * DAY);
   }
 
   /** The store pages: the login history's window and the page are the query's. */

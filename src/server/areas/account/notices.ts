@@ -6,7 +6,7 @@ import type { MaintenanceItem, Notification, Page, PageQuery } from "../../../co
 import type { Filter } from "../../../contract/x-filter";
 import type { AvailabilityRecord } from "./store";
 import { maintenanceView, notificationView } from "./stored-views";
-import { timestamp, type Actor, type Deps } from "../../domain/context";
+import { wireNow, type Actor, type Deps } from "../../domain/context";
 import { notFound } from "../../domain/errors";
 import { pageFrom, pageOf } from "../../domain/paging";
 import { grantsOf, requireAccountAccess } from "../../auth/grants";
@@ -71,7 +71,7 @@ export class AccountNoticeService {
   /** Unresolved notifications whose `until` has not passed; the store pages. */
   async listNotifications(actor: Actor, query: PageQuery): Promise<Page<Notification>> {
     await requireAccountAccess(this.deps.store, actor, "read_only");
-    const now = timestamp(this.deps.clock);
+    const now = wireNow(this.deps.clock);
     const page = await pageOf(query, (slice) => this.deps.store.notices.pageNotifications(actor.user.account_id, now, slice));
     return { ...page, data: page.data.map(notificationView) };
   }
@@ -90,6 +90,6 @@ export class AccountNoticeService {
 
   /** A notification's cause is resolved: it disappears. */
   async resolveNotification(accountId: number, id: number): Promise<void> {
-    if (!(await this.deps.store.notices.resolveNotification(accountId, id, timestamp(this.deps.clock)))) throw notFound();
+    if (!(await this.deps.store.notices.resolveNotification(accountId, id, wireNow(this.deps.clock)))) throw notFound();
   }
 }

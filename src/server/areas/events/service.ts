@@ -20,7 +20,7 @@
 import type { EventAction, GrantsResponse, Page, PageQuery } from "../../../contract";
 import type { Filter } from "../../../contract/x-filter";
 import type { StoreOf } from "../../store/store";
-import { DAY, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
+import { DAY, wireNow, wireAt, type Actor, type Deps } from "../../domain/context";
 import { grantsOf, type GrantRepos } from "../../auth/grants";
 import type { EventRecord, EventRepos, EventStatus, EventVisibility, NewEvent } from "./store";
 import { notFound } from "../../domain/errors";
@@ -68,7 +68,7 @@ function newEvent(deps: Deps<EventRepos>, input: RecordInput): NewEvent {
     username: input.actor?.user.username ?? null,
     action: input.action,
     status: input.status ?? "notification",
-    created: timestamp(deps.clock),
+    created: wireNow(deps.clock),
     duration: input.duration ?? 0,
     entity: input.entity,
     secondary_entity: input.secondaryEntity ?? null,
@@ -170,7 +170,7 @@ export class EventService {
     const where = filter === null ? undefined : store.events.filterFor(actor.user.id, filter);
     if (filter !== null && where === undefined) return undefined;
     const grants = await grantsOf(store, actor);
-    const since = timestampAt(this.deps.clock, -EVENT_WINDOW_DAYS * DAY);
+    const since = wireAt(this.deps.clock, -EVENT_WINDOW_DAYS * DAY);
     const visible = grants === null ? undefined : visibilityOf(actor.user.id, grants);
     const page = await pageOf(query, (slice) => store.events.pageSince(actor.user.account_id, since, slice, visible, where));
     return { ...page, data: await this.views(actor, page.data, store) };
@@ -179,7 +179,7 @@ export class EventService {
   /** One event the actor may see (404 otherwise, also past the 90 days). */
   async get(actor: Actor, id: number, store: StoreOf<Repos> = this.deps.store): Promise<EventView> {
     const event = await store.events.get(actor.user.account_id, id);
-    const since = timestampAt(this.deps.clock, -EVENT_WINDOW_DAYS * DAY);
+    const since = wireAt(this.deps.clock, -EVENT_WINDOW_DAYS * DAY);
     if (event === undefined || event.created < since || !visibleTo(event, actor.user.id, await grantsOf(store, actor))) throw notFound();
     return (await this.views(actor, [event], store))[0]!;
   }

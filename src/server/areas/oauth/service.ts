@@ -17,7 +17,7 @@ type Repos = OAuthRepos & TokenRepos & ProfileRepos & EventRepos;
 type Store = StoreOf<Repos>;
 import { OAUTH_CLIENT_CREATE_DEFAULTS, OAuthClientUpdate, sniffImage, type OAuthClientCreate, type Page, type PageQuery } from "../../../contract";
 import { requireAccountAccess } from "../../auth/grants";
-import { comparableTimestamp, timestamp, type Actor, type Deps } from "../../domain/context";
+import { comparableNow, wireNow, type Actor, type Deps } from "../../domain/context";
 import { invalid, notFound } from "../../domain/errors";
 import { entities } from "../../domain/event-entities";
 import { noteEvent } from "../events";
@@ -73,7 +73,7 @@ export class OAuthService {
       secret_hash: hashToken(secret),
       website: input.website ?? "",
       thumbnail_url: input.thumbnailUrl ?? null,
-      created: timestamp(clock),
+      created: wireNow(clock),
       public_id: secrets.hex(CLIENT_ID_BYTES),
       public: input.public ?? OAUTH_CLIENT_CREATE_DEFAULTS.public,
       redirect_uri: input.redirectUri ?? input.website ?? "",
@@ -136,7 +136,7 @@ export class OAuthService {
 
   /** Deletes the client: its id and secret are rejected from now on, its apps and their tokens revoked. */
   async deleteClient(actor: Actor, publicId: string): Promise<void> {
-    const now = timestamp(this.deps.clock);
+    const now = wireNow(this.deps.clock);
     await this.deps.store.transaction(async (tx) => {
       await requireAccountAccess(tx, actor, "read_write");
       const client = await this.getClient(actor, publicId, tx);
@@ -203,7 +203,7 @@ export class OAuthService {
         user_id: input.userId,
         client_id: input.clientId,
         scopes: scopes.scopes.toString(),
-        created: timestamp(clock),
+        created: wireNow(clock),
         expiry: input.expiry ?? null,
       });
       const { token } = await this.tokens.mint(
@@ -215,18 +215,18 @@ export class OAuthService {
   }
 
   listApps(actor: Actor, query: PageQuery): Promise<Page<OAuthAppView>> {
-    const now = comparableTimestamp(this.deps.clock);
+    const now = comparableNow(this.deps.clock);
     return pageOf(query, (slice) => this.deps.store.oauthApps.listActive(actor.user.id, now, slice));
   }
 
   async getApp(actor: Actor, id: number): Promise<OAuthAppView> {
-    const app = await this.deps.store.oauthApps.getActive(actor.user.id, id, comparableTimestamp(this.deps.clock));
+    const app = await this.deps.store.oauthApps.getActive(actor.user.id, id, comparableNow(this.deps.clock));
     if (app === undefined) throw notFound();
     return app;
   }
 
   async revokeApp(actor: Actor, id: number): Promise<void> {
-    const now = timestamp(this.deps.clock);
+    const now = wireNow(this.deps.clock);
     await this.deps.store.transaction(async (tx) => {
       const app = await tx.oauthApps.getActive(actor.user.id, id, now);
       if (app === undefined) throw notFound();

@@ -8,7 +8,7 @@ import { bootstrapTokenLabel } from "../../../contract";
 import type { EventRepos } from "../events/store";
 import type { TokenRepos } from "../tokens/store";
 import type { ProfileRepos } from "./store";
-import { timestamp, type Deps } from "../../domain/context";
+import { wireNow, type Deps } from "../../domain/context";
 import { Scopes } from "../../../contract/scopes";
 import type { TokenService } from "../tokens";
 import { newUser } from "./users";
@@ -44,7 +44,7 @@ export class AccountService {
   async bootstrap(options: BootstrapOptions = {}): Promise<BootstrapResult> {
     const { store, clock, secrets } = this.deps;
     return store.transaction(async (tx) => {
-      const now = timestamp(clock);
+      const now = wireNow(clock);
       let created = false;
       let user: UserRecord | undefined;
       if ((await tx.accounts.count()) === 0) {

@@ -5,7 +5,7 @@
  */
 import { GrantsResponse } from "../../../contract";
 import type { NewUser, ProfileRepos } from "./store";
-import { timestamp, type Actor, type Deps } from "../../domain/context";
+import { wireNow, type Actor, type Deps } from "../../domain/context";
 import { grantsOf } from "../../auth/grants";
 import { DomainError, notFound } from "../../domain/errors";
 import type { UserRecord, UserType } from "../../domain/records";
@@ -47,7 +47,7 @@ export function newUser(deps: Pick<Deps, "clock" | "secrets">, who: NewUserIdent
     two_factor_auth: false,
     verified_phone_number: null,
     referral_code: deps.secrets.hex(20),
-    created: timestamp(deps.clock),
+    created: wireNow(deps.clock),
   };
 }
 

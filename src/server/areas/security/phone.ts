@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { PHONE_CODE_MINUTES, type PhoneNumberSend, type PhoneNumberVerify } from "../../../contract";
 import type { ProfileRepos } from "../profile/store";
 import type { SecurityRepos } from "./store";
-import { MINUTE, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
+import { MINUTE, wireNow, wireAt, type Actor, type Deps } from "../../domain/context";
 import { invalid } from "../../domain/errors";
 
 export interface SmsMessage {
@@ -44,7 +44,7 @@ export class PhoneService {
 
   async request(actor: Actor, input: PhoneRequest): Promise<void> {
     const { store, clock } = this.deps;
-    const now = timestamp(clock);
+    const now = wireNow(clock);
     const message = await store.transaction(async (tx) => {
       const user = await tx.users.get(actor.user.id);
       if (user?.verified_phone_number != null) {
@@ -60,7 +60,7 @@ export class PhoneService {
         phone_number: phoneNumber,
         code,
         sent: live?.sent ?? now,
-        expiry: live?.expiry ?? timestampAt(clock, PHONE_CODE_MINUTES * MINUTE),
+        expiry: live?.expiry ?? wireAt(clock, PHONE_CODE_MINUTES * MINUTE),
       });
       // Requesting a code is the opt-in to SMS.
       await tx.users.update(actor.user.id, { sms_opt_in: true });
@@ -72,7 +72,7 @@ export class PhoneService {
 
   async verify(actor: Actor, input: PhoneVerification): Promise<void> {
     const { store, clock } = this.deps;
-    const now = timestamp(clock);
+    const now = wireNow(clock);
     await store.transaction(async (tx) => {
       // Codes are kept per user, so only the requesting user can use one.
       const pending = await tx.phoneCodes.get(actor.user.id);

@@ -14,7 +14,7 @@ import type { SecurityAnswerRecord, SecurityRepos } from "./store";
 
 type Repos = SecurityRepos & ProfileRepos & TokenRepos & EventRepos;
 type Store = StoreOf<Repos>;
-import { MINUTE, stillAhead, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
+import { MINUTE, stillAhead, wireNow, wireAt, type Actor, type Deps } from "../../domain/context";
 import { invalid } from "../../domain/errors";
 import { entities } from "../../domain/event-entities";
 import { noteEvent } from "../events";
@@ -91,7 +91,7 @@ export class TwoFactorService {
       }
       // A new request replaces an earlier unconfirmed secret.
       const secret = base32Encode(Buffer.from(secrets.hex(TFA_SECRET_BYTES), "hex"));
-      const expiry = timestampAt(clock, TFA_SECRET_MINUTES * MINUTE);
+      const expiry = wireAt(clock, TFA_SECRET_MINUTES * MINUTE);
       await tx.tfaSecrets.put({ user_id: actor.user.id, secret, expiry, confirmed: null, scratch_hash: null });
       return { secret, expiry };
     });
@@ -109,7 +109,7 @@ export class TwoFactorService {
       if (!stillAhead(pending.expiry, clock)) throw invalid(null, "The two-factor secret has expired; request a new one with POST /profile/tfa-enable");
       if (!verifyTotp(pending.secret, input.tfa_code.trim(), clock.now())) throw invalid("tfa_code", "Invalid two-factor code");
       const scratch = secrets.hex(8);
-      await tx.tfaSecrets.put({ ...pending, confirmed: timestamp(clock), scratch_hash: hashToken(scratch) });
+      await tx.tfaSecrets.put({ ...pending, confirmed: wireNow(clock), scratch_hash: hashToken(scratch) });
       await tx.users.update(actor.user.id, { two_factor_auth: true });
       await noteEvent(this.deps, { actor, action: "tfa_enabled", entity: entities.profile(actor.user) }, tx);
       return { scratch };

@@ -6,7 +6,7 @@
 import { LOGIN_HISTORY_DAYS, TRUSTED_DEVICE_DAYS, parseTimestamp, type Page, type PageQuery } from "../../../contract";
 import type { ProfileRepos } from "../profile/store";
 import type { DeviceRecord, LoginRecord, LoginStatus, SessionRepos } from "./store";
-import { DAY, comparableTimestamp, laterTimestamp, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
+import { DAY, comparableNow, wireLater, wireNow, wireAt, type Actor, type Deps } from "../../domain/context";
 import { notFound } from "../../domain/errors";
 import { pageOf } from "../../domain/paging";
 
@@ -22,11 +22,11 @@ export class DeviceService {
   constructor(private readonly deps: Deps<SessionRepos>) {}
 
   async create(input: NewDeviceInput): Promise<DeviceRecord> {
-    const created = input.created ?? timestamp(this.deps.clock);
+    const created = input.created ?? wireNow(this.deps.clock);
     return this.deps.store.devices.insert({
       user_id: input.userId,
       created,
-      expiry: laterTimestamp(parseTimestamp(created).getTime(), TRUSTED_DEVICE_DAYS * DAY),
+      expiry: wireLater(parseTimestamp(created).getTime(), TRUSTED_DEVICE_DAYS * DAY),
       last_authenticated: created,
       last_remote_addr: input.remoteAddr,
       user_agent: input.userAgent,
@@ -34,18 +34,18 @@ export class DeviceService {
   }
 
   list(actor: Actor, query: PageQuery): Promise<Page<DeviceRecord>> {
-    const now = comparableTimestamp(this.deps.clock);
+    const now = comparableNow(this.deps.clock);
     return pageOf(query, (slice) => this.deps.store.devices.listActive(actor.user.id, now, slice));
   }
 
   async get(actor: Actor, id: number): Promise<DeviceRecord> {
-    const device = await this.deps.store.devices.getActive(actor.user.id, id, comparableTimestamp(this.deps.clock));
+    const device = await this.deps.store.devices.getActive(actor.user.id, id, comparableNow(this.deps.clock));
     if (device === undefined) throw notFound();
     return device;
   }
 
   async revoke(actor: Actor, id: number): Promise<void> {
-    const now = timestamp(this.deps.clock);
+    const now = wireNow(this.deps.clock);
     await this.deps.store.transaction(async (tx) => {
       if ((await tx.devices.getActive(actor.user.id, id, now)) === undefined) throw notFound();
       await tx.devices.revoke(id, now);
@@ -70,7 +70,7 @@ export class LoginService {
     if (user === undefined) throw notFound();
     return this.deps.store.logins.insert({
       user_id: user.id,
-      datetime: input.datetime ?? timestamp(this.deps.clock),
+      datetime: input.datetime ?? wireNow(this.deps.clock),
       ip: input.ip,
       restricted: user.restricted,
       status: input.status ?? "successful",
@@ -79,7 +79,7 @@ export class LoginService {
   }
 
   private since(): string {
-    return timestampAt(this.deps.clock, -LOGIN_HISTORY_DAYS * DAY);
+    return wireAt(this.deps.clock, -LOGIN_HISTORY_DAYS * DAY);
   }
 
   list(actor: Actor, query: PageQuery): Promise<Page<LoginRecord>> {

@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 import { sameSshKey, type Page, type PageQuery, type SshKeyCreate, type SshKeyUpdateBody } from "../../../contract";
-import { timestamp, type Actor, type Deps } from "../../domain/context";
+import { wireNow, type Actor, type Deps } from "../../domain/context";
 import { invalid, notFound } from "../../domain/errors";
 import { pageOf } from "../../domain/paging";
 import { entities } from "../../domain/event-entities";
@@ -38,7 +38,7 @@ export class SshKeyService {
         user_id: actor.user.id,
         label: input.label ?? "",
         ssh_key: input.ssh_key.trim(),
-        created: timestamp(this.deps.clock),
+        created: wireNow(this.deps.clock),
       });
       await noteEvent(this.deps, { actor, action: "user_ssh_key_add", entity: entities.sshKey(key.id, key.label) }, tx);
       return key;

@@ -12,7 +12,7 @@ import type { ObjectKind, ObjectRecord, TagRepos } from "./store";
 
 type Repos = TagRepos & Pick<ProfileRepos, "users"> & EventRepos;
 type Store = StoreOf<Repos>;
-import { timestamp, type Deps } from "../../domain/context";
+import { wireNow, type Deps } from "../../domain/context";
 
 interface Common {
   /** Default: the account of the first (bootstrap) user. */
@@ -53,7 +53,7 @@ export class ObjectService {
     return store.transaction(async (tx) => {
       const accountId = common.accountId ?? (await tx.users.first())?.account_id;
       if (accountId === undefined) throw new Error("no account to add the object to");
-      const now = timestamp(clock);
+      const now = wireNow(clock);
       const record = await tx.objects.insert({ kind, account_id: accountId, label, created: now, updated: now, body });
       for (const tag of new Set(common.tags ?? [])) {
         const existing = (await tx.tags.get(accountId, tag)) ?? (await tx.tags.insert({ account_id: accountId, label: tag, created: now }));

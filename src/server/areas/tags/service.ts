@@ -8,7 +8,7 @@ import type { EventRepos } from "../events/store";
 import type { ProfileRepos } from "../profile/store";
 import type { ObjectKind, TagRecord, TagRepos } from "./store";
 import { requireUnrestricted } from "../../auth/grants";
-import { timestamp, type Actor, type Deps } from "../../domain/context";
+import { wireNow, type Actor, type Deps } from "../../domain/context";
 import { DomainError, notFound } from "../../domain/errors";
 import { entities } from "../../domain/event-entities";
 import { noteEvent } from "../events";
@@ -55,7 +55,7 @@ export class TagService {
         }
       }
       if (problems.length > 0) throw new DomainError("forbidden", problems);
-      const tag = await tx.tags.insert({ account_id: accountId, label: input.label, created: timestamp(clock) });
+      const tag = await tx.tags.insert({ account_id: accountId, label: input.label, created: wireNow(clock) });
       for (const [kind, id] of targets) await tx.tags.link(tag.id, kind, id);
       await noteEvent(this.deps, { actor, action: "tag_create", entity: entities.tag(tag.label) }, tx);
       return tag;

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import { TOKEN_PREFIX_LENGTH, isBearerTokenText, type Page, type PageQuery, type TokenCreate, type TokenUpdate } from "../../../contract";
 import type { StoreOf } from "../../store/store";
-import { comparableTimestamp, stillAhead, timestamp, type Actor, type Deps } from "../../domain/context";
+import { comparableNow, stillAhead, wireNow, type Actor, type Deps } from "../../domain/context";
 import { forbidden, invalid, notFound } from "../../domain/errors";
 import { pageOf } from "../../domain/paging";
 import { entities } from "../../domain/event-entities";
@@ -45,7 +45,7 @@ export class TokenService {
 
   /** The actor's active personal access tokens (neither revoked nor expired). */
   list(actor: Actor, query: PageQuery): Promise<Page<TokenRecord>> {
-    const now = comparableTimestamp(this.deps.clock);
+    const now = comparableNow(this.deps.clock);
     return pageOf(query, (slice) => this.deps.store.tokens.listActive(actor.user.id, now, slice));
   }
 
@@ -103,7 +103,7 @@ export class TokenService {
       scopes: request.scopes.toString(),
       token_hash: hashToken(token),
       token_prefix: token.slice(0, TOKEN_PREFIX_LENGTH),
-      created: timestamp(this.deps.clock),
+      created: wireNow(this.deps.clock),
       expiry: request.expiry,
       app_id: request.appId ?? null,
     });
@@ -120,7 +120,7 @@ export class TokenService {
     await store.transaction(async (tx) => {
       const token = await tx.tokens.get(actor.user.id, tokenId);
       if (token === undefined || !this.usable(token)) throw notFound();
-      await tx.tokens.revoke(token.id, timestamp(clock));
+      await tx.tokens.revoke(token.id, wireNow(clock));
       await noteEvent(this.deps, { actor, action: "token_delete", entity: entities.token(token.id, token.label) }, tx);
     });
   }

@@ -16,7 +16,7 @@ import type { TransferRecord, TransferRepos, TransferStatus } from "./store";
 type Repos = TransferRepos & TagRepos & Pick<ProfileRepos, "users" | "grants"> & EventRepos;
 type Store = StoreOf<Repos>;
 import { requireUnrestricted } from "../../auth/grants";
-import { MINUTE, stillAhead, timestamp, timestampAt, type Actor, type Deps } from "../../domain/context";
+import { MINUTE, stillAhead, wireNow, wireAt, type Actor, type Deps } from "../../domain/context";
 import { DomainError, forbidden, invalid, notFound } from "../../domain/errors";
 import { entities } from "../../domain/event-entities";
 import { noteEvent, recordEvent } from "../events";
@@ -65,7 +65,7 @@ export class TransferService {
       await requireUnrestricted(tx, actor);
       const accountId = actor.user.account_id;
       const computes = [...new Set(input.entities.computes)];
-      const now = timestamp(clock);
+      const now = wireNow(clock);
       const pending = (await tx.transfers.pendingOf(accountId)).filter((t) => t.expiry > now);
       const problems: Array<{ field: string; reason: string }> = [];
       for (const [i, id] of computes.entries()) {
@@ -84,7 +84,7 @@ export class TransferService {
         entities: { computes },
         created: now,
         updated: now,
-        expiry: timestampAt(clock, TRANSFER_LIFETIME_HOURS * 60 * MINUTE),
+        expiry: wireAt(clock, TRANSFER_LIFETIME_HOURS * 60 * MINUTE),
       });
       await noteEvent(this.deps, { actor, action: "entity_transfer_create", entity: entities.entityTransfer(created.token) }, tx);
       return this.view(actor, created);
@@ -111,7 +111,7 @@ export class TransferService {
       } catch (err) {
         return err;
       }
-      await tx.transfers.update(t.id, { status: "canceled", updated: timestamp(this.deps.clock) });
+      await tx.transfers.update(t.id, { status: "canceled", updated: wireNow(this.deps.clock) });
       await noteEvent(this.deps, { actor, action: "entity_transfer_cancel", entity: entities.entityTransfer(t.token) }, tx);
       return null;
     });
@@ -119,7 +119,7 @@ export class TransferService {
   }
 
   async accept(actor: Actor, token: string): Promise<void> {
-    const now = timestamp(this.deps.clock);
+    const now = wireNow(this.deps.clock);
     const outcome = await this.deps.store.transaction(async (tx) => {
       const t = await this.find(actor, token, tx);
       if (t.account_id === actor.user.account_id) throw invalid(null, "A transfer cannot be accepted by the account that created it");
