@@ -5,8 +5,13 @@
  * as ratios (targets: within 2x each). Loopback only; the server runs in this process, the
  * events are recorded through the domain (as the API's own operations record them).
  *
+ * SQLite is measured on a file and on `:memory:`.
+ *
  * Run with `node scripts/run-ts.mjs bench/events-list.ts` (`BENCH_POSTGRES=0`: SQLite only).
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
 import { startPostgres } from "../src/harness/postgres";
@@ -89,7 +94,15 @@ async function measure(name: string, db: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  await measure("SQLite", ":memory:");
+  // A file, as `mgmt serve` keeps by default: its long reads run on the read worker (src/server/store/read-worker.ts).
+  // `:memory:` (`--ephemeral`) has no second connection, so its reads stay on the event loop.
+  const dir = mkdtempSync(join(tmpdir(), "bench-events-"));
+  try {
+    await measure("SQLite file", join(dir, "mgmt.sqlite"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  await measure("SQLite :memory:", ":memory:");
   if (!POSTGRES) return;
   const cluster = await startPostgres();
   try {

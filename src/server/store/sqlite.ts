@@ -6,6 +6,8 @@ import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnec
 import { GroupCommit, fastStatements, WriteMarks, cascadesOf } from "./throughput";
 import { KyselyStore, inTransaction, withOpenTransaction, type AnyDb, type ReposOf } from "./kysely-store";
 import { migrateToLatest } from "./migrations";
+import { RoutedDriver } from "./read-routes";
+import { ReadWorker } from "./read-worker";
 import type { StoreOf, WriteCheck } from "./store";
 
 /**
@@ -15,16 +17,22 @@ import type { StoreOf, WriteCheck } from "./store";
  * process wrote in between.
  */
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly settings: SqliteDialectConfig) {
+  /** `over`: the driver Kysely is given over the main connection's (the read routes, on a file). */
+  constructor(
+    private readonly settings: SqliteDialectConfig,
+    private readonly over: (driver: Driver) => Driver = (driver) => driver,
+  ) {
     super(settings);
   }
 
   override createDriver(): Driver {
-    return new (class extends SqliteDriver {
-      override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-        await connection.executeQuery(CompiledQuery.raw("begin immediate"));
-      }
-    })(this.settings);
+    return this.over(
+      new (class extends SqliteDriver {
+        override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+          await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+        }
+      })(this.settings),
+    );
   }
 }
 
@@ -128,19 +136,33 @@ function betterSqlite3(): typeof BetterSqlite3 {
   }
 }
 
-/** Opens (creating and migrating when needed) the SQLite store at `path`, with the repositories `repos` builds. */
+/**
+ * Opens (creating and migrating when needed) the SQLite store at `path`, with the repositories `repos` builds.
+ *
+ * On a file, long reads outside a transaction run on a second, read-only connection in a thread of their own
+ * (`./read-routes.ts`, `./read-worker.ts`), so they hold no other request. `:memory:` has no second connection (an
+ * in-memory database is its connection's alone): every query runs on the event loop, as `mgmt serve --ephemeral`'s.
+ */
 export async function openSqliteStore<R extends object>(path: string, repos: ReposOf<R>): Promise<StoreOf<R>> {
   const Database = betterSqlite3();
   const sqlite = new Database(path);
+  const file = path === ":memory:" || path === "" ? undefined : resolve(path);
   try {
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("busy_timeout = 5000");
-    if (path !== ":memory:" && path !== "") sqlite.pragma("journal_mode = WAL");
+    if (file !== undefined) sqlite.pragma("journal_mode = WAL");
     const writes = new WriteMarks();
-    const db = new Kysely<unknown>({ dialect: new ImmediateSqliteDialect({ database: fastStatements(sqlite, { onWrite: (sql) => writes.note(sql) }) }) });
+    let routes: RoutedDriver | undefined;
+    const over =
+      file === undefined
+        ? undefined
+        : (driver: Driver) => (routes = new RoutedDriver(driver, sqlite, new ReadWorker(file, require.resolve("better-sqlite3")), () => writes.settle()));
+    const database = fastStatements(sqlite, { onWrite: (sql) => writes.note(sql) });
+    const db = new Kysely<unknown>({ dialect: new ImmediateSqliteDialect({ database }, over) });
     await migrateToLatest(db, "sqlite");
     writes.useSchema(cascadesOf(sqlite));
-    return new SqliteStore(sqlite, db, writes, repos, path === ":memory:" || path === "" ? undefined : resolve(path)).asStore();
+    routes?.open();
+    return new SqliteStore(sqlite, db, writes, repos, file).asStore();
   } catch (err) {
     sqlite.close();
     throw err;

@@ -38,6 +38,9 @@ export class WriteMarks {
   private readonly counts = new Map<string, number>();
   /** Statements that may have written anywhere. */
   private everywhere = 0;
+  /** Tables noted since the last `settle`; `everywhere` too when `unsettledEverywhere`. */
+  private readonly unsettled = new Set<string>();
+  private unsettledEverywhere = false;
   /** Until the schema is known (migrations run), every write counts everywhere. */
   private cascades: ReadonlyMap<string, readonly string[]> = new Map();
 
@@ -53,9 +56,26 @@ export class WriteMarks {
     const reached = table === undefined ? undefined : this.cascades.get(table);
     if (reached === undefined) {
       this.everywhere++;
+      this.unsettledEverywhere = true;
       return;
     }
-    for (const t of reached) this.counts.set(t, (this.counts.get(t) ?? 0) + 1);
+    for (const t of reached) {
+      this.counts.set(t, (this.counts.get(t) ?? 0) + 1);
+      this.unsettled.add(t);
+    }
+  }
+
+  /**
+   * A transaction ended (committed or rolled back): what was noted since the last one counts once
+   * more. A reader on another connection (the SQLite store's read worker) may have read those
+   * tables while it was open, under the marks its uncommitted writes had already moved; what it
+   * read is remembered under marks that no longer come once the transaction ends.
+   */
+  settle(): void {
+    if (this.unsettledEverywhere) this.everywhere++;
+    for (const t of this.unsettled) this.counts.set(t, (this.counts.get(t) ?? 0) + 1);
+    this.unsettled.clear();
+    this.unsettledEverywhere = false;
   }
 
   /** Changes whenever a statement noted since may have written to one of `tables` (counts only grow). */
