@@ -1,9 +1,19 @@
 /** Shapes every area shares: timestamps, the error body, the paginated envelope, page bounds. */
 import { z } from "zod";
 import { PATH_ID_PATTERN, type FieldRule } from "./field-rules";
-import { TIMESTAMP_PATTERN } from "./timestamps";
+import { TIMESTAMP_PATTERN, parseDateTimeInput } from "./timestamps";
 
 export const Timestamp = z.string().regex(TIMESTAMP_PATTERN, "must be a UTC timestamp YYYY-MM-DDTHH:MM:SS");
+
+/** A date-time a client sends (see `parseDateTimeInput`); the output is the wire form. */
+export const DateTimeInput = z.string().transform((text, ctx) => {
+  const wire = parseDateTimeInput(text);
+  if (wire === undefined) {
+    ctx.addIssue({ code: "custom", message: "must be a date-time such as 2030-01-01T00:00:00 (UTC)" });
+    return z.NEVER;
+  }
+  return wire;
+});
 
 /** A string schema that applies a field rule (./field-rules.ts), its reason the issue's message. */
 export function ruled(rule: FieldRule, typeMessage?: string) {

@@ -1,8 +1,7 @@
 /** Personal access tokens (`/profile/tokens`) and the OAuth scope text they carry. */
 import { z } from "zod";
-import { Timestamp, ruled } from "./common";
+import { DateTimeInput, Timestamp, ruled } from "./common";
 import { oauthScopesText, tokenLabel } from "./field-rules";
-import { parseDateTimeInput } from "./timestamps";
 
 /** After creation the API shows only this many leading characters of a token. */
 export const TOKEN_PREFIX_LENGTH = 16;
@@ -12,16 +11,6 @@ export const bootstrapTokenLabel = (at: string): string => `mgmt serve ${at}`;
 export const BOOTSTRAP_TOKEN_LABEL = /^mgmt serve \d{4}-\d{2}-\d{2}T/;
 export const TokenLabel = ruled(tokenLabel);
 export const OAuthScopesText = ruled(oauthScopesText);
-
-/** A date-time a client sends (see `parseDateTimeInput`); the output is the wire form. */
-export const DateTimeInput = z.string().transform((text, ctx) => {
-  const wire = parseDateTimeInput(text);
-  if (wire === undefined) {
-    ctx.addIssue({ code: "custom", message: "must be a date-time such as 2030-01-01T00:00:00 (UTC)" });
-    return z.NEVER;
-  }
-  return wire;
-});
 
 export const PersonalAccessToken = z.object({
   id: z.number().int(),

@@ -16,6 +16,11 @@ interface Fact {
 
 const FACTS: readonly Fact[] = [
   { what: "the wire time format", home: "src/contract/timestamps.ts", restated: [/\\d\{4\}-\\d\{2\}-\\d\{2\}T\\d\{2\}:/] },
+  {
+    what: "reading and cutting the wire form and UTC days",
+    home: "src/contract/timestamps.ts",
+    restated: [/toISOString\(\)\.slice\(0, (10|19)\)/, /new Date\(`\$\{[^`]*\}(Z|T00:00:00Z)`\)/],
+  },
   { what: "the OAuth client statuses", home: "src/contract/enums.ts", restated: [/"active"\s*[,|]\s*"disabled"/, /active, disabled or suspended/] },
   {
     what: "an OAuth client's `public` default",

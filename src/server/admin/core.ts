@@ -3,7 +3,7 @@
  * their tokens, the simulated SMS outbox, faults and request counters.
  */
 import { z } from "zod";
-import { GrantsResponse, OAuthScopesText, formatTimestamp, type GrantsResponse as Grants } from "../../contract";
+import { GrantsResponse, OAuthScopesText, formatTimestamp, parseTimestamp, type GrantsResponse as Grants } from "../../contract";
 import { Scopes } from "../../contract/scopes";
 import { invalid, notFound } from "../domain/errors";
 import { FIRST_WIRE_MS, LAST_WIRE_MS, LAST_WIRE_TIME } from "../domain/context";
@@ -69,7 +69,7 @@ function registerClock(r: AdminRouter, ctx: AdminContext): void {
   const clockView = () => ({ now: formatTimestamp(ctx.clock.now()), offset_seconds: Math.round(ctx.clock.offset / 1000) });
   r.get("/clock", "The server's current time", async () => ({ body: clockView() }));
   r.put("/clock", 'Set the server\'s time ({"now": timestamp})', async (req) => {
-    ctx.clock.set(new Date(`${parseInput(ClockSet, req.body).now}Z`));
+    ctx.clock.set(parseTimestamp(parseInput(ClockSet, req.body).now));
     return { body: clockView() };
   });
   r.post("/clock/advance", 'Move the server\'s time ({"seconds": n}, may be negative)', async (req) => {
