@@ -86,7 +86,7 @@ function compare(column: FilterColumn, op: Comparison, v: Scalar, flavor: SqlFla
       if (op === "+eq") {
         if (v === null) return sql<SqlBool>`${value} is null`;
         // A null column is not equal: `not (c = v)` would be null there, so the null is said.
-        return sql<SqlBool>`(${value} is not null and ${value} = ${v})`;
+        return sql<SqlBool>`(${value} is not null and ${value} = ${operand(v, flavor)})`;
       }
       if (op === "+contains") {
         if (column.kind !== "text" || typeof v !== "string" || !ASCII_NEEDLE.test(v)) return undefined;
@@ -97,9 +97,19 @@ function compare(column: FilterColumn, op: Comparison, v: Scalar, flavor: SqlFla
       if (sym === undefined || v === null) return undefined;
       if (column.kind === "number" ? typeof v !== "number" : typeof v !== "string") return undefined;
       const left = column.kind === "text" && flavor === "postgres" ? sql`${value} collate "C"` : sql`${value}`;
-      return sql<SqlBool>`coalesce(${left} ${sql.raw(sym)} ${v}, ${FALSE})`;
+      return sql<SqlBool>`coalesce(${left} ${sql.raw(sym)} ${operand(v, flavor)}, ${FALSE})`;
     }
   }
+}
+
+/**
+ * A filter's value as the right side of a comparison. A number that is not a safe integer (1.5, 1e308) is
+ * compared as a double, as JavaScript compares it: Postgres would read it as the column's type, and an
+ * integer column refuses such text (a 500 where the in-memory filter simply matched nothing).
+ */
+function operand(v: Scalar, flavor: SqlFlavor): RawBuilder<unknown> | Scalar {
+  if (typeof v !== "number" || Number.isSafeInteger(v) || flavor !== "postgres") return v;
+  return sql`cast(${String(v)} as double precision)`;
 }
 
 /** `where` as a condition over `columns`; undefined when some part of it has no exact SQL. */
