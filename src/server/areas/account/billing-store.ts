@@ -3,7 +3,7 @@
  * `./tables-store.ts`). A method's `data` and an invoice's body are JSON text; what is queried
  * is a column.
  */
-import { sql, type Selectable } from "kysely";
+import { sql, type RawBuilder, type Selectable, type SelectQueryBuilder } from "kysely";
 import { filterSql, flavorOf, type Filter, type FilterColumns, type FilterSql } from "../../store/filter-sql";
 import { Repository, countN, counted, totalOver, type Counted, type Handle, type Slice } from "../../store/store";
 import type { AccountTables, PaymentMethodsTable } from "./tables-store";
@@ -32,10 +32,30 @@ export interface BodyRecord<T> {
   body: T;
 }
 
-export const bodyRecord = (row: { id: number; body: string }): BodyRecord<Record<string, unknown>> => ({
+const bodyRecord = (row: { id: number; body: string }): BodyRecord<Record<string, unknown>> => ({
   id: row.id,
   body: JSON.parse(row.body) as Record<string, unknown>,
 });
+
+/** The tables of JSON-bodied rows an account pages through. */
+type BodyTable = "invoices" | "maintenance" | "notifications";
+
+/**
+ * One slice of the bodied rows `rows` selects, in `orderBy`, with their count: the page is the query's, and
+ * every list of them (invoices, maintenance, notifications) reads it the same way.
+ */
+export function countedBodies<TB extends BodyTable>(
+  rows: SelectQueryBuilder<AccountTables, TB, object>,
+  slice: Slice,
+  orderBy: RawBuilder<unknown>,
+): Promise<Counted<BodyRecord<Record<string, unknown>>>> {
+  return counted(
+    slice,
+    () => rows.select(["id", "body"]).select(totalOver()).orderBy(orderBy).limit(slice.limit).offset(slice.offset).execute(),
+    () => rows.select(countN).executeTakeFirst(),
+    ({ total: _, ...row }) => bodyRecord(row),
+  );
+}
 
 const paymentRecord = ({ deleted: _, ...row }: Selectable<PaymentMethodsTable>): PaymentMethodRecord => ({
   ...row,
@@ -106,20 +126,7 @@ export class Payments extends Repository<AccountTables> {
    */
   pageInvoices(accountId: number, slice: Slice, filter?: FilterSql): Promise<Counted<BodyRecord<Record<string, unknown>>>> {
     const account = this.db.selectFrom("invoices").where("account_id", "=", accountId);
-    const ofAccount = filter === undefined ? account : account.where(filter.where);
-    return counted(
-      slice,
-      () =>
-        ofAccount
-          .select(["id", "body"])
-          .select(totalOver())
-          .orderBy(filter?.orderBy ?? sql`${sql.ref("invoices.id")}`)
-          .limit(slice.limit)
-          .offset(slice.offset)
-          .execute(),
-      () => ofAccount.select(countN).executeTakeFirst(),
-      ({ total: _, ...row }) => bodyRecord(row),
-    );
+    return countedBodies(filter === undefined ? account : account.where(filter.where), slice, filter?.orderBy ?? sql`${sql.ref("invoices.id")}`);
   }
 
   async getInvoice(accountId: number, id: number): Promise<BodyRecord<Record<string, unknown>> | undefined> {

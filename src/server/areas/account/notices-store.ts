@@ -4,9 +4,9 @@
  */
 import { sql } from "kysely";
 import { filterSql, flavorOf, type Filter, type FilterColumns, type FilterSql } from "../../store/filter-sql";
-import { Repository, counted, countN, totalOver, type Counted, type Handle, type Slice } from "../../store/store";
+import { Repository, type Counted, type Handle, type Slice } from "../../store/store";
 import type { AccountTables, RegionAvailabilityTable } from "./tables-store";
-import { bodyRecord, type BodyRecord } from "./billing-store";
+import { countedBodies, type BodyRecord } from "./billing-store";
 
 /**
  * A maintenance item's X-Filter fields (the contract's table) as its columns; `id`, which `+order` alone orders by,
@@ -75,20 +75,7 @@ export class Notices extends Repository<AccountTables> {
       .where((eb) => eb.or([eb("status", "is", null), eb("status", "<>", "canceled")]));
     if (entityIds !== null) q = entityIds.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where("entity_id", "in", [...entityIds]);
     if (filter !== undefined) q = q.where(filter.where);
-    const of = q;
-    return counted(
-      slice,
-      () =>
-        of
-          .select(["id", "body"])
-          .select(totalOver())
-          .orderBy(filter?.orderBy ?? sql`${sql.ref("maintenance.id")}`)
-          .limit(slice.limit)
-          .offset(slice.offset)
-          .execute(),
-      () => of.select(countN).executeTakeFirst(),
-      ({ total: _, ...row }) => bodyRecord(row),
-    );
+    return countedBodies(q, slice, filter?.orderBy ?? sql`${sql.ref("maintenance.id")}`);
   }
 
   async insertNotification(accountId: number, body: { until: string | null }): Promise<number> {
@@ -102,17 +89,12 @@ export class Notices extends Repository<AccountTables> {
 
   /** One slice of the account's unresolved notifications whose `until` is not past `now`, by id, with their count. */
   pageNotifications(accountId: number, now: string, slice: Slice): Promise<Counted<BodyRecord<Record<string, unknown>>>> {
-    const of = this.db
+    const unresolved = this.db
       .selectFrom("notifications")
       .where("account_id", "=", accountId)
       .where("resolved", "is", null)
       .where((eb) => eb.or([eb("until", "is", null), eb("until", ">", now)]));
-    return counted(
-      slice,
-      () => of.select(["id", "body"]).select(totalOver()).orderBy("id").limit(slice.limit).offset(slice.offset).execute(),
-      () => of.select(countN).executeTakeFirst(),
-      ({ total: _, ...row }) => bodyRecord(row),
-    );
+    return countedBodies(unresolved, slice, sql`${sql.ref("notifications.id")}`);
   }
 
   async resolveNotification(accountId: number, id: number, at: string): Promise<boolean> {
