@@ -2,7 +2,8 @@
 /**
  * Migration 0008 on both stores (the server-postgres project runs this file on Postgres): invoices, maintenance
  * and notifications stored before it, as JSON bodies only, get their filtered columns from those bodies, so the
- * store's filters and pages see them as they see rows written since; and 0009, Postgres's autovacuum of events.
+ * store's filters and pages see them as they see rows written since. (0009, Postgres's autovacuum of events, is
+ * held by test/server/postgres/store.test.ts.)
  */
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
@@ -53,12 +54,4 @@ test("rows stored before 0008 get their columns from their bodies", async () => 
   // And back: the columns go, the bodies stay.
   expect((await migrator.migrateTo("0007_lists_by_account_id")).error).toBeUndefined();
   expect((await sql`select body from invoices`.execute(db)).rows).toEqual([{ body: JSON.stringify(invoice) }]);
-});
-
-// Postgres only: SQLite has no autovacuum to tune.
-(onPostgres() ? test : test.skip)("0009 has the events table vacuumed and analyzed after a hundredth of it changed", async () => {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations("postgres") } });
-  expect((await migrator.migrateToLatest()).error).toBeUndefined();
-  const { rows } = await sql<{ reloptions: string[] }>`select reloptions from pg_class where relname = 'events'`.execute(db);
-  expect(rows[0]!.reloptions).toEqual(expect.arrayContaining(["autovacuum_vacuum_insert_scale_factor=0.01", "autovacuum_analyze_scale_factor=0.01"]));
 });

@@ -40,6 +40,12 @@ test("a database migrated by a newer build is refused", async () => {
   await expect(openPostgresStore(testDb.db, repos)).rejects.toThrow(/migration/);
 });
 
+test("the migrated events table is vacuumed and analyzed after a hundredth of it changed (0009)", async () => {
+  await (await openPostgresStore(testDb.db, repos)).close();
+  const [events] = await query<{ reloptions: string[] }>("select reloptions from pg_class where relname = 'events'");
+  expect(events!.reloptions).toEqual(expect.arrayContaining(["autovacuum_vacuum_insert_scale_factor=0.01", "autovacuum_analyze_scale_factor=0.01"]));
+});
+
 test("servers started at once on an empty database bootstrap one account and user", async () => {
   const servers = await Promise.all([1, 2, 3].map(() => startTestServer({ db: testDb.db })));
   try {
