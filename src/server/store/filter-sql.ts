@@ -52,6 +52,11 @@ const not = (e: Expression<SqlBool>) => sql<SqlBool>`not (${e})`;
 const ASCII_NEEDLE = /^[\x20-\x7e]*$/;
 const ORDER_OPS: Partial<Record<Comparison, string>> = { "+gt": ">", "+gte": ">=", "+lt": "<", "+lte": "<=" };
 
+/** A column as it orders: text by code point (SQLite's binary collation; Postgres's needs "C"). */
+function byCodePoint(column: FilterColumn, flavor: SqlFlavor): RawBuilder<unknown> {
+  return column.kind === "text" && flavor === "postgres" ? sql`${column.value} collate "C"` : sql`${column.value}`;
+}
+
 /** The haystack of `+contains` folded as JavaScript's `toLowerCase` folds what an ASCII needle can match. */
 function folded(value: Expression<unknown>, flavor: SqlFlavor): RawBuilder<string> {
   const lower = flavor === "postgres" ? sql<string>`lower(${value} collate "C")` : sql<string>`lower(${value})`;
@@ -96,8 +101,7 @@ function compare(column: FilterColumn, op: Comparison, v: Scalar, flavor: SqlFla
       const sym = ORDER_OPS[op];
       if (sym === undefined || v === null) return undefined;
       if (column.kind === "number" ? typeof v !== "number" : typeof v !== "string") return undefined;
-      const left = column.kind === "text" && flavor === "postgres" ? sql`${value} collate "C"` : sql`${value}`;
-      return sql<SqlBool>`coalesce(${left} ${sql.raw(sym)} ${operand(v, flavor)}, ${FALSE})`;
+      return sql<SqlBool>`coalesce(${byCodePoint(column, flavor)} ${sql.raw(sym)} ${operand(v, flavor)}, ${FALSE})`;
     }
   }
 }
@@ -136,7 +140,7 @@ function orderTerms(order: NonNullable<Filter["order"]>, columns: FilterColumns,
   if (column === undefined || column.kind === "id") return undefined;
   const dir = sql.raw(order.direction);
   if (column.kind === "boolean") return sql`case when ${column.value} then 1 else 0 end ${dir}`;
-  const value = column.kind === "text" && flavor === "postgres" ? sql`${column.value} collate "C"` : sql`${column.value}`;
+  const value = byCodePoint(column, flavor);
   // Ascending puts nulls last, descending first (the in-memory order reversed whole).
   return sql`case when ${column.value} is null then 1 else 0 end ${dir}, ${value} ${dir}`;
 }

@@ -22,17 +22,16 @@ import { performance } from "node:perf_hooks";
 import type BetterSqlite3 from "better-sqlite3";
 import type { CompiledQuery, DatabaseConnection, Driver, QueryCompiler, QueryResult, TransactionSettings } from "kysely";
 import type { ReadWorker } from "./read-worker";
+import { STATEMENT_CACHE_SIZE } from "./throughput";
 
 /** A read that took this long on the event loop runs in the worker from then on. */
 const SLOW_MS = 2;
 /** A count over the rows a statement reads: a list's total, or the count itself. */
 const COUNTS = /\bcount\s*\(/i;
-/** Statements whose route is known, by their text; the oldest is forgotten past this. */
-const KEPT = 500;
 
 type Route = "worker" | "read" | "main";
 
-/** The route of each statement, by its text (read from the main connection's prepared statement, once). */
+/** The route of each statement, by its text (read from the main connection's prepared statement, once; as many as it keeps prepared). */
 class Routes {
   private readonly known = new Map<string, Route>();
 
@@ -42,7 +41,7 @@ class Routes {
     let route = this.known.get(sql);
     if (route === undefined) {
       route = this.classify(sql);
-      if (this.known.size >= KEPT) this.known.delete(this.known.keys().next().value!);
+      if (this.known.size >= STATEMENT_CACHE_SIZE) this.known.delete(this.known.keys().next().value!);
       this.known.set(sql, route);
     }
     return route;

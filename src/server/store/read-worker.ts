@@ -13,9 +13,7 @@
  * the driver is required there by the path this process resolved.
  */
 import { Worker } from "node:worker_threads";
-
-/** Statements kept prepared in the thread, by their text (as `./throughput/sqlite-statements.ts` keeps the main connection's). */
-const KEPT = 500;
+import { STATEMENT_CACHE_SIZE } from "./throughput";
 
 const THREAD = `
 const { parentPort, workerData } = require("node:worker_threads");
@@ -28,6 +26,7 @@ try {
   parentPort.postMessage({ failed: String(err && err.message) });
   throw err;
 }
+// Statements kept prepared, by their text, as the main connection keeps its own.
 const kept = new Map();
 parentPort.on("message", ({ id, sql, parameters }) => {
   try {
@@ -35,7 +34,7 @@ parentPort.on("message", ({ id, sql, parameters }) => {
     if (entry === undefined) {
       const stmt = db.prepare(sql).raw(true);
       entry = { stmt, columns: stmt.columns().map((c) => c.name) };
-      if (kept.size >= ${KEPT}) kept.delete(kept.keys().next().value);
+      if (kept.size >= ${STATEMENT_CACHE_SIZE}) kept.delete(kept.keys().next().value);
       kept.set(sql, entry);
     }
     parentPort.postMessage({ id, columns: entry.columns, rows: entry.stmt.all(parameters) });

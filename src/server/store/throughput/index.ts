@@ -14,7 +14,7 @@
  *   counters of the tables every request reads (./table-marks.ts).
  */
 export { prepared, preparedInsert, preparedInsertLater, preparedInsertReserved } from "./prepared";
-export { fastStatements } from "./sqlite-statements";
+export { STATEMENT_CACHE_SIZE, fastStatements } from "./sqlite-statements";
 export { GroupCommit } from "./group-commit";
 export { WriteMarks, cascadesOf } from "./write-marks";
 export { NamedStatements } from "./named-statements";
