@@ -3,6 +3,11 @@
  * holds and the import id) and, where the API has it, how to fetch one alone. Each type declares it
  * once, in its own folder (`<type>/collection.ts`); batched reads, create-once searches, the data
  * sources and `mgmt drift --unmanaged` all read that declaration, so none restates an endpoint or a key.
+ *
+ * Beside it, a type's `collection.ts` holds its create-once search and its twins: what makes a live
+ * object the exact twin of one a plan creates (the fields a create sets and the API shows back). The
+ * resource hands the twin rule what the batched reads listed, and the framework keeps only the twins
+ * outside state.
  */
 import type { CallOptions, ListOptions, MgmtClient } from "../../client";
 

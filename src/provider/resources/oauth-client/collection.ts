@@ -52,10 +52,6 @@ export function createOAuthClientOnce(client: MgmtClient, body: z.input<typeof O
   });
 }
 
-// Twins: what makes a live object the exact twin of one a plan creates (the fields a create sets
-// and the API shows back). The resource hands it what the batched reads listed (`all`), and the
-// framework keeps only the twins outside state.
-
 export function oauthClientTwins(clients: readonly OAuthClient[], label: string, redirectUri: string): Twin[] {
   return clients
     .filter((c) => c.label === label && c.redirect_uri === redirectUri)

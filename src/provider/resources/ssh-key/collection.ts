@@ -28,10 +28,6 @@ export function createSshKeyOnce(client: MgmtClient, body: SshKeyCreate): Promis
   });
 }
 
-// Twins: what makes a live object the exact twin of one a plan creates (the fields a create sets
-// and the API shows back). The resource hands it what the batched reads listed (`all`), and the
-// framework keeps only the twins outside state.
-
 export function sshKeyTwins(keys: readonly SshKey[], label: string, sshKey: string): Twin[] {
   return keys
     .filter((k) => k.label === label && sameSshKey(k.ssh_key, sshKey))

@@ -36,10 +36,6 @@ export async function createTokenOnce(client: MgmtClient, body: TokenCreate): Pr
   return made.value;
 }
 
-// Twins: what makes a live object the exact twin of one a plan creates (the fields a create sets
-// and the API shows back). The resource hands it what the batched reads listed (`all`), and the
-// framework keeps only the twins outside state.
-
 /** A token older than this is not what an interrupted apply of this plan's run left (its value is lost anyway). */
 const TOKEN_TWIN_WINDOW_MS = 24 * 3600_000;
 
