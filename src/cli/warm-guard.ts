@@ -17,31 +17,42 @@ import { delimiter, join } from "node:path";
 /** The engines' command names the guard stands in for on PATH. */
 export const GUARDED_ENGINES = ["tofu", "terraform"] as const;
 
-/** The check itself, run by node: `guard.js NAME ARGS...` (found on PATH) or `guard.js --exec FILE ARGS...`. */
-const GUARD_JS = `"use strict";
-const { spawn } = require("node:child_process");
-const { createHash } = require("node:crypto");
-const { accessSync, constants } = require("node:fs");
-const { signals } = require("node:os").constants;
-const { delimiter, join } = require("node:path");
-const [how, ...rest] = process.argv.slice(2);
-const env = process.env;
-const name = how === "--exec" ? rest[0].split("/").pop() : how;
-const differs = [];
-if ((env.MGMT_URL || "") !== (env.MGMT_WARM_URL || "")) differs.push("MGMT_URL is " + (env.MGMT_URL || "unset") + ", the provider's " + (env.MGMT_WARM_URL || "unset"));
-if (createHash("sha256").update(env.MGMT_TOKEN || "").digest("hex") !== env.MGMT_WARM_TOKEN_SHA256) differs.push("MGMT_TOKEN is not the provider's");
-if (differs.length > 0) {
-  process.stderr.write("mgmt warm: refusing to run " + name + ": its " + differs.join("; its ") + ". The provider it would attach to was started by mgmt warm and acts with mgmt warm's settings, not the command's. Run the command outside mgmt warm, or start mgmt warm with the same MGMT_URL and MGMT_TOKEN.\\n");
-  process.exit(1);
+/**
+ * The check itself, a POSIX shell script: `guard NAME ARGS...` (the next engine of that name on PATH: the
+ * launchers named tofu and terraform) or `guard FILE ARGS...` (an engine by its path: MGMT_WARM_GUARD). It runs before every engine command under mgmt warm, so it starts
+ * no node of its own: the token's SHA-256 comes from sha256sum or shasum (node only where neither exists),
+ * and the engine replaces it (exec), so every signal reaches the engine as if it had been started directly.
+ * `@NODE@` stands for this node's path.
+ */
+const GUARD_SH = `#!/bin/sh
+# Written by mgmt warm: runs an engine command only if its MGMT_URL and MGMT_TOKEN are the provider's.
+here=\${0%/*}
+case $1 in */*) target=$1 ;; *) target= ;; esac
+name=\${1##*/}
+shift
+digest() {
+  if command -v sha256sum >/dev/null 2>&1; then printf %s "\${MGMT_TOKEN-}" | sha256sum
+  elif command -v shasum >/dev/null 2>&1; then printf %s "\${MGMT_TOKEN-}" | shasum -a 256
+  else @NODE@ -e 'process.stdout.write(require("node:crypto").createHash("sha256").update(process.env.MGMT_TOKEN || "").digest("hex"))'
+  fi
 }
-const executable = (file) => { try { accessSync(file, constants.X_OK); return true; } catch { return false; } };
-const target = how === "--exec" ? rest[0] : (env.PATH || "").split(delimiter).filter((d) => d && d !== __dirname).map((d) => join(d, how)).find(executable);
-if (!target) { process.stderr.write("mgmt warm: no " + name + " on PATH\\n"); process.exit(127); }
-const child = spawn(target, how === "--exec" ? rest.slice(1) : rest, { stdio: "inherit" });
-// A terminal's Ctrl-C reaches the engine itself (one process group); other signals are passed on.
-for (const s of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(s, () => { if (s !== "SIGINT") child.kill(s); });
-child.on("error", (e) => { process.stderr.write("mgmt warm: cannot run " + target + ": " + e.message + "\\n"); process.exit(126); });
-child.on("exit", (code, signal) => process.exit(signal ? 128 + (signals[signal] || 0) : code === null ? 1 : code));
+sum=$(digest) || { echo "mgmt warm: cannot hash MGMT_TOKEN to compare it with the provider's" >&2; exit 1; }
+differs=
+if [ "\${MGMT_URL-}" != "\${MGMT_WARM_URL-}" ]; then differs="its MGMT_URL is \${MGMT_URL:-unset}, the provider's \${MGMT_WARM_URL:-unset}"; fi
+if [ "\${sum%% *}" != "\${MGMT_WARM_TOKEN_SHA256-}" ]; then differs="\${differs:+$differs; }its MGMT_TOKEN is not the provider's"; fi
+if [ -n "$differs" ]; then
+  echo "mgmt warm: refusing to run $name: $differs. The provider it would attach to was started by mgmt warm and acts with mgmt warm's settings, not the command's. Run the command outside mgmt warm, or start mgmt warm with the same MGMT_URL and MGMT_TOKEN." >&2
+  exit 1
+fi
+if [ -z "$target" ]; then
+  IFS=:
+  for dir in $PATH; do
+    if [ -n "$dir" ] && [ "$dir" != "$here" ] && [ -f "$dir/$name" ] && [ -x "$dir/$name" ]; then target=$dir/$name; break; fi
+  done
+  unset IFS
+  if [ -z "$target" ]; then echo "mgmt warm: no $name on PATH" >&2; exit 127; fi
+fi
+exec "$target" "$@"
 `;
 
 export interface Guard {
@@ -53,12 +64,10 @@ export interface Guard {
 /** Writes the guard into a private folder and says how CMD runs with it first on PATH. */
 export function writeGuard(started: NodeJS.ProcessEnv): Guard {
   const dir = mkdtempSync(join(tmpdir(), "mgmt-warm-guard-"));
-  const script = join(dir, "guard.js");
-  writeFileSync(script, GUARD_JS);
-  const node = JSON.stringify(process.execPath);
-  const launcher = (args: string) => `#!/bin/sh\nexec ${node} ${JSON.stringify(script)} ${args} "$@"\n`;
+  const guard = GUARD_SH.replace("@NODE@", JSON.stringify(process.execPath));
+  const launcher = (args: string) => `#!/bin/sh\nexec ${JSON.stringify(join(dir, "guard"))} ${args} "$@"\n`;
+  writeFileSync(join(dir, "guard"), guard);
   for (const engine of GUARDED_ENGINES) writeFileSync(join(dir, engine), launcher(engine));
-  writeFileSync(join(dir, "guard"), launcher("--exec"));
   for (const file of [...GUARDED_ENGINES, "guard"]) chmodSync(join(dir, file), 0o755);
   return {
     env: {

@@ -129,6 +129,23 @@ describe("mgmt warm", () => {
       expect([other.code, other.stdout]).toEqual([1, ""]);
       expect(other.stderr).toMatch(/refusing to run tofu: its MGMT_TOKEN is not the provider's/);
     });
+
+    it("hashes the token with node where neither sha256sum nor shasum is on PATH", async () => {
+      const same = await sh(`PATH=${bin} "$MGMT_WARM_GUARD" ${join(bin, "tofu")} version`);
+      expect([same.code, same.stdout, same.stderr]).toEqual([4, "tofu ran with version\n", ""]);
+      const other = await sh(`MGMT_TOKEN=token-B-secret PATH=${bin} "$MGMT_WARM_GUARD" ${join(bin, "tofu")} version`);
+      expect([other.code, other.stdout]).toEqual([1, ""]);
+      expect(other.stderr).toMatch(/refusing to run tofu: its MGMT_TOKEN is not the provider's/);
+    });
+
+    it("refuses both differences at once, and names an engine missing from PATH", async () => {
+      const both = await sh("MGMT_URL=http://127.0.0.1:2/v4 MGMT_TOKEN=token-B-secret tofu plan");
+      expect(both.stderr).toMatch(
+        /its MGMT_URL is http:\/\/127\.0\.0\.1:2\/v4, the provider's http:\/\/127\.0\.0\.1:1\/v4; its MGMT_TOKEN is not the provider's\. /,
+      );
+      const missing = await sh(`PATH="\${PATH%%:*}" tofu plan`);
+      expect([missing.code, missing.stderr]).toEqual([127, "mgmt warm: no tofu on PATH\n"]);
+    });
   });
 
   /** `mgmt warm` without CMD, up to its export line: the process, its reattach entry, and its stderr so far. */
