@@ -549,18 +549,21 @@ describe("the account's rules in the scaffold", () => {
 });
 
 describe("the scaffold's npm test", () => {
-  it.each(["cdktf", "cdktn"] as const)("is one run: one server, one type check and one synth side by side, one engine test per stack (%s)", (cdk) => {
+  it.each(["cdktf", "cdktn"] as const)("is one run: one server, one synth, one type check beside the tests, one engine test per stack (%s)", (cdk) => {
     const files = scaffoldFiles(cdk === "cdktf" ? context() : cdktnContext());
     const scripts = (JSON.parse(files.get("package.json")!.text) as { scripts: Record<string, string> }).scripts;
     expect(scripts.test).toBe("export CHECKPOINT_DISABLE=1 TERRAFORM_BINARY_NAME=tofu && mgmt serve --ephemeral -- mgmt warm -- jest");
     expect(Object.keys(scripts).filter((name) => name.startsWith("test"))).toEqual(["test"]);
-    expect(files.get("jest.config.js")!.text).toContain('globalSetup: "<rootDir>/jest.global-setup.js"');
+    const config = files.get("jest.config.js")!.text;
+    expect(config).toContain('globalSetup: "<rootDir>/jest.global-setup.js"');
+    expect(config).toContain('globalTeardown: "<rootDir>/jest.global-teardown.js"');
     const setup = files.get("jest.global-setup.js")!.text;
-    // The same check as npm run typecheck (its incremental record shared), and the scripts' synth, awaited together.
-    expect(setup).toContain('node([require.resolve("typescript/bin/tsc"), "--noEmit", "--incremental"])');
+    // The same check as npm run typecheck (its incremental record shared), started and not awaited; the
+    // scripts' synth awaited. The teardown awaits the check.
     expect(setup).toMatch(
-      /await Promise\.all\(\[\n\s+node\(\[require\.resolve\("typescript\/bin\/tsc"\)[^\n]*\n\s+node\(\[join\(__dirname, "tools\/stack\.js"\), "synth"\]\)/,
+      /globalThis\.typecheck = node\(\[require\.resolve\("typescript\/bin\/tsc"\), "--noEmit", "--incremental"\]\)[^;]*;\n\s+const synth = await node\(\[join\(__dirname, "tools\/stack\.js"\), "synth"\]\)/,
     );
+    expect(files.get("jest.global-teardown.js")!.text).toContain("const error = await globalThis.typecheck;");
     expect(scripts.typecheck).toBe("tsc --noEmit --incremental");
     // The tests read that synth: none synthesizes again, and the engine runs once per stack, its test command only.
     for (const path of ["__tests__/stack.test.ts", "__tests__/example.test.ts"]) {

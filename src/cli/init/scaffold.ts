@@ -12,7 +12,17 @@ import { liveImportsTs } from "./templates/live-imports";
 import { policyJson } from "./templates/policy";
 import { mainTs } from "./templates/stack";
 import { STACK_RUNNER, TRANSPILE_HOOK, stackRunner, transpileHook } from "./templates/stack-runner";
-import { JEST_GLOBAL_SETUP, exampleTest, jestConfig, jestGlobalSetup, jestSetup, stackTest, stackTftest } from "./templates/tests";
+import {
+  JEST_GLOBAL_SETUP,
+  JEST_GLOBAL_TEARDOWN,
+  exampleTest,
+  jestConfig,
+  jestGlobalSetup,
+  jestGlobalTeardown,
+  jestSetup,
+  stackTest,
+  stackTftest,
+} from "./templates/tests";
 
 export interface ScaffoldFile {
   readonly text: string;
@@ -32,6 +42,7 @@ export function scaffoldFiles(c: ScaffoldContext): Map<string, ScaffoldFile> {
     ["tests/stack.tftest.hcl", { text: stackTftest() }],
     ["jest.config.js", { text: jestConfig(c) }],
     [JEST_GLOBAL_SETUP, { text: jestGlobalSetup() }],
+    [JEST_GLOBAL_TEARDOWN, { text: jestGlobalTeardown() }],
     ["jest.setup.js", { text: jestSetup(c) }],
     ["__tests__/stack.test.ts", { text: stackTest(c) }],
     ["__tests__/example.test.ts", { text: exampleTest(c) }],

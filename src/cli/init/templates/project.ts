@@ -61,11 +61,12 @@ export function packageJson(c: ScaffoldContext): string {
       // The type check the scripts' synth leaves out, with the compiler's messages: CI's, and anyone's by hand.
       // Incremental (tsconfig.tsbuildinfo): a second run checks only what changed.
       typecheck: "tsc --noEmit --incremental",
-      // One run of everything against a throwaway in-memory server: jest's global setup type-checks (as
-      // typecheck does) and synthesizes main.ts, side by side; the stack test runs the engine's own test
-      // command once per stack (apply, plan again, destroy) and asserts on what it printed. The stack
-      // imports only objects that exist (live-imports.ts), and none do there. mgmt warm inside mgmt serve:
-      // every engine command attaches to one provider, which reads the server's MGMT_URL and MGMT_TOKEN.
+      // One run of everything against a throwaway in-memory server: jest's global setup synthesizes main.ts
+      // and starts the type check (typecheck's) beside the tests, a failure of which fails the run at its end;
+      // the stack test runs the engine's own test command once per stack (apply, plan again, destroy) and
+      // asserts on what it printed. The stack imports only objects that exist (live-imports.ts), and none
+      // do there. mgmt warm inside mgmt serve: every engine command attaches to one provider, which reads
+      // the server's MGMT_URL and MGMT_TOKEN.
       test: `${scriptEnvironment(c)}mgmt serve --ephemeral -- mgmt warm -- jest`,
     },
     dependencies,
@@ -238,7 +239,8 @@ folder (\`cdktf.out/stacks/${c.stack}\`, after \`npm run synth\`) run \`${engine
 ${cdkOf(c) === "cdktn" ? cdktnNote(c) : ""}
 ## Tests
 
-\`npm test\` runs jest against \`mgmt serve --ephemeral\`: it type-checks and synthesizes \`main.ts\` once, then
+\`npm test\` runs jest against \`mgmt serve --ephemeral\`: it synthesizes \`main.ts\` once and type-checks it
+beside the tests (a type error fails the run at its end, with the compiler's messages); meanwhile
 \`__tests__/stack.test.ts\` runs \`tests/stack.tftest.hcl\` (the engine's own \`test\`) once per stack, which
 applies whatever \`main.ts\` declares, plans again and destroys it; the test checks that the second plan has no
 changes and passes \`mgmt-policy.json\`, and that nothing is left in the throwaway API. \`__tests__/example.test.ts\`

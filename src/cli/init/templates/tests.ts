@@ -1,6 +1,6 @@
 /**
- * The scaffold's tests, one lifecycle: jest.global-setup.js type-checks and synthesizes main.ts once, side by
- * side; stack.test.ts runs the engine's own test command once on each synthesized stack (it applies, plans
+ * The scaffold's tests, one lifecycle: jest.global-setup.js synthesizes main.ts once and starts its type check,
+ * which jest.global-teardown.js awaits; stack.test.ts runs the engine's own test command once on each synthesized stack (it applies, plans
  * again and destroys) and asserts on that run's output; example.test.ts reads the same synthesized files.
  */
 import { cdkModule } from "./cdk";
@@ -8,8 +8,10 @@ import type { ScaffoldContext } from "./context";
 import { EXAMPLE_MARKER } from "./stack";
 import { STACK_RUNNER } from "./stack-runner";
 
-/** The jest global setup's file: the type check and the one synth, before any test file. */
+/** The jest global setup's file: the one synth before any test file, and the type check started beside the tests. */
 export const JEST_GLOBAL_SETUP = "jest.global-setup.js";
+/** The jest global teardown's file: the type check's outcome. */
+export const JEST_GLOBAL_TEARDOWN = "jest.global-teardown.js";
 
 /**
  * Applied by `tofu test` / `terraform test` beside each synthesized stack (stack.test.ts), against the server
@@ -38,13 +40,14 @@ run "replan" {
 export function jestConfig(c: ScaffoldContext): string {
   return `/**
  * Jest with TypeScript, its types stripped by esbuild (tools/transpile.js) and not checked again: the type
- * check is the global setup's (${JEST_GLOBAL_SETUP}), with the synth. ${cdkModule(c)}'s matchers (toHaveResourceWithProperties, ...).
+ * check is the global setup's (${JEST_GLOBAL_SETUP}, beside the synth and the tests; ${JEST_GLOBAL_TEARDOWN} awaits it). ${cdkModule(c)}'s matchers (toHaveResourceWithProperties, ...).
  */
 module.exports = {
   testEnvironment: "node",
   testMatch: ["**/__tests__/**/*.test.ts"],
   transform: { "^.+\\\\.tsx?$": "<rootDir>/tools/transpile.js" },
   globalSetup: "<rootDir>/${JEST_GLOBAL_SETUP}",
+  globalTeardown: "<rootDir>/${JEST_GLOBAL_TEARDOWN}",
   setupFilesAfterEnv: ["<rootDir>/jest.setup.js"],
   testTimeout: 120000,
 };
@@ -58,15 +61,16 @@ Testing.setupJest();
 }
 
 /**
- * Before any test file: \`tsc --noEmit --incremental\` (npm run typecheck) and the synth (${STACK_RUNNER} synth),
- * at the same time since neither needs the other. Either failing fails the run with its own messages, before a
- * test starts.
+ * Before any test: the synth (${STACK_RUNNER} synth), awaited, and \`tsc --noEmit --incremental\` (npm run
+ * typecheck) started beside it and the tests, its outcome awaited by the global teardown. The type check is
+ * the run's slowest step and nothing else needs it; the tests apply to a throwaway server, so running them
+ * beside it risks nothing, and a type error still fails the run with the compiler's messages.
  */
 export function jestGlobalSetup(): string {
   return `/**
- * Written by \`mgmt init\`. Before any test: the type check (what \`npm run typecheck\` runs, with the compiler's
- * messages) and the one synth of main.ts (\`npm run synth\`: cdktf.out, which the tests read), side by side,
- * since neither needs the other. Either failing fails the run before a test starts.
+ * Written by \`mgmt init\`. Before any test: the one synth of main.ts (\`npm run synth\`: cdktf.out, which the
+ * tests read), and the type check (what \`npm run typecheck\` runs) started beside it. The tests do not wait
+ * for the type check; ${JEST_GLOBAL_TEARDOWN} does, and fails the run with the compiler's messages.
  */
 "use strict";
 const { spawn } = require("node:child_process");
@@ -84,20 +88,37 @@ function node(args) {
   });
 }
 
+/** A step's failure as the run's error: its messages, without a stack trace into this file. */
+function failure(what, step) {
+  const error = new Error(\`\${what} failed:\\n\${step.output}\`);
+  error.stack = error.message;
+  return error;
+}
+
 module.exports = async () => {
-  const [typecheck, synth] = await Promise.all([
-    node([require.resolve("typescript/bin/tsc"), "--noEmit", "--incremental"]),
-    node([join(__dirname, "${STACK_RUNNER}"), "synth"]),
-  ]);
-  for (const [what, step] of [["the type check (npm run typecheck)", typecheck], ["the synth (npm run synth)", synth]]) {
-    if (step.code === 0) continue;
-    // The messages themselves, without a stack trace into this file.
-    const error = new Error(\`\${what} failed:\\n\${step.output}\`);
-    error.stack = error.message;
-    throw error;
-  }
+  // Awaited by ${JEST_GLOBAL_TEARDOWN}, which jest runs in this process.
+  globalThis.typecheck = node([require.resolve("typescript/bin/tsc"), "--noEmit", "--incremental"]).then((step) =>
+    step.code === 0 ? undefined : failure("the type check (npm run typecheck)", step),
+  );
+  const synth = await node([join(__dirname, "${STACK_RUNNER}"), "synth"]);
+  // A synth that failed on a type error: the compiler's messages say more than the synth's.
+  if (synth.code !== 0) throw (await globalThis.typecheck) ?? failure("the synth (npm run synth)", synth);
   // The synth's warnings (the account's rules at warning severity) are worth seeing.
   if (synth.output.trim()) process.stderr.write(synth.output);
+};
+`;
+}
+
+/** After the tests: the outcome of the type check the global setup started. */
+export function jestGlobalTeardown(): string {
+  return `/**
+ * Written by \`mgmt init\`. After the tests: waits for the type check ${JEST_GLOBAL_SETUP} started, and fails
+ * the run with the compiler's messages if it failed.
+ */
+"use strict";
+module.exports = async () => {
+  const error = await globalThis.typecheck;
+  if (error) throw error;
 };
 `;
 }
