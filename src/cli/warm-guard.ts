@@ -19,9 +19,10 @@ export const GUARDED_ENGINES = ["tofu", "terraform"] as const;
 
 /**
  * The check itself, a POSIX shell script: `guard NAME ARGS...` (the next engine of that name on PATH: the
- * launchers named tofu and terraform) or `guard FILE ARGS...` (an engine by its path: MGMT_WARM_GUARD). It runs before every engine command under mgmt warm, so it starts
- * no node of its own: the token's SHA-256 comes from sha256sum or shasum (node only where neither exists),
- * and the engine replaces it (exec), so every signal reaches the engine as if it had been started directly.
+ * launchers named tofu and terraform) or `guard FILE ARGS...` (an engine by its path: MGMT_WARM_GUARD). It
+ * runs before every engine command under mgmt warm, so it starts no node of its own: the token's SHA-256
+ * comes from sha256sum or shasum (node only where neither exists), and the engine replaces it (exec), so
+ * every signal reaches the engine as if it had been started directly.
  * `@NODE@` stands for this node's path.
  */
 const GUARD_SH = `#!/bin/sh
@@ -41,16 +42,17 @@ differs=
 if [ "\${MGMT_URL-}" != "\${MGMT_WARM_URL-}" ]; then differs="its MGMT_URL is \${MGMT_URL:-unset}, the provider's \${MGMT_WARM_URL:-unset}"; fi
 if [ "\${sum%% *}" != "\${MGMT_WARM_TOKEN_SHA256-}" ]; then differs="\${differs:+$differs; }its MGMT_TOKEN is not the provider's"; fi
 if [ -n "$differs" ]; then
-  echo "mgmt warm: refusing to run $name: $differs. The provider it would attach to was started by mgmt warm and acts with mgmt warm's settings, not the command's. Run the command outside mgmt warm, or start mgmt warm with the same MGMT_URL and MGMT_TOKEN." >&2
+  printf '%s\\n' "mgmt warm: refusing to run $name: $differs. The provider it would attach to was started by mgmt warm and acts with mgmt warm's settings, not the command's. Run the command outside mgmt warm, or start mgmt warm with the same MGMT_URL and MGMT_TOKEN." >&2
   exit 1
 fi
 if [ -z "$target" ]; then
+  set -f
   IFS=:
   for dir in $PATH; do
     if [ -n "$dir" ] && [ "$dir" != "$here" ] && [ -f "$dir/$name" ] && [ -x "$dir/$name" ]; then target=$dir/$name; break; fi
   done
   unset IFS
-  if [ -z "$target" ]; then echo "mgmt warm: no $name on PATH" >&2; exit 127; fi
+  if [ -z "$target" ]; then printf '%s\\n' "mgmt warm: no $name on PATH" >&2; exit 127; fi
 fi
 exec "$target" "$@"
 `;

@@ -1,7 +1,8 @@
 /**
- * The scaffold's tests, one lifecycle: jest.global-setup.js synthesizes main.ts once and starts its type check,
- * which jest.global-teardown.js awaits; stack.test.ts runs the engine's own test command once on each synthesized stack (it applies, plans
- * again and destroys) and asserts on that run's output; example.test.ts reads the same synthesized files.
+ * The scaffold's tests, one lifecycle: jest.global-setup.js synthesizes main.ts once and starts its type
+ * check, which jest.global-teardown.js awaits; stack.test.ts runs the engine's own test command once on each
+ * synthesized stack (it applies, plans again and destroys) and asserts on that run's output; example.test.ts
+ * reads the same synthesized files.
  */
 import { cdkModule } from "./cdk";
 import type { ScaffoldContext } from "./context";
@@ -40,7 +41,8 @@ run "replan" {
 export function jestConfig(c: ScaffoldContext): string {
   return `/**
  * Jest with TypeScript, its types stripped by esbuild (tools/transpile.js) and not checked again: the type
- * check is the global setup's (${JEST_GLOBAL_SETUP}, beside the synth and the tests; ${JEST_GLOBAL_TEARDOWN} awaits it). ${cdkModule(c)}'s matchers (toHaveResourceWithProperties, ...).
+ * check is the global setup's (${JEST_GLOBAL_SETUP}, beside the synth and the tests; ${JEST_GLOBAL_TEARDOWN}
+ * awaits it). ${cdkModule(c)}'s matchers (toHaveResourceWithProperties, ...).
  */
 module.exports = {
   testEnvironment: "node",
