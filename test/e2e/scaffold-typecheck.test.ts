@@ -3,8 +3,9 @@
  * A type error in main.ts, in a repository from `mgmt init`: the scripts' synth strips main.ts's types
  * without checking them (tools/transpile.js), so the type check is `npm run typecheck`'s, and it must
  * still fail the repository's own `npm test` (at its end: the check runs beside the tests) and both CI
- * plan jobs with the compiler's message, before anything is synthesized, planned or posted. The repository links the run's one install of the
- * scaffold's packages (test/support/scaffold-install.ts); the jobs start from it cached.
+ * plan jobs with the compiler's message, before anything is synthesized, planned or posted. The repository
+ * links the run's one install of the scaffold's packages (test/support/scaffold-install.ts); the jobs start
+ * from it cached.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
