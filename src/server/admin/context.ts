@@ -9,6 +9,7 @@ import type { Secrets } from "../clock";
 import type { Domain, Store } from "../areas";
 import { DomainError } from "../domain/errors";
 import type { RateLimiter } from "../http/ratelimit";
+import type { RequestTransaction } from "../http/router";
 import type { SettableClock } from "../settable-clock";
 import type { RequestCounters } from "./counters";
 import type { FaultTable } from "./faults";
@@ -47,7 +48,12 @@ export interface AdminEndpoint {
   summary: string;
 }
 
-/** Registers admin endpoints under `/__admin`, behind the admin credential. */
+/**
+ * Registers admin endpoints under `/__admin`, behind the admin credential. As on `/v4` (`Router.writesIn`), each
+ * write runs whole in `transaction`, its answer built inside it: a user made and then its token refused leaves no
+ * user, and a 500 means nothing was committed. A write that changes only what the server keeps in memory, or that
+ * cannot run in a transaction, says why with `ownCommit`.
+ */
 export class AdminRouter {
   readonly endpoints: AdminEndpoint[] = [];
   private readonly tokenHash: Buffer;
@@ -55,6 +61,7 @@ export class AdminRouter {
   constructor(
     private readonly app: FastifyInstance,
     token: string,
+    private readonly transaction: RequestTransaction,
   ) {
     this.tokenHash = createHash("sha256").update(token).digest();
   }
@@ -67,14 +74,16 @@ export class AdminRouter {
     if (match === null || !timingSafeEqual(given, this.tokenHash)) throw new DomainError("unauthenticated", [{ reason: "Invalid admin token" }]);
   };
 
-  add(method: AdminEndpoint["method"], path: string, summary: string, handler: AdminHandler): this {
+  /** `ownCommit`: why this write runs outside a transaction of its own (see the class). */
+  add(method: AdminEndpoint["method"], path: string, summary: string, handler: AdminHandler, ownCommit?: string): this {
     this.endpoints.push({ method, path: ADMIN_PREFIX + path, summary });
+    const atomic = method !== "GET" && ownCommit === undefined;
     this.app.route({
       method,
       url: ADMIN_PREFIX + path,
       onRequest: [this.check],
       handler: async (req, reply) => {
-        const answer = await handler(req);
+        const answer = atomic ? await this.transaction(() => handler(req)) : await handler(req);
         return reply.code(answer.status ?? 200).send(answer.body);
       },
     });
@@ -82,10 +91,16 @@ export class AdminRouter {
   }
 
   get = (path: string, summary: string, handler: AdminHandler) => this.add("GET", path, summary, handler);
-  post = (path: string, summary: string, handler: AdminHandler) => this.add("POST", path, summary, handler);
-  put = (path: string, summary: string, handler: AdminHandler) => this.add("PUT", path, summary, handler);
-  delete = (path: string, summary: string, handler: AdminHandler) => this.add("DELETE", path, summary, handler);
+  post = (path: string, summary: string, handler: AdminHandler, ownCommit?: string) => this.add("POST", path, summary, handler, ownCommit);
+  put = (path: string, summary: string, handler: AdminHandler, ownCommit?: string) => this.add("PUT", path, summary, handler, ownCommit);
+  delete = (path: string, summary: string, handler: AdminHandler, ownCommit?: string) => this.add("DELETE", path, summary, handler, ownCommit);
 }
+
+/**
+ * The `ownCommit` of an admin write that changes only the server's memory (clock, faults, counters, SMS outbox): it has
+ * nothing in the store to roll back, and a transaction run again (Postgres) would do it twice.
+ */
+export const IN_MEMORY = "it changes only what the server keeps in memory";
 
 /** A group of admin endpoints (one file per area); listed in `./modules.ts`. */
 export interface AdminModule {

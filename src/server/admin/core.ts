@@ -12,7 +12,7 @@ import { pathId } from "../http/router";
 import { MAX_ID } from "../store/store";
 import { profileView } from "../areas/profile/routes";
 import { DateTimeInput } from "../../contract";
-import type { AdminContext, AdminModule, AdminRouter } from "./context";
+import { IN_MEMORY, type AdminContext, type AdminModule, type AdminRouter } from "./context";
 import { FaultInput } from "./faults";
 
 const ResetBody = z.object({ fixtures: z.boolean().default(true) }).strict();
@@ -68,22 +68,37 @@ const SmsQuery = z.object({
 function registerClock(r: AdminRouter, ctx: AdminContext): void {
   const clockView = () => ({ now: formatTimestamp(ctx.clock.now()), offset_seconds: Math.round(ctx.clock.offset / 1000) });
   r.get("/clock", "The server's current time", async () => ({ body: clockView() }));
-  r.put("/clock", 'Set the server\'s time ({"now": timestamp})', async (req) => {
-    ctx.clock.set(parseTimestamp(parseInput(ClockSet, req.body).now));
-    return { body: clockView() };
-  });
-  r.post("/clock/advance", 'Move the server\'s time ({"seconds": n}, may be negative)', async (req) => {
-    const ms = parseInput(ClockAdvance, req.body).seconds * 1000;
-    const at = ctx.clock.now().getTime() + ms;
-    // The wire shows four-digit years only: a clock moved past them would stamp rows no answer can show.
-    if (at > LAST_WIRE_MS || at < FIRST_WIRE_MS) throw invalid("seconds", `would move the clock outside 0000-01-01T00:00:00 to ${LAST_WIRE_TIME}`);
-    ctx.clock.advance(ms);
-    return { body: clockView() };
-  });
-  r.delete("/clock", "Back to the real (base) clock", async () => {
-    ctx.clock.resetOffset();
-    return { body: clockView() };
-  });
+  r.put(
+    "/clock",
+    'Set the server\'s time ({"now": timestamp})',
+    async (req) => {
+      ctx.clock.set(parseTimestamp(parseInput(ClockSet, req.body).now));
+      return { body: clockView() };
+    },
+    IN_MEMORY,
+  );
+  r.post(
+    "/clock/advance",
+    'Move the server\'s time ({"seconds": n}, may be negative)',
+    async (req) => {
+      const ms = parseInput(ClockAdvance, req.body).seconds * 1000;
+      const at = ctx.clock.now().getTime() + ms;
+      // The wire shows four-digit years only: a clock moved past them would stamp rows no answer can show.
+      if (at > LAST_WIRE_MS || at < FIRST_WIRE_MS) throw invalid("seconds", `would move the clock outside 0000-01-01T00:00:00 to ${LAST_WIRE_TIME}`);
+      ctx.clock.advance(ms);
+      return { body: clockView() };
+    },
+    IN_MEMORY,
+  );
+  r.delete(
+    "/clock",
+    "Back to the real (base) clock",
+    async () => {
+      ctx.clock.resetOffset();
+      return { body: clockView() };
+    },
+    IN_MEMORY,
+  );
 }
 
 /** Users the API cannot create as the operator needs them: restricted, with grants, with tokens. */
@@ -153,26 +168,44 @@ function registerSms(r: AdminRouter, ctx: AdminContext): void {
       .map((m) => ({ user_id: m.userId, iso_code: m.isoCode, phone_number: m.phoneNumber, code: m.code, text: m.text, sent: m.sent }));
     return { body: { data } };
   });
-  r.delete("/sms", "Empty the SMS outbox", async () => {
-    ctx.domain.phone.outbox.length = 0;
-    return { body: {} };
-  });
+  r.delete(
+    "/sms",
+    "Empty the SMS outbox",
+    async () => {
+      ctx.domain.phone.outbox.length = 0;
+      return { body: {} };
+    },
+    IN_MEMORY,
+  );
 }
 
 /** Injected faults. */
 function registerFaults(r: AdminRouter, ctx: AdminContext): void {
   r.get("/faults", "List injected faults", async () => ({ body: { data: ctx.faults.list() } }));
-  r.post("/faults", "Inject a fault on a route pattern (status, latency_ms or drop, with a probability)", async (req) => ({
-    body: ctx.faults.add(parseInput(FaultInput, req.body)),
-  }));
-  r.delete("/faults", "Clear every fault", async () => {
-    ctx.faults.clear();
-    return { body: {} };
-  });
-  r.delete("/faults/:faultId", "Clear one fault", async (req) => {
-    if (!ctx.faults.remove(pathId(req, "faultId"))) throw notFound();
-    return { body: {} };
-  });
+  r.post(
+    "/faults",
+    "Inject a fault on a route pattern (status, latency_ms or drop, with a probability)",
+    async (req) => ({ body: ctx.faults.add(parseInput(FaultInput, req.body)) }),
+    IN_MEMORY,
+  );
+  r.delete(
+    "/faults",
+    "Clear every fault",
+    async () => {
+      ctx.faults.clear();
+      return { body: {} };
+    },
+    IN_MEMORY,
+  );
+  r.delete(
+    "/faults/:faultId",
+    "Clear one fault",
+    async (req) => {
+      if (!ctx.faults.remove(pathId(req, "faultId"))) throw notFound();
+      return { body: {} };
+    },
+    IN_MEMORY,
+  );
 }
 
 /** Readiness and the request counters. */
@@ -183,19 +216,30 @@ function registerHealth(r: AdminRouter, ctx: AdminContext): void {
   });
 
   r.get("/counters", "Requests per route and status since start, reset or clearing", async () => ({ body: { data: ctx.counters.list() } }));
-  r.delete("/counters", "Clear the request counters", async () => {
-    ctx.counters.clear();
-    return { body: {} };
-  });
+  r.delete(
+    "/counters",
+    "Clear the request counters",
+    async () => {
+      ctx.counters.clear();
+      return { body: {} };
+    },
+    IN_MEMORY,
+  );
 }
 
 export const coreAdmin: AdminModule = {
   name: "core",
   register(r, ctx) {
-    r.post("/reset", 'Wipe the store to a fresh bootstrap (fixtures re-applied unless {"fixtures":false}); answers the new token', async (req) => {
-      const body = parseInput(ResetBody, req.body ?? {});
-      return { body: await ctx.reset({ fixtures: body.fixtures }) };
-    });
+    r.post(
+      "/reset",
+      'Wipe the store to a fresh bootstrap (fixtures re-applied unless {"fixtures":false}); answers the new token',
+      async (req) => {
+        const body = parseInput(ResetBody, req.body ?? {});
+        return { body: await ctx.reset({ fixtures: body.fixtures }) };
+      },
+      // The answer is the new token, which cannot fail once minted.
+      "the wipe cannot run inside a transaction, and the reset also clears what is kept in memory",
+    );
     registerClock(r, ctx);
     registerUsers(r, ctx);
     registerOAuth(r, ctx);

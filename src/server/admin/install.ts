@@ -42,7 +42,7 @@ export function installAdmin(app: FastifyInstance, ctx: AdminContext): void {
     ctx.counters.record(req.method, req.routeOptions.url ?? "(no route)", reply.statusCode);
   });
 
-  const router = new AdminRouter(app, ctx.token);
+  const router = new AdminRouter(app, ctx.token, (work) => ctx.store.transaction(() => work()));
   router.get("", "List the admin endpoints", async () => ({ body: { data: router.endpoints } }));
   for (const module of ADMIN_MODULES) module.register(router, ctx);
 }

@@ -7,7 +7,7 @@
  */
 import { Authenticator } from "../auth/authenticate";
 import type { Deps } from "../domain/context";
-import type { Router } from "../http/router";
+import type { RequestTransaction, Router } from "../http/router";
 import type { ReposOf } from "../store/kysely-store";
 import type { Handle, StoreOf } from "../store/store";
 import { account } from "./account";
@@ -53,13 +53,16 @@ export function createDomain(deps: Deps<Repos>) {
   const withSecurity = { ...withSessions, ...security.services(deps, withSessions) };
   const withTags = { ...withSecurity, ...tags.services(deps, withSecurity) };
   const withTransfers = { ...withTags, ...transfers.services(deps, withTags) };
+  // A request's writes run whole in one store transaction, which the services' own join (`Router.writesIn`).
+  const atomically: RequestTransaction = (work) => deps.store.transaction(() => work());
   // Authentication reads several areas' records and belongs to none (`../auth`).
-  return { ...withTransfers, ...account.services(deps, withTransfers), auth: new Authenticator(deps) };
+  return { ...withTransfers, ...account.services(deps, withTransfers), auth: new Authenticator(deps), atomically };
 }
 /** Every area's services. */
 export type Domain = ReturnType<typeof createDomain>;
 
 /** Registers every area's routes, in the order of the list. */
 export function registerRoutes(router: Router, domain: Domain): void {
+  router.writesIn(domain.atomically);
   for (const area of AREAS) area.routes(router, domain);
 }

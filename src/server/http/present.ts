@@ -1,7 +1,8 @@
 /**
  * Answers in contract shapes (each area's routes turn its records into views). Every answer
  * goes through `answer`, which parses the body with its contract schema: a body the contract
- * would not accept is a server bug (500), never something a client sees.
+ * would not accept is a server bug (500), never something a client sees; on a write it is shaped inside the
+ * request's transaction (`Router.writesIn`), so that 500 also takes back what the write stored.
  */
 import type { z } from "zod";
 import type { Page } from "../../contract";

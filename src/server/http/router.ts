@@ -1,8 +1,9 @@
 /**
  * Route registration with the API's conventions built in: the `/v4` prefix, bearer
  * authentication and the route's required scope checked in `onRequest` (before the body is
- * read or validated), 405 with `Allow` for a known path and an unsupported method, and
- * responses shaped through a contract schema.
+ * read or validated), 405 with `Allow` for a known path and an unsupported method, responses
+ * shaped through a contract schema, and each write run in one store transaction with its
+ * answer shaped before the commit (`writesIn`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { PathId } from "../../contract";
@@ -53,6 +54,12 @@ export interface RouteDoc<B extends z.ZodType = z.ZodType> {
   status?: number;
   /** Set by `list`: a paginated collection of `item`, filterable on `filter`. */
   list?: { item: z.ZodType; filter?: FilterFields };
+  /**
+   * Why this write commits on its own instead of in the request's transaction (see `Router.writesIn`): a refusal
+   * that must keep what it stored (a transfer found expired is marked stale, then refused), or an effect outside
+   * the store that a re-run of the transaction would repeat. Such a handler shapes its answer before its commit.
+   */
+  ownCommit?: string;
 }
 
 /**
@@ -65,6 +72,9 @@ export interface BodyContext<T> extends RouteContext {
 }
 
 type Handler<B extends z.ZodType> = (ctx: BodyContext<z.output<B>>) => Promise<Answer>;
+
+/** Runs `work` in one store transaction, which the services' own transactions join (`StoreCore.transaction`). */
+export type RequestTransaction = <T>(work: () => Promise<T>) => Promise<T>;
 
 /** One registered operation, for the OpenAPI document and tests. */
 export interface RouteInfo {
@@ -82,6 +92,7 @@ export class Router {
   private readonly methods = new Map<string, Set<Method>>();
   private readonly actors = new WeakMap<FastifyRequest, Actor>();
   private readonly registered: RouteInfo[] = [];
+  private transaction: RequestTransaction | undefined;
 
   /** Every operation registered so far, in registration order. */
   get routes(): readonly RouteInfo[] {
@@ -95,6 +106,19 @@ export class Router {
   ) {
     // Operations without a body ignore any (`ignoreBody`, on each such route).
     readIgnoredBodies(app);
+  }
+
+  /**
+   * From now on, each write (POST, PUT, DELETE) runs whole in `transaction`, unless its route says `ownCommit`: the
+   * services' transactions join it, and the answer is shaped (parsed by its contract schema) inside it. So a failure
+   * anywhere in the handler, the answer's shaping too, rolls back everything the request wrote, and a write answers
+   * 500 only when nothing was committed; what follows the commit is only sending a body already parsed. The
+   * transaction may be run again from the start (Postgres, on a serialization failure), so a handler run in it has
+   * no effect outside the store. Without it (a bare router, no store), handlers run as they are.
+   */
+  writesIn(transaction: RequestTransaction): this {
+    this.transaction = transaction;
+    return this;
   }
 
   route<B extends z.ZodType = z.ZodNever>(method: Method, path: string, access: RouteAccess, doc: RouteDoc<B>, handler: Handler<B>): this {
@@ -114,7 +138,7 @@ export class Router {
       handler: async (req, reply) => {
         const actors = this.actors;
         let parsed: { value: z.output<B> } | undefined;
-        const answer = await handler({
+        const ctx: BodyContext<z.output<B>> = {
           req,
           reply,
           get actor(): Actor {
@@ -123,7 +147,9 @@ export class Router {
             return actor;
           },
           body: () => (parsed ??= { value: parseBody(doc, req.body, `${method} ${url}`) }).value,
-        });
+        };
+        const transaction = method === "GET" || doc.ownCommit !== undefined ? undefined : this.transaction;
+        const answer = transaction === undefined ? await handler(ctx) : await transaction(() => handler(ctx));
         if ("json" in answer) return reply.code(answer.status).header("content-type", JSON_TYPE).send(answer.json);
         return reply.code(answer.status).send(answer.body);
       },

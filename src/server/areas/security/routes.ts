@@ -16,13 +16,22 @@ import { answer } from "../../http/present";
 import type { Router } from "../../http/router";
 
 export function securityRoutes(r: Router, domain: { phone: PhoneService; securityQuestions: SecurityQuestionService; twoFactor: TwoFactorService }): void {
+  // The SMS goes to the outbox in memory once the code is stored: run again with the request's transaction (Postgres
+  // retries), it would be sent twice. So the code commits on its own, and the answer is shaped before it.
   r.post(
     "/profile/phone-number",
     "account:read_write",
-    { summary: "Send a verification code by SMS", body: PhoneNumberSend, response: EmptyBody },
+    {
+      summary: "Send a verification code by SMS",
+      body: PhoneNumberSend,
+      response: EmptyBody,
+      ownCommit: "the SMS it sends is kept in memory, outside the store",
+    },
     async ({ actor, body }) => {
-      await domain.phone.request(actor, body());
-      return answer(EmptyBody, {});
+      const input = body();
+      const done = answer(EmptyBody, {});
+      await domain.phone.request(actor, input);
+      return done;
     },
   );
   r.post(

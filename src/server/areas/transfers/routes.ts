@@ -17,6 +17,8 @@ const transferView = (t: TransferView): EntityTransfer => ({
   updated: t.updated,
 });
 
+const KEEPS_WHAT_IT_REFUSES = "a transfer found expired (stale) or failed is stored, then refused";
+
 function token(req: FastifyRequest): string {
   const value = (req.params as Record<string, unknown>).token;
   if (typeof value !== "string" || !TRANSFER_TOKEN.test(value)) throw notFound();
@@ -48,23 +50,28 @@ export function entityTransferRoutes(r: Router, domain: { transfers: TransferSer
     async ({ req, actor }) => answer(EntityTransfer, transferView(await domain.transfers.get(actor, token(req)))),
   );
 
+  // Cancel and accept store what they find before refusing (a transfer past its expiry becomes stale, one whose
+  // computes left the sender fails): that must stay when the request answers 400, so they commit on their own, and
+  // their answer is shaped before that commit.
   r.delete(
     "/account/entity-transfers/:token",
     "account:read_write",
-    { summary: "Cancel an entity transfer (deprecated)", response: EmptyBody },
+    { summary: "Cancel an entity transfer (deprecated)", response: EmptyBody, ownCommit: KEEPS_WHAT_IT_REFUSES },
     async ({ req, actor }) => {
+      const done = answer(EmptyBody, {});
       await domain.transfers.cancel(actor, token(req));
-      return answer(EmptyBody, {});
+      return done;
     },
   );
 
   r.post(
     "/account/entity-transfers/:token/accept",
     "account:read_write",
-    { summary: "Accept an entity transfer (deprecated)", response: EmptyBody },
+    { summary: "Accept an entity transfer (deprecated)", response: EmptyBody, ownCommit: KEEPS_WHAT_IT_REFUSES },
     async ({ req, actor }) => {
+      const done = answer(EmptyBody, {});
       await domain.transfers.accept(actor, token(req));
-      return answer(EmptyBody, {});
+      return done;
     },
   );
 }
