@@ -63,7 +63,7 @@ describe("another process changes what was remembered", () => {
 });
 
 describe("write accounting", () => {
-  test("a write counts against its table and those its deletes cascade into, nothing else", async () => {
+  test("a write counts against its table and those its updates and deletes cascade into, nothing else", async () => {
     const store = await openSqliteStore(join(dir, "marks.sqlite"), repos);
     await store.close();
     const db = new BetterSqlite3(join(dir, "marks.sqlite"));
@@ -78,6 +78,12 @@ describe("write accounting", () => {
     expect(moved('insert into "ssh_keys" ("user_id") values (?)', ["ssh_keys"])).toBe(true);
     expect(moved('insert into "ssh_keys" ("user_id") values (?)', ["tokens", "users", "oauth_apps"])).toBe(false);
     expect(moved('insert into "events" ("account_id") values (?) returning *', ["ssh_keys", "tokens"])).toBe(false);
+    // A new event or user changes no read or seen mark, no key or token: an insert does not cascade.
+    expect(moved('insert into "events" ("account_id") values (?) returning "id"', ["events"])).toBe(true);
+    expect(moved('insert into "events" ("account_id") values (?)', ["event_reads", "event_seen"])).toBe(false);
+    expect(moved('insert into "users" ("username") values (?)', ["ssh_keys", "tokens", "grants"])).toBe(false);
+    // An upsert may update a key its children follow.
+    expect(moved('insert into "users" ("username") values (?) on conflict ("username") do update set "id" = ?', ["ssh_keys"])).toBe(true);
     // Deleting a user deletes their keys and tokens; an account, its users and OAuth clients' apps.
     expect(moved('delete from "users" where "id" = ?', ["ssh_keys"])).toBe(true);
     expect(moved('DELETE FROM "accounts"', ["tokens"])).toBe(true);

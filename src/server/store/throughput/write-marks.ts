@@ -4,14 +4,18 @@
  * (the SQLite store's `tablesMark`; another process's commits are SQLite's `data_version`).
  *
  * A statement that writes (`insert into`, `update`, `delete from` a table) counts against that
- * table and every table its deletes cascade into (read from the schema's foreign keys); any
- * other statement that may write (DDL, a pragma, `insert or replace`, SQL this does not parse)
- * counts against every table. Erring that way only costs a re-read. (`begin immediate`, which
- * SQLite counts as a write, changes nothing by itself.)
+ * table, and an update or delete also against every table it cascades into (read from the schema's
+ * foreign keys; the schema has no triggers). A plain insert changes no other table's rows, and it is
+ * the most common write (an event per change), so what was read from the tables hanging off it
+ * stays remembered; an upsert (`on conflict`) may update, so it counts as one. Any other statement
+ * that may write (DDL, a pragma, `insert or replace`, SQL this does not parse) counts against every
+ * table. Erring that way only costs a re-read. (`begin immediate`, which SQLite counts as a write,
+ * changes nothing by itself.)
  */
 import type BetterSqlite3 from "better-sqlite3";
 
-const WRITTEN_TABLE = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?([a-z_][a-z0-9_]*)"?(?:[\s(]|$)/i;
+const WRITTEN_TABLE = /^\s*(insert\s+into|update|delete\s+from)\s+"?([a-z_][a-z0-9_]*)"?(?:[\s(]|$)/i;
+const UPSERT = /\bon\s+conflict\b/i;
 /** SQLite calls `begin immediate` a write (it takes the write lock), but it changes no row. */
 const BEGIN = /^\s*begin\b/i;
 
@@ -52,8 +56,10 @@ export class WriteMarks {
   /** A statement that may write is about to run. */
   note(sql: string): void {
     if (BEGIN.test(sql)) return;
-    const table = WRITTEN_TABLE.exec(sql)?.[1];
-    const reached = table === undefined ? undefined : this.cascades.get(table);
+    const [, verb = "", table = ""] = WRITTEN_TABLE.exec(sql) ?? [];
+    const cascades = this.cascades.get(table);
+    const plainInsert = /^insert/i.test(verb) && !UPSERT.test(sql);
+    const reached = cascades !== undefined && plainInsert ? [table] : cascades;
     if (reached === undefined) {
       this.everywhere++;
       this.unsettledEverywhere = true;
