@@ -13,7 +13,11 @@ import type { UserRecord } from "../domain/records";
 /** What reading grants takes: the user as stored now and their grants as stored JSON text. */
 export interface GrantRepos {
   readonly users: { get(id: number): Promise<UserRecord | undefined> };
-  readonly grants: { get(userId: number): Promise<string | undefined> };
+  readonly grants: {
+    get(userId: number): Promise<string | undefined>;
+    /** Stays the same while no user's grants and no user's `restricted` can change (see `Handle.tablesMark`). */
+    mark(): string | undefined;
+  };
 }
 
 /** Upstream's reason for a restricted user on an operation their grants do not cover. */

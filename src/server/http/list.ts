@@ -31,10 +31,11 @@ export interface ListSpec<S extends z.ZodType> {
   /** One line for the OpenAPI document. */
   summary?: string;
   /**
-   * Opt-in, for a list whose page depends on nothing but the caller's user and the data under
-   * this mark (not the clock, scopes or grants): a value that stays the same for as long as no
-   * page can change (a repository's view of `Handle.tablesMark`), or undefined when unknown. While
-   * it stays, a page already answered is answered again as the same JSON (see `./remembered.ts`).
+   * Opt-in, for a list whose page depends on nothing but the caller's user and what this mark
+   * covers: a value that stays the same for as long as no page of this user can change (a
+   * repository's view of `Handle.tablesMark`, with whatever else the page reads, such as the
+   * clock's window, written into it), or undefined when unknown. While it stays, a page already
+   * answered is answered again as the same JSON (see `./remembered.ts`).
    */
   mark?: () => string | undefined;
   /**
@@ -88,14 +89,14 @@ export async function listAnswer<S extends z.ZodType>(
   const filter = parseFilter(ctx.req.headers["x-filter"], spec.filter ?? {});
   const schema = pageSchemaOf(spec.item);
   if (filter === null) {
-    // The mark is read before the page: a write after that moves it, so a page is never kept
-    // under a mark older than what it shows.
+    // The page is kept only when the mark read before it is still the mark after it: a write
+    // (or a clock's tick) meanwhile may or may not show in the page, so neither mark may hold it.
     const mark = remembered && spec.mark?.();
     const key = mark === undefined ? "" : `${ctx.actor.user.id}/${query.page}/${query.page_size}`;
     const known = mark === undefined ? undefined : remembered?.get(key, mark);
     if (known !== undefined) return { status: 200, json: known };
     const json = JSON.stringify(schema.parse(await fetch(ctx, query)));
-    if (mark !== undefined) remembered?.set(key, mark, json);
+    if (mark !== undefined && spec.mark?.() === mark) remembered?.set(key, mark, json);
     return { status: 200, json };
   }
 

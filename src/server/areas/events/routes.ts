@@ -32,6 +32,7 @@ export function eventRoutes(r: Router, domain: { events: EventService }): void {
       // writes string ids too (tags, OAuth clients, euuids, transfer tokens) and takes either.
       filter: { ...API_FILTERABLE["/account/events"], "entity.id": "id" },
       summary: "List events of the last 90 days",
+      mark: () => domain.events.listMark(),
       filtered: async ({ actor }, query, filter) => {
         const page = await domain.events.listWhere(actor, query, filter);
         return page && pageView(page, eventView);

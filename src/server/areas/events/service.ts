@@ -152,6 +152,21 @@ export class EventService {
   }
 
   /**
+   * The mark a page of `list` is remembered under (`ListSpec.mark`): the store's, with the
+   * window's start as the query compares it (to the second), so a remembered page lasts until an
+   * event, a read or seen mark or a grant changes, or the clock moves the window.
+   */
+  listMark(): string | undefined {
+    const events = this.deps.store.events.feedMark();
+    const grants = this.deps.store.grants.mark();
+    return events === undefined || grants === undefined ? undefined : `${events}/${grants}|${this.windowStart()}`;
+  }
+
+  private windowStart(): string {
+    return wireAt(this.deps.clock, -EVENT_WINDOW_DAYS * DAY);
+  }
+
+  /**
    * `GET /account/events`, newest first (upstream's order). X-Filter is the store's too (`listWhere`,
    * through the route's shared list helper, `src/server/http/list.ts`). The store pages: the 90-day
    * window, a restricted user's visibility, the order and the page are the query's, and only the
@@ -170,7 +185,7 @@ export class EventService {
     const where = filter === null ? undefined : store.events.filterFor(actor.user.id, filter);
     if (filter !== null && where === undefined) return undefined;
     const grants = await grantsOf(store, actor);
-    const since = wireAt(this.deps.clock, -EVENT_WINDOW_DAYS * DAY);
+    const since = this.windowStart();
     const visible = grants === null ? undefined : visibilityOf(actor.user.id, grants);
     const page = await pageOf(query, (slice) => store.events.pageSince(actor.user.account_id, since, slice, visible, where));
     return { ...page, data: await this.views(actor, page.data, store) };
@@ -179,7 +194,7 @@ export class EventService {
   /** One event the actor may see (404 otherwise, also past the 90 days). */
   async get(actor: Actor, id: number, store: StoreOf<Repos> = this.deps.store): Promise<EventView> {
     const event = await store.events.get(actor.user.account_id, id);
-    const since = wireAt(this.deps.clock, -EVENT_WINDOW_DAYS * DAY);
+    const since = this.windowStart();
     if (event === undefined || event.created < since || !visibleTo(event, actor.user.id, await grantsOf(store, actor))) throw notFound();
     return (await this.views(actor, [event], store))[0]!;
   }

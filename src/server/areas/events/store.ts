@@ -146,6 +146,14 @@ function eventColumns(userId: number, flavor: ReturnType<typeof flavorOf>): Filt
 }
 
 export class Events extends Repository<EventTables> {
+  /**
+   * Stays the same while no event and no user's read or seen mark can change (see `Handle.tablesMark`);
+   * who may see which event is the grants' (`GrantRepos.grants.mark`).
+   */
+  feedMark(): string | undefined {
+    return this.handle.tablesMark(["events", "event_reads", "event_seen"]);
+  }
+
   /** `filter` (over `userId`'s view of the feed) as SQL for `pageSince`, newest first among equals; undefined: none exact. */
   filterFor(userId: number, filter: Filter): FilterSql | undefined {
     const flavor = flavorOf(this.db);

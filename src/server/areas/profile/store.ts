@@ -206,6 +206,10 @@ export class Grants extends Repository<ProfileTables> {
     return (await this.db.selectFrom("grants").select("body").where("user_id", "=", userId).executeTakeFirst())?.body;
   }
 
+  mark(): string | undefined {
+    return this.handle.tablesMark(["users", "grants"]);
+  }
+
   async put(userId: number, body: string): Promise<void> {
     await this.db.deleteFrom("grants").where("user_id", "=", userId).execute();
     await this.db.insertInto("grants").values({ user_id: userId, body }).execute();
