@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Actor } from "../domain/context";
 
 /** A shaped answer: status and a body already parsed by its contract schema, or that body as JSON text. */
-export type Answer = { status: number; body: unknown } | { status: number; json: string };
+export type Answer = { status: number; body: unknown } | { status: number; json: string | Buffer };
 
 export interface RouteContext {
   req: FastifyRequest;

@@ -183,10 +183,10 @@ const AnyObject = z.record(z.string(), z.unknown());
 
 /** Registers `GET /v4/openapi.json` (public). Call after the other routes, before `closeMethods`. */
 export function openApiRoutes(r: Router): void {
-  // The text, once: parsing and serializing 113 KB on every request let a client that asks it in a loop hold the event loop.
-  let cached: string | undefined;
+  // The bytes, once: parsing, serializing and encoding 113 KB on every request let a client that asks it in a loop hold the event loop.
+  let cached: Buffer | undefined;
   r.get(OPENAPI_PATH, "public", { summary: "This OpenAPI document", response: AnyObject }, async () => {
-    cached ??= JSON.stringify(AnyObject.parse(openApiDocument(r.routes)));
+    cached ??= Buffer.from(JSON.stringify(AnyObject.parse(openApiDocument(r.routes))));
     return { status: 200, json: cached };
   });
 }
