@@ -8,8 +8,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
 import { entities } from "../../src/server/domain/event-entities";
 import { silentLogger, startServer, type RunningServer } from "../../src/server";
+import { Routes } from "../../src/server/store/read-routes";
 
 let dir: string;
 let server: RunningServer;
@@ -89,4 +91,31 @@ test("what a transaction wrote moves the tables' marks again when it ends, past 
   held.release();
   await held.committed;
   expect(mark()).not.toBe(during);
+});
+
+describe("which reads move to the worker", () => {
+  const db = new BetterSqlite3(":memory:");
+  db.exec("create table users (id integer primary key, name text)");
+  afterAll(() => db.close());
+  const byId = 'select * from "users" where "id" = ?';
+
+  test("a count goes at once; a read by key stays, and a write", () => {
+    const routes = new Routes(db);
+    expect(routes.of('select count(*) from "users"')).toBe("worker");
+    expect(routes.of(byId)).toBe("read");
+    expect(routes.of('update "users" set "name" = ?')).toBe("main");
+  });
+
+  test("a read goes only once it was slow three times in a row: one slow run (a collection, a preemption) is not enough", () => {
+    const routes = new Routes(db);
+    routes.of(byId);
+    routes.took(byId, 5);
+    routes.took(byId, 5);
+    routes.took(byId, 0.1);
+    routes.took(byId, 5);
+    routes.took(byId, 5);
+    expect(routes.of(byId)).toBe("read");
+    routes.took(byId, 5);
+    expect(routes.of(byId)).toBe("worker");
+  });
 });

@@ -8,9 +8,9 @@
  * - Outside one, a read-only statement runs in the worker when it is long: a count, or a page
  *   that carries its list's total (`counted`, `totalOver`, `countN` in `./store.ts`: the paged
  *   lists of events, logins, invoices, keys, tokens ...), whose cost grows with the list; or any
- *   other read that once took `SLOW_MS` on the event loop. Other reads (a row by its key, the
- *   authentication's) stay on the main connection, where they cost less than the trip to the
- *   thread and back.
+ *   other read that took `SLOW_MS` on the event loop `SLOW_RUNS` times in a row. Other reads (a
+ *   row by its key, the authentication's) stay on the main connection, where they cost less than
+ *   the trip to the thread and back.
  * - Writes outside a transaction run on the main connection, as before.
  *
  * A read in the worker sees what was committed when it began, so a write acknowledged before it
@@ -24,16 +24,24 @@ import type { CompiledQuery, DatabaseConnection, Driver, QueryCompiler, QueryRes
 import type { ReadWorker } from "./read-worker";
 import { STATEMENT_CACHE_SIZE } from "./throughput";
 
-/** A read that took this long on the event loop runs in the worker from then on. */
+/**
+ * A read that took this long on the event loop, this many times in a row, runs in the worker from
+ * then on. Once was too few: one collection or one preemption of a busy machine during a user's
+ * lookup by id sent that lookup, made by every request, to the worker for good, where each trip
+ * then waited for the thread (two clients listing events doubled another request's latency).
+ */
 const SLOW_MS = 2;
+const SLOW_RUNS = 3;
 /** A count over the rows a statement reads: a list's total, or the count itself. */
 const COUNTS = /\bcount\s*\(/i;
 
 type Route = "worker" | "read" | "main";
 
 /** The route of each statement, by its text (read from the main connection's prepared statement, once; as many as it keeps prepared). */
-class Routes {
+export class Routes {
   private readonly known = new Map<string, Route>();
+  /** How many times in a row each read that stays has taken `SLOW_MS` (absent: its last run was quick). */
+  private readonly slowRuns = new Map<string, number>();
 
   constructor(private readonly sqlite: BetterSqlite3.Database) {}
 
@@ -49,7 +57,19 @@ class Routes {
 
   /** A read that stayed took `ms` on the event loop. */
   took(sql: string, ms: number): void {
-    if (ms >= SLOW_MS && this.known.get(sql) === "read") this.known.set(sql, "worker");
+    if (ms < SLOW_MS) {
+      this.slowRuns.delete(sql);
+      return;
+    }
+    if (this.known.get(sql) !== "read") return;
+    const runs = (this.slowRuns.get(sql) ?? 0) + 1;
+    if (runs < SLOW_RUNS) {
+      if (this.slowRuns.size >= STATEMENT_CACHE_SIZE) this.slowRuns.clear();
+      this.slowRuns.set(sql, runs);
+      return;
+    }
+    this.slowRuns.delete(sql);
+    this.known.set(sql, "worker");
   }
 
   private classify(sql: string): Route {
@@ -179,10 +199,12 @@ export class RoutedDriver implements Driver {
     const main = await this.inner.acquireConnection();
     try {
       if (!measured) return await main.executeQuery<R>(query);
+      // better-sqlite3 runs the statement inside the call; awaiting its answer would add the time
+      // of whatever other requests' work runs first.
       const t0 = performance.now();
-      const result = await main.executeQuery<R>(query);
+      const answer = main.executeQuery<R>(query);
       this.routes.took(query.sql, performance.now() - t0);
-      return result;
+      return await answer;
     } finally {
       await this.inner.releaseConnection(main);
     }
