@@ -3,8 +3,8 @@
  * The events list answered again from memory (issue 44, item 2), on both stores: a page asked
  * twice is read once while nothing it shows can change, and each thing it depends on moves its
  * mark (`EventService.listMark`): a new event, the caller's read and seen marks, their grants,
- * and the clock's 90-day window, either way. Another process's writes are remembered-sqlite's
- * and postgres/remembered's.
+ * and the clock's 90-day window, either way. Another process's writes move every store mark
+ * alike, whichever tables it covers: remembered-sqlite's and postgres/remembered's tests.
  */
 import type { GrantsResponse } from "../../src/contract";
 import { Events } from "../../src/server/areas/events/store";
@@ -37,8 +37,8 @@ async function firstPage(token = server.token!): Promise<{ page: EventPage; read
   }
 }
 
-const record = (label: string, actor: { user: typeof admin.user } | null = admin) =>
-  server.domain.events.record({ actor, accountId: admin.user.account_id, action: "tag_create", entity: entities.tag(label) });
+const record = (label: string) =>
+  server.domain.events.record({ actor: admin, accountId: admin.user.account_id, action: "tag_create", entity: entities.tag(label) });
 
 test("a page asked again while nothing changed is not read again, and is the same answer", async () => {
   await record("a");

@@ -7,20 +7,20 @@
  * entry whose mark moved on is simply replaced; past the size bound (bytes kept), the oldest go first.
  */
 export class RememberedAnswers {
-  private readonly entries = new Map<string, { mark: string; json: Buffer }>();
+  private readonly entries = new Map<string, { mark: string; bytes: Buffer }>();
   private size = 0;
 
   constructor(private readonly maxSize = 8 * 1024 * 1024) {}
 
   get(key: string, mark: string): Buffer | undefined {
     const entry = this.entries.get(key);
-    return entry?.mark === mark ? entry.json : undefined;
+    return entry?.mark === mark ? entry.bytes : undefined;
   }
 
   set(key: string, mark: string, json: string): void {
     this.forget(key);
     const bytes = Buffer.from(json);
-    this.entries.set(key, { mark, json: bytes });
+    this.entries.set(key, { mark, bytes });
     this.size += bytes.length;
     for (const oldest of this.entries.keys()) {
       if (this.size <= this.maxSize) break;
@@ -31,7 +31,7 @@ export class RememberedAnswers {
   private forget(key: string): void {
     const entry = this.entries.get(key);
     if (entry === undefined) return;
-    this.size -= entry.json.length;
+    this.size -= entry.bytes.length;
     this.entries.delete(key);
   }
 }
