@@ -145,14 +145,47 @@ async function startWarm(env: NodeJS.ProcessEnv): Promise<Warm> {
 
 type Times = Record<Contender, Record<Step, number>>;
 
+/** The marks traced into `file`, each shared host's credited to the starts it served (creditHosts). */
+function readMarks(file: string): Mark[] {
+  if (!existsSync(file)) return [];
+  return creditHosts(
+    readFileSync(file, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Mark),
+  );
+}
+
+/**
+ * A start that joined a shared host (src/plugin/shared-host.ts) only relays: its calls run in the
+ * host, which marks each session's opening and end (with the host's CPU time since the session
+ * before). Each host mark inside a session becomes the joined start's, and the host's CPU time is
+ * added to that start's exit, so the breakdown reads per start.
+ */
+function creditHosts(marks: readonly Mark[]): Mark[] {
+  const hosts = new Set(marks.filter((m) => m.event === "shared session").map((m) => m.pid));
+  const out = marks.filter((m) => !hosts.has(m.pid));
+  for (const host of hosts) {
+    const own = marks.filter((m) => m.pid === host);
+    for (const open of own.filter((m) => m.event === "shared session")) {
+      const guest = open.start!;
+      const end = own.find((m) => m.event === "session end" && m.start === guest);
+      const within = (m: Mark) => (m.start ?? m.at) >= open.at && (m.start ?? m.at) <= (end?.at ?? Infinity);
+      for (const m of own) if (m.event !== "shared session" && m.event !== "session end" && within(m)) out.push({ ...m, pid: guest });
+      const exit = out.findIndex((m) => m.pid === guest && m.event === "exit");
+      if (end && exit >= 0) out[exit] = { ...out[exit]!, cpuMs: (out[exit]!.cpuMs ?? 0) + (end.cpuMs ?? 0) };
+    }
+  }
+  return out;
+}
+
+/** A shared host writes its last session's marks just after its start exits, so after the engine may have: a moment for it, outside any timing. */
+const hostsWritten = () => new Promise((resolve) => setTimeout(resolve, 300));
+
 /** The CPU time of every plugin start traced into `file` (their exit marks), summed. */
 function pluginCpuMs(file: string): number {
   if (!existsSync(file)) return NaN;
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Mark)
-    .reduce((sum, m) => sum + (m.event === "exit" ? (m.cpuMs ?? 0) : 0), 0);
+  return readMarks(file).reduce((sum, m) => sum + (m.event === "exit" ? (m.cpuMs ?? 0) : 0), 0);
 }
 
 /** Medians of RUNS rounds of apply, plan and destroy, the contenders' order rotating from round to round. */
@@ -181,7 +214,10 @@ async function measure(s: Setup): Promise<Times & { warmReadyMs: number; cpu: Re
           rmSync(traceFile, { force: true });
           const ms = await run(s.engine, step, s.dirs[c], cpuOf ? { ...envOf(c), MGMT_PLUGIN_TRACE: traceFile } : envOf(c));
           if (round >= 0) times[c][step].push(ms);
-          if (round >= 0 && cpuOf) cpu[cpuOf][step].push(pluginCpuMs(traceFile));
+          if (round >= 0 && cpuOf) {
+            await hostsWritten();
+            cpu[cpuOf][step].push(pluginCpuMs(traceFile));
+          }
         }
     }
   } finally {
@@ -302,12 +338,8 @@ async function traced(s: Setup, n: number, step: Step, floorMs: number, startFlo
   rmSync(file, { force: true });
   const commandStart = performance.timeOrigin + performance.now();
   const ms = await run(s.engine, step, s.dirs.mgmt_ssh_key, { ...s.env, MGMT_PLUGIN_TRACE: file });
-  const marks = existsSync(file)
-    ? readFileSync(file, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Mark)
-    : [];
+  await hostsWritten();
+  const marks = readMarks(file);
   return [`${s.engine.name} ${step === "plan" ? "no-op plan" : step}, N = ${n}:`, ...breakdown(marks, commandStart, ms, floorMs, startFloorMs)];
 }
 

@@ -139,6 +139,13 @@ await Promise.all([
   esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/calls.ts")], outfile: join(root, "dist/calls.js") }),
   // `--warm` (src/plugin/warm.ts): only `mgmt warm` starts it, so no engine start reads it.
   esbuild.build({ ...common, entryPoints: [join(root, "src/plugin/warm.ts")], outfile: join(root, "dist/warm.js"), external: [...common.external, "./calls"] }),
+  // `--shared-host` (src/plugin/shared-host.ts): started once per engine command, by its first start.
+  esbuild.build({
+    ...common,
+    entryPoints: [join(root, "src/plugin/shared-host.ts")],
+    outfile: join(root, "dist/shared-host.js"),
+    external: [...common.external, "./calls"],
+  }),
   esbuild.build({ ...common, sourcemap: false, entryPoints: [join(root, "src/plugin/schema-snapshot.ts")], outfile: snapshotTool }),
 ]);
 // The plugin answers the engines' first call, GetProviderSchema, with bytes computed here from
@@ -158,7 +165,7 @@ await esbuild.build({
   ...common,
   entryPoints: [join(root, "src/plugin/main.ts")],
   outfile: join(root, "dist/plugin-main.js"),
-  external: [...common.external, "./services", "./warm"],
+  external: [...common.external, "./services", "./warm", "./shared-host"],
 });
 // What the launcher runs, dist/plugin.js, is only the loader that runs dist/plugin-main.js from
 // V8's code cache (src/plugin/entry.ts): node compiles the file it is given without one.
@@ -219,6 +226,7 @@ for (const platform of PLATFORMS) {
     "services.js",
     "calls.js",
     "warm.js",
+    "shared-host.js",
     "provider.js",
     ...APART.map((name) => `${name}.js`),
     "schema-response.bin",

@@ -48,9 +48,13 @@ export function settleBeforeExit(settle: () => Promise<void>): () => void {
  * last (the listening socket's folder) before it ends the process, as any other exit does.
  * SIGTERM and SIGHUP (a cancelled CI job may send either to the whole process group, plugins
  * included) first let the calls in progress finish (settleBeforeExit), as StopProvider does,
- * then wait for `drain` if given (at most DRAIN_LIMIT_MS).
+ * then wait for `drain` if given (at most DRAIN_LIMIT_MS); `terminate` does the same unasked.
  */
-export function processLifetime(log: Logger, drain?: () => Promise<void>): { exit: (code: number) => void; setCleanup: (cleanup: () => void) => void } {
+export function processLifetime(
+  log: Logger,
+  drain?: () => Promise<void>,
+  options: { readonly watchParent?: boolean } = {},
+): { exit: (code: number) => void; terminate: () => void; setCleanup: (cleanup: () => void) => void } {
   let cleanup = () => {};
   const exit = (code: number) => {
     cleanup();
@@ -70,11 +74,11 @@ export function processLifetime(log: Logger, drain?: () => Promise<void>): { exi
       .then(() => drain && within(DRAIN_LIMIT_MS, drain, "stopping cleanly failed"))
       .finally(() => exit(0));
   };
-  installProcessGuards({ exit, terminate, log });
-  return { exit, setCleanup: (c) => (cleanup = c) };
+  installProcessGuards({ exit, terminate, log, watchParent: options.watchParent ?? true });
+  return { exit, terminate, setCleanup: (c) => (cleanup = c) };
 }
 
-function installProcessGuards(options: ProcessGuardOptions & { readonly terminate: () => void }): void {
+function installProcessGuards(options: ProcessGuardOptions & { readonly terminate: () => void; readonly watchParent: boolean }): void {
   const { exit, terminate, log } = options;
   process.on("SIGINT", () => log("debug", "ignoring SIGINT; the engine cancels work through StopProvider"));
   // The default SIGTERM action skips 'exit' handlers and would leave the socket directory behind.
@@ -88,7 +92,9 @@ function installProcessGuards(options: ProcessGuardOptions & { readonly terminat
 
   // If the engine dies without Shutdown (SIGKILL, crash) nobody would ever stop us. stdin is
   // no signal: go-plugin hands us the engine's own stdin (a terminal, /dev/null, or the pipe
-  // feeding "yes" to apply), which we must neither read nor wait on. So watch the parent.
+  // feeding "yes" to apply), which we must neither read nor wait on. So watch the parent; a
+  // process whose parent is not its engine (shared-host.ts) watches the engine itself.
+  if (!options.watchParent) return;
   const parent = process.ppid;
   setInterval(() => {
     if (!parentAlive(parent)) {

@@ -24,6 +24,11 @@ export function logThreshold(env: NodeJS.ProcessEnv): Level {
 }
 
 export function stderrLogger(env: NodeJS.ProcessEnv = process.env, module = "provider.terraform-provider-mgmt"): Logger {
+  return lineLogger(env, (line) => process.stderr.write(line), module);
+}
+
+/** A logger that hands each line, newline included, to `write` (a shared host's session sends it to the start the engine reads). */
+export function lineLogger(env: NodeJS.ProcessEnv, write: (line: string) => void, module = "provider.terraform-provider-mgmt"): Logger {
   const least = RANK[logThreshold(env)];
   return (level, message, fields) => {
     if (RANK[level] < least) return;
@@ -32,7 +37,7 @@ export function stderrLogger(env: NodeJS.ProcessEnv = process.env, module = "pro
     const timestamp = new Date().toISOString().replace(/Z$/, "000Z");
     const line = JSON.stringify({ "@level": level, "@message": message, "@module": module, "@timestamp": timestamp, ...fields });
     try {
-      process.stderr.write(line + "\n");
+      write(line + "\n");
     } catch {
       // The engine is gone; nothing useful to do with a log line.
     }

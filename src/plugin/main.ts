@@ -34,10 +34,17 @@ process.on("exit", () => {
 
 const createProvider: Parameters<typeof servePlugin>[0] = async (log) => (require(PROVIDER_BUNDLE) as ProviderModule).createProvider({ log });
 
+const preload = () => (require(PROVIDER_BUNDLE) as ProviderModule).preloadClient();
+
+const [mode, ...args] = process.argv.slice(2);
 // `--warm`: one long-lived process the engines attach to (warm.ts, started by `mgmt warm`).
-if (process.argv[2] === "--warm")
-  void (require("./warm") as typeof import("./warm")).serveWarm(createProvider, {
+if (mode === "--warm") void (require("./warm") as typeof import("./warm")).serveWarm(createProvider, { schemaResponse: precomputedSchemaResponse(), preload });
+// `--shared-host SOCKET`: the process later starts join (shared-host.ts, started by shared-join.ts).
+else if (mode === "--shared-host")
+  void (require("./shared-host") as typeof import("./shared-host")).serveSharedHost(createProvider, {
+    socketPath: args[0] ?? "",
+    cacheDir,
     schemaResponse: precomputedSchemaResponse(),
-    preload: () => (require(PROVIDER_BUNDLE) as ProviderModule).preloadClient(),
+    preload,
   });
 else void servePlugin(createProvider, { schemaResponse: precomputedSchemaResponse(), cacheDir });

@@ -449,12 +449,15 @@ class ProviderService {
     private readonly load: () => Promise<ProviderServer>,
     private readonly log: Logger,
   ) {
-    this.forget = settleBeforeExit(async () => {
-      if (this.inProgress.size === 0) return;
-      if (this.provider) await this.provider.stop();
-      await Promise.all(this.inProgress);
-    });
+    this.forget = settleBeforeExit(this.settle);
   }
+
+  /** What a SIGTERM runs: the calls in progress stopped as by StopProvider, resolved once each is answered. */
+  readonly settle = async (): Promise<void> => {
+    if (this.inProgress.size === 0) return;
+    if (this.provider) await this.provider.stop();
+    await Promise.all(this.inProgress);
+  };
 
   loaded(): Promise<Loaded> {
     if (this.loading) return this.loading;
@@ -549,7 +552,7 @@ export function registerProviderService(
   server: GrpcServer,
   load: () => Promise<ProviderServer>,
   options: ProviderServiceOptions,
-): { release(): Promise<void> } {
+): { release(): Promise<void>; settle(): Promise<void> } {
   const service = new ProviderService(load, options.log);
   const registrar: Registrar = {
     rpc: (method, reqType, resType, handle) =>
@@ -569,5 +572,5 @@ export function registerProviderService(
   }
   server.unary(SERVICE + "CallFunction", (bytes) => service.callFunction(bytes));
   server.unary(SERVICE + "StopProvider", (bytes) => service.stopProvider(bytes));
-  return { release: () => service.release() };
+  return { release: () => service.release(), settle: service.settle };
 }

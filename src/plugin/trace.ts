@@ -3,12 +3,14 @@
  * process appends one JSON line per mark to it at exit (start, handshake line, each RPC with
  * its start and end, the provider loaded, peak RSS), on the epoch clock in milliseconds so the
  * marks of every start of a command line up with the engine's run. Off, a mark is one check.
- * Each bundle that imports this keeps its own buffer and writes it at exit.
  */
 import { appendFileSync, readFileSync } from "node:fs";
 
 const file = process.env.MGMT_PLUGIN_TRACE;
-const marks: string[] = [];
+/** One buffer per process, on the global object: several bundles hold a copy of this module, and a flush must write all their marks. */
+const MARKS = Symbol.for("terraform-provider-mgmt.trace-marks");
+const marks: string[] = ((globalThis as { [MARKS]?: string[] })[MARKS] ??= []);
+let flushAtExit = false;
 
 /**
  * When this process started, in epoch milliseconds. From process.uptime(), not the global
@@ -24,11 +26,14 @@ export const tracing = (): boolean => file !== undefined && file !== "";
 
 export function mark(event: string, fields: Record<string, unknown> = {}): void {
   if (!tracing()) return;
-  if (marks.length === 0) process.on("exit", flush);
+  if (!flushAtExit) process.on("exit", flushMarks);
+  flushAtExit = true;
   marks.push(JSON.stringify({ pid: process.pid, event, at: now(), ...fields }));
 }
 
-function flush(): void {
+/** Appends the marks so far to the file; at exit, and where a process outlives what it traces (shared-host.ts). */
+export function flushMarks(): void {
+  if (marks.length === 0) return;
   try {
     appendFileSync(file!, marks.splice(0).join("\n") + "\n");
   } catch {
@@ -50,4 +55,15 @@ export function peakRssKiB(fallback: number): number {
   } catch {
     return fallback;
   }
+}
+
+/** A traced process's start (at node's own start) and, at exit, its CPU time and peak RSS. */
+export function traceStartAndExit(): void {
+  if (!tracing()) return;
+  // Registered before the first mark, so it runs before the marks are written at exit.
+  process.on("exit", () => {
+    const usage = process.resourceUsage();
+    mark("exit", { maxRssKiB: peakRssKiB(usage.maxRSS), cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 });
+  });
+  mark("start", { at: timeOrigin });
 }

@@ -93,7 +93,8 @@ describe("the plugin's launcher", () => {
     /** One start, configuring or not; which bundles it compiled from their caches, and its command line. */
     const oneStart = async (configuring: boolean) => {
       rmSync(trace, { force: true });
-      const plugin = await start({ MGMT_PLUGIN_CACHE_DIR: cacheDir, MGMT_PLUGIN_TRACE: trace });
+      // Each start loads the plugin itself, as one that finds no shared host does.
+      const plugin = await start({ MGMT_PLUGIN_CACHE_DIR: cacheDir, MGMT_PLUGIN_TRACE: trace, MGMT_PLUGIN_SHARED: "off" });
       // exec: the launcher's process is node's, so its command line is node's.
       const argv = readFileSync(`/proc/${plugin.child.pid}/cmdline`, "utf8").split("\0");
       expect((await plugin.getProviderSchema()).diagnostics).toEqual([]);

@@ -152,7 +152,8 @@ it("the built plugin announces the kept certificate on its next start and still 
        return write.call(this, fd, ...rest);
      };`,
   );
-  const second = await PluginHarness.start({ executable, env: { ...env, NODE_OPTIONS: `--require ${probe}` } });
+  // Without sharing: a start that looks for a shared host has loaded node:crypto for its name (shared-place.ts).
+  const second = await PluginHarness.start({ executable, env: { ...env, NODE_OPTIONS: `--require ${probe}`, MGMT_PLUGIN_SHARED: "off" } });
   try {
     expect(second.handshake.serverCertDer!.equals(firstCert)).toBe(true);
     // The first start's engine certificate is refused (each start pins its own); this start's is served.
