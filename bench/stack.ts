@@ -9,8 +9,13 @@
  * plugin), the provider loaded, the life of the process and its peak RSS. BENCH_RSS_N (e.g.
  * 3000) adds a traced no-op plan of that many keys for the plugin's peak RSS.
  *
- * A third contender is the same stack through `mgmt warm` (src/cli/warm.ts): one provider process,
- * started before the rounds, that every command attaches to instead of starting the plugin.
+ * The engine-started stack is measured three ways: as a loop runs it, its starts sharing the host
+ * the commands before left (src/plugin/shared-host.ts); as the first command of a loop, with a
+ * setting of its own that no host has served; and unshared (MGMT_PLUGIN_SHARED=off), every start
+ * loading the plugin. A traced run has a setting of its own too (MGMT_PLUGIN_TRACE is part of it),
+ * so its apply is a first command. Another contender is the same stack through `mgmt warm`
+ * (src/cli/warm.ts): one provider process, started before the rounds, that every command attaches
+ * to instead of starting the plugin.
  *
  * BENCH_BASE names another build's folder (a copy of its bin/ and dist/ made before a change): its
  * plugin is then one more engine-started contender, alternated with the rest, for A/B figures in one run.
@@ -48,8 +53,8 @@ const ARGS: Record<Step, string[]> = {
   destroy: ["destroy", "-no-color", "-auto-approve", "-input=false"],
 };
 
-type Contender = "terraform_data" | "mgmt_ssh_key" | "warm" | "base";
-const CONTENDERS: readonly Contender[] = ["mgmt_ssh_key", "terraform_data", "warm", ...(BASE ? (["base"] as const) : [])];
+type Contender = "terraform_data" | "mgmt_ssh_key" | "first" | "unshared" | "warm" | "base";
+const CONTENDERS: readonly Contender[] = ["mgmt_ssh_key", "terraform_data", "first", "unshared", "warm", ...(BASE ? (["base"] as const) : [])];
 
 /** A folder holding N resources of one contender. The keys are made once per N: generating them is not what is measured. */
 function writeStack(dir: string, contender: "terraform_data" | "mgmt_ssh_key", keys: readonly string[]): void {
@@ -89,10 +94,16 @@ interface Setup {
 
 function setUp(api: LocalApi, engine: Engine, n: number, keys: readonly string[]): Setup {
   const root = join(api.dir, `${engine.name}-${n}`);
-  const dirs = { terraform_data: join(root, "data"), mgmt_ssh_key: join(root, "mgmt"), warm: join(root, "warm"), base: join(root, "base") };
+  const dirs = {
+    terraform_data: join(root, "data"),
+    mgmt_ssh_key: join(root, "mgmt"),
+    first: join(root, "first"),
+    unshared: join(root, "unshared"),
+    warm: join(root, "warm"),
+    base: join(root, "base"),
+  };
   writeStack(dirs.terraform_data, "terraform_data", keys);
-  writeStack(dirs.mgmt_ssh_key, "mgmt_ssh_key", keys);
-  writeStack(dirs.warm, "mgmt_ssh_key", keys);
+  for (const c of ["mgmt_ssh_key", "first", "unshared", "warm"] as const) writeStack(dirs[c], "mgmt_ssh_key", keys);
   if (BASE) writeStack(dirs.base, "mgmt_ssh_key", keys);
   // Code caches of the bench's own (made by the untimed round): the user's folder is shared with every other build on the machine.
   const cache = (name: string) => {
@@ -195,14 +206,25 @@ async function measure(s: Setup): Promise<Times & { warmReadyMs: number; cpu: Re
     base: { apply: [], plan: [], destroy: [] },
   };
   const traceFile = join(s.api.dir, `cpu-${s.engine.name}.jsonl`);
-  const times: Record<Contender, Record<Step, number[]>> = {
-    terraform_data: { apply: [], plan: [], destroy: [] },
-    mgmt_ssh_key: { apply: [], plan: [], destroy: [] },
-    warm: { apply: [], plan: [], destroy: [] },
-    base: { apply: [], plan: [], destroy: [] },
-  };
+  const times = Object.fromEntries(CONTENDERS.map((c) => [c, { apply: [], plan: [], destroy: [] }])) as unknown as Record<Contender, Record<Step, number[]>>;
   const warm = await startWarm(s.env);
-  const envOf = (c: Contender) => (c === "warm" ? { ...s.env, TF_REATTACH_PROVIDERS: warm.reattach } : c === "base" ? s.baseEnv : s.env);
+  let fresh = 0;
+  const envOf = (c: Contender): NodeJS.ProcessEnv => {
+    switch (c) {
+      case "warm":
+        return { ...s.env, TF_REATTACH_PROVIDERS: warm.reattach };
+      case "base":
+        return s.baseEnv;
+      // A setting no host has served: the command's first start finds none, as the first command of a loop does.
+      case "first":
+        return { ...s.env, MGMT_PLUGIN_SHARED: "5", MGMT_BENCH_FRESH_SETTING: String(++fresh) };
+      // Every start loads the plugin itself, as every start did before they shared a process.
+      case "unshared":
+        return { ...s.env, MGMT_PLUGIN_SHARED: "off" };
+      default:
+        return s.env;
+    }
+  };
   try {
     // One untimed round first: the engines' and the OS's caches.
     for (let round = -1; round < RUNS; round++) {
@@ -225,9 +247,7 @@ async function measure(s: Setup): Promise<Times & { warmReadyMs: number; cpu: Re
   }
   const medians = (c: Contender) => Object.fromEntries(STEPS.map((step) => [step, median(times[c][step])])) as Record<Step, number>;
   return {
-    terraform_data: medians("terraform_data"),
-    mgmt_ssh_key: medians("mgmt_ssh_key"),
-    warm: medians("warm"),
+    ...(Object.fromEntries(CONTENDERS.map((c) => [c, medians(c)])) as Times),
     base: medians("base"),
     warmReadyMs: warm.readyMs,
     cpu: {
@@ -364,7 +384,8 @@ async function main(): Promise<void> {
   const traces: string[] = [];
   const sizes = [...new Set([...SIZES, ...(TRACE_N > 0 ? [TRACE_N] : []), ...(RSS_N ? [RSS_N] : [])])];
   out(
-    `mgmt_ssh_key against terraform_data, medians of ${RUNS} alternated runs (seconds: the engine starting the plugin / attached to \`mgmt warm\` vs terraform_data = ratios)`,
+    `mgmt_ssh_key against terraform_data, medians of ${RUNS} alternated runs (seconds: the engine starting the plugin, its starts sharing the host the loop's commands left` +
+      ` (first: a command that finds none; unshared: MGMT_PLUGIN_SHARED=off) / attached to \`mgmt warm\` vs terraform_data = ratios)`,
   );
   out(`| N | step | ${ENGINES.map((e) => e.name).join(" | ")} |`);
   out(`|---|---|${ENGINES.map(() => "---|").join("")}`);
@@ -405,7 +426,10 @@ async function main(): Promise<void> {
           const base = BASE
             ? ` (BENCH_BASE ${seconds(r.base[step])} = ${ratio("base")}; plugin CPU ${r.cpu.mgmt_ssh_key[step].toFixed(0)} ms against BENCH_BASE's ${r.cpu.base[step].toFixed(0)} ms)`
             : "";
-          return `${seconds(r.mgmt_ssh_key[step])} / warm ${seconds(r.warm[step])} vs ${seconds(r.terraform_data[step])} = ${ratio("mgmt_ssh_key")} / warm ${ratio("warm")}${base}`;
+          return (
+            `${seconds(r.mgmt_ssh_key[step])} (first ${seconds(r.first[step])}, unshared ${seconds(r.unshared[step])}) / warm ${seconds(r.warm[step])} vs ${seconds(r.terraform_data[step])}` +
+            ` = ${ratio("mgmt_ssh_key")} (first ${ratio("first")}, unshared ${ratio("unshared")}) / warm ${ratio("warm")}${base}`
+          );
         });
         out(`| ${n.toLocaleString("en")} | ${step === "plan" ? "no-op plan" : step} | ${cells.join(" | ")} |`);
       }

@@ -117,6 +117,7 @@ describe("the provider package", () => {
       "provider.js",
       "schema-response.bin",
       "services.js",
+      "shared-host.js",
       "terraform-provider-mgmt",
       "undici.js",
       "warm.js",

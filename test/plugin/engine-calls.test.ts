@@ -24,6 +24,7 @@ interface Mark {
   readonly path?: string;
   readonly maxRssKiB?: number;
   readonly joined?: boolean;
+  readonly start?: number;
 }
 
 it("the schema answer declares get_provider_schema_optional, and plan_destroy off", () => {
@@ -55,6 +56,18 @@ describe.each(availableEngines())("$name", (engine: Engine) => {
     } finally {
       stack.env = env;
     }
+    // A host writes a session's marks as the session ends, just after its start has exited, so possibly after the engine.
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const byPid = marksByPid(file);
+      const joined = [...byPid.keys()].filter((pid) => byPid.get(pid)!.some((m) => m.event === "line" && m.joined));
+      const ended = new Set([...byPid.values()].flat().flatMap((m) => (m.event === "session end" ? [m.start] : [])));
+      if (joined.every((pid) => ended.has(pid))) return byPid;
+      if (Date.now() > deadline) throw new Error("a joined start's session never ended at its host");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  function marksByPid(file: string): Map<number, Mark[]> {
     const byPid = new Map<number, Mark[]>();
     if (!existsSync(file)) return byPid;
     for (const line of readFileSync(file, "utf8").split("\n").filter(Boolean)) {
