@@ -85,6 +85,19 @@ async function stateOf(pg: string): Promise<Record<string, Record<string, unknow
   }
 }
 
+/**
+ * Until DUE_TOKEN's token in `state` is inside its renewal window, as the provider's plan decides it (expiry less
+ * renew_before at or before now, on this machine's clock, which mgmt serve shares): a second after the token was
+ * made, which by now has mostly passed already (a fixed 1.5 s wait slept it all every time).
+ */
+async function untilDue(state: Record<string, Record<string, unknown>>): Promise<void> {
+  const expiry = String(state["mgmt_token.ci"]!.expiry);
+  const due = Date.parse(expiry) - (59 * 60 + 59) * 1000;
+  if (Number.isNaN(due)) throw new Error(`mgmt_token.ci has no expiry the test can read: ${expiry}`);
+  // A tenth of a second past it: the plan that must see the token due runs seconds later still.
+  await new Promise((r) => setTimeout(r, Math.max(0, due + 100 - Date.now())));
+}
+
 /** The version of the engine that wrote the state last, as the state in Postgres records it. */
 async function writtenBy(pg: string): Promise<string> {
   const db = new Client({ connectionString: pg });
@@ -191,7 +204,7 @@ describe("GitHub: apply.yml", () => {
     const before = await stateOf(pg);
     const old = String(before["mgmt_token.ci"]!.token);
     const oldId = Number(before["mgmt_token.ci"]!.id);
-    await new Promise((r) => setTimeout(r, 1500));
+    await untilDue(before);
     expect(await tokenAnswers(server.url, old)).toBe(200);
 
     const job = inCheckout("main", (runner) => runGithubJob(applyYml, "apply", runner, scheduleContexts(settings())));
@@ -302,7 +315,7 @@ describe("GitLab: the apply and rotate jobs", () => {
 
     // The schedule: only the rotation is due, so rotate applies it.
     const old = String(state["mgmt_token.ci"]!.token);
-    await new Promise((r) => setTimeout(r, 1500));
+    await untilDue(state);
     expect(run("main", "apply", ci("schedule"))).toBeUndefined();
     const rotated = run("main", "rotate", ci("schedule"))!;
     expectJobOk(rotated);
@@ -400,7 +413,7 @@ const tfRepo = terraform ? w.scaffold("apply-terraform", "--engine", "terraform"
     // The schedule: the token is due a second after it was made; the old value works until the new one exists.
     const before = await stateOf(pg);
     const [old, oldId] = [String(before["mgmt_token.ci"]!.token), Number(before["mgmt_token.ci"]!.id)];
-    await new Promise((r) => setTimeout(r, 1500));
+    await untilDue(before);
     expect(await tokenAnswers(server.url, old)).toBe(200);
     const rotated = inCheckout("main", (runner) => runGithubJob(applyYml, "apply", runner, scheduleContexts(settings())));
     expectJobOk(rotated);
