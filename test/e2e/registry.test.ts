@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { buildRelease } from "../../src/harness/release-build";
 import { startRegistry, type Registry } from "../../src/harness/registry";
 import { RELEASES } from "../../src/harness/releases";
@@ -24,18 +24,27 @@ const RANGE = `~${PROVIDER_VERSION}`;
 let w: TeamRepoWork;
 let registry: Registry;
 
-/** Every tarball a build wrote, the bindings first (the provider is published last, so it is `latest`). */
+/** Every tarball a build wrote. */
 const tarballs = (root: string): string[] =>
   readdirSync(join(root, "dist", "packages"))
     .filter((f) => f.endsWith(".tgz"))
-    .sort((a, b) => Number(a.startsWith("mgmt-provider-")) - Number(b.startsWith("mgmt-provider-")))
     .map((f) => join(root, "dist", "packages", f));
 
 beforeAll(async () => {
   w = teamRepoWork("mgmt-registry-");
   registry = await startRegistry(join(w.work, "registry"));
-  for (const release of RELEASES) for (const file of tarballs(buildRelease(release).root)) await registry.publish(file);
-  for (const file of tarballs(repoPath())) await registry.publish(file);
+  // Each package's versions in order, oldest first (the last published is its `latest`); the packages side by side.
+  const chains = new Map<string, string[]>();
+  for (const root of [...RELEASES.map((release) => buildRelease(release).root), repoPath()])
+    for (const file of tarballs(root)) {
+      const name = basename(file).replace(/-\d+\.\d+\.\d+[^/]*\.tgz$/, "");
+      chains.set(name, [...(chains.get(name) ?? []), file]);
+    }
+  await Promise.all(
+    [...chains.values()].map(async (files) => {
+      for (const file of files) await registry.publish(file);
+    }),
+  );
 });
 afterAll(async () => {
   await registry?.stop();
