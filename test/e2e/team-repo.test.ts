@@ -134,7 +134,9 @@ describe("with --backend pg", () => {
     const url = `${await createDatabase(cluster, "state_pg")}&application_name=s3cret-marker`;
     const server = await serve();
     const env = withApi(server, { PG_CONN_STR: url });
-    ok("npx", ["cdktf", "synth"], pgRepo, env);
+    // The scripts' synth (what CI and deploy run), types stripped: `npx cdktf synth` is the test above's, and this
+    // main.ts's type check (PgBackend and all) is the plan job's Type-check step, run in every plan.yml test below.
+    ok("npm", ["run", "synth"], pgRepo, env);
     const synthesized = readFileSync(join(pgRepo, "cdktf.out", "stacks", STACK, "cdk.tf.json"), "utf8");
     expect(synthesized).not.toContain("s3cret-marker");
     expect(synthesized).not.toContain(String(cluster.port));
