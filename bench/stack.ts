@@ -206,7 +206,10 @@ async function measure(s: Setup): Promise<Times & { warmReadyMs: number; cpu: Re
     base: { apply: [], plan: [], destroy: [] },
   };
   const traceFile = join(s.api.dir, `cpu-${s.engine.name}.jsonl`);
-  const times = Object.fromEntries(CONTENDERS.map((c) => [c, { apply: [], plan: [], destroy: [] }])) as unknown as Record<Contender, Record<Step, number[]>>;
+  const times = Object.fromEntries([...CONTENDERS, "base"].map((c) => [c, { apply: [], plan: [], destroy: [] }])) as unknown as Record<
+    Contender,
+    Record<Step, number[]>
+  >;
   const warm = await startWarm(s.env);
   let fresh = 0;
   const envOf = (c: Contender): NodeJS.ProcessEnv => {
@@ -247,8 +250,7 @@ async function measure(s: Setup): Promise<Times & { warmReadyMs: number; cpu: Re
   }
   const medians = (c: Contender) => Object.fromEntries(STEPS.map((step) => [step, median(times[c][step])])) as Record<Step, number>;
   return {
-    ...(Object.fromEntries(CONTENDERS.map((c) => [c, medians(c)])) as Times),
-    base: medians("base"),
+    ...(Object.fromEntries([...CONTENDERS, "base" as const].map((c) => [c, medians(c)])) as Times),
     warmReadyMs: warm.readyMs,
     cpu: {
       mgmt_ssh_key: Object.fromEntries(STEPS.map((step) => [step, median(cpu.mgmt_ssh_key[step])])) as Record<Step, number>,
