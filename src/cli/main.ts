@@ -21,23 +21,23 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case "serve":
-      return (await import("./serve")).runServe(rest);
+      return (require("./serve") as typeof import("./serve")).runServe(rest);
     case "schema":
-      return (await import("./schema")).runSchema(rest);
+      return (require("./schema") as typeof import("./schema")).runSchema(rest);
     case "docs":
-      return (await import("./docs")).runDocs(rest);
+      return (require("./docs") as typeof import("./docs")).runDocs(rest);
     case "install-provider":
-      return (await import("./install-provider")).runInstallProvider(rest);
+      return (require("./install-provider") as typeof import("./install-provider")).runInstallProvider(rest);
     case "plan-report":
-      return (await import("./plan-report")).runPlanReport(rest);
+      return (require("./plan-report") as typeof import("./plan-report")).runPlanReport(rest);
     case "drift":
-      return (await import("./drift")).runDrift(rest);
+      return (require("./drift") as typeof import("./drift")).runDrift(rest);
     case "policy":
-      return (await import("./policy")).runPolicy(rest);
+      return (require("./policy") as typeof import("./policy")).runPolicy(rest);
     case "init":
-      return (await import("./init")).runInit(rest);
+      return (require("./init") as typeof import("./init")).runInit(rest);
     case "warm":
-      return (await import("./warm")).runWarm(rest);
+      return (require("./warm") as typeof import("./warm")).runWarm(rest);
     case "version":
     case "--version": {
       const { parseCommand } = await import("./args");
