@@ -1,5 +1,5 @@
 /**
- * A start that joins its command's host (shared-host.ts) instead of loading the plugin: it says
+ * A start that joins a host (shared-host.ts) instead of loading the plugin: it says
  * hello on the host's socket, prints the handshake line the host answers with (the engine then
  * dials the host), and lives on as the process the engine watches until the host says the session
  * is over. What the host logs for the session comes back here and goes to our stderr, where the
@@ -10,7 +10,8 @@
  * (another environment), or one that cannot reach it: `joinHost` then resolves false before
  * anything is on stdout.
  *
- * Runs in dist/plugin.js before the code cache is read: only node:net, node:fs and this file.
+ * Runs in dist/plugin.js before the code cache is read: node:net, node:fs and, for the host's name,
+ * node:crypto (shared-place.ts); node:child_process only to start a host.
  */
 import { writeSync } from "node:fs";
 import { type Socket, createConnection } from "node:net";
