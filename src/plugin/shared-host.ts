@@ -82,13 +82,13 @@ export async function serveSharedHost(factory: (log: Logger) => Promise<Provider
   };
   idleWatch();
 
-  let identity: ServerIdentity | undefined;
+  // Read for each session, as each start of a plugin reads it: a host in use for weeks still takes the renewed one.
+  let made: ServerIdentity | undefined;
   const serverIdentity = (): ServerIdentity => {
-    if (identity) return identity;
-    if (!options.cacheDir) return (identity = (require("./tls") as typeof import("./tls")).createSelfSignedCertificate());
+    if (!options.cacheDir) return (made ??= (require("./tls") as typeof import("./tls")).createSelfSignedCertificate());
     const kept = keptServerIdentity(options.cacheDir);
     kept.settle();
-    return (identity = kept.identity);
+    return kept.identity;
   };
 
   control.on("connection", (socket) => {
