@@ -21,8 +21,6 @@
 import { statSync, unlinkSync } from "node:fs";
 import { type Server, type Socket, createConnection, createServer } from "node:net";
 import type { ProviderServer } from "../provider/framework/server";
-import { registerPluginServices, registerProviderService } from "./calls";
-import { GrpcServer } from "./grpc/server";
 import { checkEnvironment, handshakeLine, listen, listenOnPath, pemCertificateDer } from "./handshake";
 import { processLifetime } from "./lifecycle";
 import { type Level, type Logger, describeError, errorFields, lineLogger } from "./log";
@@ -30,7 +28,6 @@ import { keptServerIdentity } from "./server-identity";
 import { type HostMessage, type JoinMessage, encodeMessage, idleMs, messageReader, settingDifference } from "./shared-place";
 import type { ServerIdentity } from "./tls";
 import { flushMarks, mark, tracing } from "./trace";
-import { createTransport } from "./transport";
 
 /** The most a terminating start waits for its session's calls in progress (lifecycle.ts SETTLE_LIMIT_MS). */
 const SETTLE_LIMIT_MS = 120_000;
@@ -102,8 +99,22 @@ export async function serveSharedHost(factory: (log: Logger) => Promise<Provider
     idleWatch();
   });
   mark("shared host listening");
-  const { preload } = options;
-  if (preload) setImmediate(() => void preload().catch((e: unknown) => log("warn", "preloading the provider failed", errorFields(e))));
+  // A start that connects meanwhile waits for its line rather than serving itself cold: the host
+  // listens first, then loads what sessions need (the first hello loads it at once if sooner).
+  setImmediate(() => {
+    sessionModules();
+    const { preload } = options;
+    if (preload) void preload().catch((e: unknown) => log("warn", "preloading the provider failed", errorFields(e)));
+  });
+}
+
+/** The modules a session needs, loaded after the host listens: the Provider service and protobuf code (dist/calls.js), the gRPC router, the transport. */
+function sessionModules() {
+  return {
+    ...(require("./calls") as typeof import("./calls")),
+    ...(require("./grpc/server") as typeof import("./grpc/server")),
+    ...(require("./transport") as typeof import("./transport")),
+  };
 }
 
 /**
@@ -231,6 +242,7 @@ interface Serving {
 /** Serves one start's engine as the start itself would (serve.ts): TLS pinned to its certificate when it has one. */
 async function serveStart(clientCertPem: string | undefined, options: SessionOptions & { log: Logger; end: (code: number) => void }): Promise<Serving> {
   const { log, end } = options;
+  const { GrpcServer, registerProviderService, registerPluginServices, createTransport } = sessionModules();
   const tls = clientCertPem ? { serverCert: options.serverIdentity(), clientCertDer: pemCertificateDer(clientCertPem) } : undefined;
   const server = new GrpcServer({ onError: (path, e) => log("error", `${path} failed`, errorFields(e)) });
   const provider = registerProviderService(server, () => options.factory(log), { log, schemaResponse: options.schemaResponse });

@@ -16,6 +16,7 @@
 import { writeSync } from "node:fs";
 import { type Socket, createConnection } from "node:net";
 import { type Engine, type HostMessage, encodeMessage, engineAlive, messageReader } from "./shared-place";
+import { mark } from "./trace";
 
 /** How long a start waits for the host's answer before it serves the engine itself. */
 const ANSWER_LIMIT_MS = 5_000;
@@ -34,32 +35,33 @@ export function joinHost(options: JoinOptions): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection(options.socketPath);
     let state: "waiting" | "joined" | "declined" = "waiting";
-    const decline = (startHost: boolean) => {
+    const decline = (why: string, startHost = false) => {
       if (state !== "waiting") return;
       state = "declined";
+      mark("not joined", { why });
       clearTimeout(limit);
       socket.destroy();
       if (startHost) startHostFor(options);
       resolve(false);
     };
-    const limit = setTimeout(() => decline(false), ANSWER_LIMIT_MS);
-    socket.on("error", (e: NodeJS.ErrnoException) => decline(e.code === "ENOENT" || e.code === "ECONNREFUSED"));
+    const limit = setTimeout(() => decline("no answer in time"), ANSWER_LIMIT_MS);
+    socket.on("error", (e: NodeJS.ErrnoException) => decline(e.code ?? e.message, e.code === "ENOENT" || e.code === "ECONNREFUSED"));
     socket.on("connect", () => socket.write(encodeMessage({ hello: { env: options.env, cwd: process.cwd(), pid: process.pid } })));
     const read = messageReader<HostMessage>(
       (message) => {
         if (state === "joined") return standIn(socket, message);
         if (state === "declined") return;
-        if (!("line" in message)) return decline(false);
+        if (!("line" in message)) return decline("refused" in message ? `refused: ${message.refused}` : "an unexpected answer");
         state = "joined";
         clearTimeout(limit);
         writeLine(message.line);
         installGuards(socket, options.engine);
         resolve(true);
       },
-      () => (state === "joined" ? lost(socket, "the shared plugin process sent a line that is not a message") : decline(false)),
+      () => (state === "joined" ? lost(socket, "the shared plugin process sent a line that is not a message") : decline("an answer that is not a message")),
     );
     socket.on("data", read);
-    socket.on("close", () => (state === "joined" ? lost(socket, "the shared plugin process is gone") : decline(false)));
+    socket.on("close", () => (state === "joined" ? lost(socket, "the shared plugin process is gone") : decline("closed before answering")));
   });
 }
 

@@ -25,8 +25,12 @@ export const SHARED_SETTING = "MGMT_PLUGIN_SHARED";
 /** How long a host waits for a start after its last session, by default: the next command of a loop comes within it. */
 const IDLE_S = 30;
 
-/** What differs between an engine's starts of one command, and so is not part of what a host must match. */
-export const PER_START = new Set(["PLUGIN_CLIENT_CERT"]);
+/**
+ * What differs between an engine's starts of one command, and so is not part of what a host must
+ * match: the engine's certificate, fresh per start, and the protocol versions, which go-plugin lists
+ * from a map, so in any order ("5,6", "6,5"). A start's offer is still checked (handshake.ts).
+ */
+export const PER_START = new Set(["PLUGIN_CLIENT_CERT", "PLUGIN_PROTOCOL_VERSIONS"]);
 
 export interface Engine {
   readonly pid: number;

@@ -21,8 +21,9 @@ describe("the host's name", () => {
   const cache = "/home/u/.cache/terraform-provider-mgmt";
   const setting = { env: { MGMT_URL: "http://127.0.0.1:8080/v4", MGMT_TOKEN: "t0ken-of-the-team", PLUGIN_CLIENT_CERT: "A" }, cwd: "/repo/stack" };
 
-  it("is the same for one build and setting, whatever the start's own engine certificate", () => {
-    const path = hostSocketPath(cache, buildTag(bundles), setting)!;
+  it("is the same for one build and setting, whatever the start's own engine certificate and the order go-plugin lists the protocols in", () => {
+    const path = hostSocketPath(cache, buildTag(bundles), { ...setting, env: { ...setting.env, PLUGIN_PROTOCOL_VERSIONS: "5,6" } })!;
+    expect(hostSocketPath(cache, buildTag(bundles), { ...setting, env: { ...setting.env, PLUGIN_PROTOCOL_VERSIONS: "6,5" } })).toBe(path);
     expect(path).toMatch(/^\/home\/u\/\.cache\/terraform-provider-mgmt\/shared-[0-9a-f]{32}\.sock$/);
     expect(hostSocketPath(cache, buildTag(bundles), { ...setting, env: { ...setting.env, PLUGIN_CLIENT_CERT: "B" } })).toBe(path);
   });
