@@ -1,6 +1,6 @@
 /**
- * dist/plugin.js, what the launcher runs: a start that joins its command's shared plugin process
- * when there is one (shared-join.ts), else the plugin itself (main.ts, bundled as
+ * dist/plugin.js, what the launcher runs: a start that joins a shared plugin process when there
+ * is one (shared-join.ts), else the plugin itself (main.ts, bundled as
  * dist/plugin-main.js) compiled from V8's code cache, so that a start does not compile the code
  * it runs up to its first answer again (compile-cache.ts runWithCodeCache). This file is kept
  * small because node compiles it without a cache on every start.
@@ -18,7 +18,7 @@ function runPlugin(): void {
   process.on("exit", () => cache.flush());
 }
 
-/** Where this start would find its command's host; undefined when it serves the engine itself in any case. */
+/** Where this start would find its host; undefined when it serves the engine itself in any case. */
 function sharedHost(env: NodeJS.ProcessEnv): JoinOptions | undefined {
   // `--warm` and `--shared-host` are long-lived processes of their own; a start without the engine's cookie only says so.
   if (process.argv.length > 2 || !sharingEnabled(env) || !checkEnvironment(env).ok) return undefined;

@@ -48,13 +48,13 @@ export function settleBeforeExit(settle: () => Promise<void>): () => void {
  * last (the listening socket's folder) before it ends the process, as any other exit does.
  * SIGTERM and SIGHUP (a cancelled CI job may send either to the whole process group, plugins
  * included) first let the calls in progress finish (settleBeforeExit), as StopProvider does,
- * then wait for `drain` if given (at most DRAIN_LIMIT_MS); `terminate` does the same unasked.
+ * then wait for `drain` if given (at most DRAIN_LIMIT_MS).
  */
 export function processLifetime(
   log: Logger,
   drain?: () => Promise<void>,
   options: { readonly watchParent?: boolean } = {},
-): { exit: (code: number) => void; terminate: () => void; setCleanup: (cleanup: () => void) => void } {
+): { exit: (code: number) => void; setCleanup: (cleanup: () => void) => void } {
   let cleanup = () => {};
   const exit = (code: number) => {
     cleanup();
@@ -75,7 +75,7 @@ export function processLifetime(
       .finally(() => exit(0));
   };
   installProcessGuards({ exit, terminate, log, watchParent: options.watchParent ?? true });
-  return { exit, terminate, setCleanup: (c) => (cleanup = c) };
+  return { exit, setCleanup: (c) => (cleanup = c) };
 }
 
 function installProcessGuards(options: ProcessGuardOptions & { readonly terminate: () => void; readonly watchParent: boolean }): void {
@@ -92,8 +92,8 @@ function installProcessGuards(options: ProcessGuardOptions & { readonly terminat
 
   // If the engine dies without Shutdown (SIGKILL, crash) nobody would ever stop us. stdin is
   // no signal: go-plugin hands us the engine's own stdin (a terminal, /dev/null, or the pipe
-  // feeding "yes" to apply), which we must neither read nor wait on. So watch the parent; a
-  // process whose parent is not its engine (shared-host.ts) watches the engine itself.
+  // feeding "yes" to apply), which we must neither read nor wait on. So watch the parent, but in
+  // a shared host (shared-host.ts): its parent is a start long gone, and it ends on its own wait.
   if (!options.watchParent) return;
   const parent = process.ppid;
   setInterval(() => {
