@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { cacheFolder, runWithCodeCache } from "./compile-cache";
 import { checkEnvironment } from "./handshake";
 import { type JoinOptions, joinHost } from "./shared-join";
-import { buildTag, engineNow, hostSocketPath, sharingEnabled } from "./shared-place";
+import { buildTag, hostSocketPath, sharingEnabled } from "./shared-place";
 import { mark, traceStartAndExit } from "./trace";
 
 function runPlugin(): void {
@@ -23,8 +23,7 @@ function sharedHost(env: NodeJS.ProcessEnv): JoinOptions | undefined {
   // `--warm` and `--shared-host` are long-lived processes of their own; a start without the engine's cookie only says so.
   if (process.argv.length > 2 || !sharingEnabled(env) || !checkEnvironment(env).ok) return undefined;
   const cacheDir = cacheFolder(env);
-  const engine = engineNow(process.ppid);
-  if (!cacheDir || !engine) return undefined;
+  if (!cacheDir) return undefined;
   let build: string;
   try {
     build = buildTag(__dirname);
@@ -32,7 +31,7 @@ function sharedHost(env: NodeJS.ProcessEnv): JoinOptions | undefined {
     return undefined;
   }
   const socketPath = hostSocketPath(cacheDir, build, { env, cwd: process.cwd() });
-  return socketPath ? { socketPath, engine, entry: __filename, env } : undefined;
+  return socketPath ? { socketPath, entry: __filename, env } : undefined;
 }
 
 const host = sharedHost(process.env);

@@ -3,7 +3,7 @@
  * magic cookie and the protocol versions it speaks, the plugin listens and prints one line on
  * stdout, `CORE|APP|NETWORK|ADDRESS|PROTOCOL|CERT`, and the engine reads only that line.
  */
-import { mkdtempSync, rmdirSync, unlinkSync } from "node:fs";
+import { mkdtempSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import type { Server } from "node:net";
 import { join } from "node:path";
 
@@ -165,4 +165,10 @@ async function listenTcp(server: Server, env: NodeJS.ProcessEnv): Promise<Listen
     }
   }
   throw new Error(`no free port in ${min}..${max} (PLUGIN_MIN_PORT..PLUGIN_MAX_PORT)`);
+}
+
+/** The handshake line, written to file descriptor 1 directly (serve.ts takeStdout says why). */
+export function writeLine(line: string): void {
+  const bytes = Buffer.from(line);
+  for (let written = 0; written < bytes.length;) written += writeSync(1, bytes, written);
 }

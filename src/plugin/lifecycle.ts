@@ -95,13 +95,20 @@ function installProcessGuards(options: ProcessGuardOptions & { readonly terminat
   // feeding "yes" to apply), which we must neither read nor wait on. So watch the parent, but in
   // a shared host (shared-host.ts): its parent is a start long gone, and it ends on its own wait.
   if (!options.watchParent) return;
+  whenParentGone(() => {
+    log("warn", "the engine process is gone; exiting");
+    exit(0);
+  }, options.parentPollMs);
+}
+
+/** Calls `gone` once the process that started us has ended (a start that joined a shared host watches its engine so too). */
+export function whenParentGone(gone: () => void, pollMs = 1000): void {
   const parent = process.ppid;
-  setInterval(() => {
-    if (!parentAlive(parent)) {
-      log("warn", "the engine process is gone; exiting");
-      exit(0);
-    }
-  }, options.parentPollMs ?? 1000).unref();
+  const watch = setInterval(() => {
+    if (parentAlive(parent)) return;
+    clearInterval(watch);
+    gone();
+  }, pollMs).unref();
 }
 
 /** The parent pid as the kernel sees it now (process.ppid is fixed at start-up in Node 20). */

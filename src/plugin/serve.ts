@@ -7,10 +7,9 @@
  * line needs comes before it: the server certificate and a listening socket. Connections that
  * arrive meanwhile wait in the socket's backlog until the transport takes them.
  */
-import { writeSync } from "node:fs";
 import { createServer } from "node:net";
 import type { ProviderServer } from "../provider/framework/server";
-import { checkEnvironment, handshakeLine, listen, pemCertificateDer } from "./handshake";
+import { checkEnvironment, handshakeLine, listen, pemCertificateDer, writeLine } from "./handshake";
 import { processLifetime } from "./lifecycle";
 import { mark, traceStartAndExit } from "./trace";
 import { type Logger, describeError, errorFields, stderrLogger } from "./log";
@@ -155,8 +154,5 @@ function takeStdout(): (line: string) => void {
   } else {
     redirect(process.stdout);
   }
-  return (line) => {
-    const bytes = Buffer.from(line);
-    for (let written = 0; written < bytes.length;) written += writeSync(1, bytes, written);
-  };
+  return writeLine;
 }

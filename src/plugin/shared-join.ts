@@ -13,9 +13,10 @@
  * Runs in dist/plugin.js before the code cache is read: node:net, node:fs and, for the host's name,
  * node:crypto (shared-place.ts); node:child_process only to start a host.
  */
-import { writeSync } from "node:fs";
 import { type Socket, createConnection } from "node:net";
-import { type Engine, type HostMessage, encodeMessage, engineAlive, messageReader } from "./shared-place";
+import { writeLine } from "./handshake";
+import { whenParentGone } from "./lifecycle";
+import { type HostMessage, encodeMessage, messageReader } from "./shared-place";
 import { mark } from "./trace";
 
 /** How long a start waits for the host's answer before it serves the engine itself. */
@@ -23,8 +24,6 @@ const ANSWER_LIMIT_MS = 5_000;
 
 export interface JoinOptions {
   readonly socketPath: string;
-  /** The engine that started us: a start whose engine is gone ends. */
-  readonly engine: Engine;
   /** dist/plugin.js, which a host is started from. */
   readonly entry: string;
   readonly env: NodeJS.ProcessEnv;
@@ -55,7 +54,7 @@ export function joinHost(options: JoinOptions): Promise<boolean> {
         state = "joined";
         clearTimeout(limit);
         writeLine(message.line);
-        installGuards(socket, options.engine);
+        installGuards(socket);
         resolve(true);
       },
       () => (state === "joined" ? lost(socket, "the shared plugin process sent a line that is not a message") : decline("an answer that is not a message")),
@@ -91,17 +90,15 @@ function lost(socket: Socket, why: string): void {
  * ends the session once the calls in progress are answered, then says exit. An engine that goes
  * without shutting us down ends us, and closing the socket ends the session at the host.
  */
-function installGuards(socket: Socket, engine: Engine): void {
+function installGuards(socket: Socket): void {
   process.on("SIGINT", () => {});
   const terminate = () => socket.write(encodeMessage({ terminate: true }));
   process.on("SIGTERM", terminate);
   process.on("SIGHUP", terminate);
-  setInterval(() => {
-    if (!engineAlive(engine)) {
-      socket.destroy();
-      process.exit(0);
-    }
-  }, 1000).unref();
+  whenParentGone(() => {
+    socket.destroy();
+    process.exit(0);
+  });
 }
 
 /**
@@ -123,10 +120,4 @@ function startHostFor(options: JoinOptions): void {
   } catch {
     // This start serves its engine either way.
   }
-}
-
-/** The handshake line, straight to file descriptor 1 (serve.ts takeStdout says why). */
-function writeLine(line: string): void {
-  const bytes = Buffer.from(line);
-  for (let written = 0; written < bytes.length;) written += writeSync(1, bytes, written);
 }

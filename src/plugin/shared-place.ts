@@ -10,7 +10,7 @@
  * a start joins. The socket lives in the user's private cache folder (compile-cache.ts
  * cacheFolder: 0700, ours, nobody else can write to it).
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 
 /** The longest socket path we use: sockaddr_un holds 108 bytes on Linux, 104 on macOS, with the final NUL. */
@@ -32,12 +32,6 @@ const IDLE_S = 30;
  */
 export const PER_START = new Set(["PLUGIN_CLIENT_CERT", "PLUGIN_PROTOCOL_VERSIONS"]);
 
-export interface Engine {
-  readonly pid: number;
-  /** The process's start time in clock ticks since boot (/proc/PID/stat), or "" where there is no /proc. */
-  readonly started: string;
-}
-
 export function sharingEnabled(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): boolean {
   // go-plugin has no unix sockets on Windows, and this host would need them.
   if (platform === "win32") return false;
@@ -50,27 +44,6 @@ export function idleMs(env: NodeJS.ProcessEnv): number {
   if (["off", "false", "no"].includes(setting)) return 0;
   const seconds = setting === "" ? NaN : Number(setting);
   return (Number.isFinite(seconds) && seconds >= 0 ? seconds : IDLE_S) * 1000;
-}
-
-/** The process `pid` as the kernel knows it now, or undefined when it is gone. */
-export function engineNow(pid: number): Engine | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    // Field 22, counted after the command name, which may hold spaces and parentheses.
-    return { pid, started: stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? "" };
-  } catch {
-    try {
-      process.kill(pid, 0);
-      return { pid, started: "" };
-    } catch (e) {
-      return (e as NodeJS.ErrnoException).code === "EPERM" ? { pid, started: "" } : undefined;
-    }
-  }
-}
-
-/** Whether `engine` still runs: the same pid, started at the same time (a pid alone can be reused). */
-export function engineAlive(engine: Engine): boolean {
-  return engineNow(engine.pid)?.started === engine.started;
 }
 
 /** This build of the plugin: where its bundles are and the bundle a host runs, as the file system has it. */

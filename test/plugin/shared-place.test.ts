@@ -4,11 +4,10 @@
  * folder and environment, never longer than a socket address holds, and the messages the two
  * sides exchange on it.
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildTag, engineAlive, engineNow, hostSocketPath, idleMs, messageReader, settingDifference, sharingEnabled } from "../../src/plugin/shared-place";
+import { buildTag, hostSocketPath, idleMs, messageReader, settingDifference, sharingEnabled } from "../../src/plugin/shared-place";
 
 let bundles: string;
 beforeAll(() => {
@@ -51,18 +50,6 @@ describe("the host's name", () => {
     expect(settingDifference(setting, { ...setting, env: { ...setting.env, MGMT_TOKEN: "another" } })).toBe("environment (MGMT_TOKEN)");
     expect(settingDifference(setting, { ...setting, env: { MGMT_URL: setting.env.MGMT_URL } })).toBe("environment (MGMT_TOKEN)");
     expect(settingDifference(setting, { ...setting, cwd: "/" })).toBe("working folder");
-  });
-});
-
-describe("the engine's identity", () => {
-  it("is a live process's pid and start time, and a gone one is not alive", () => {
-    const self = engineNow(process.pid)!;
-    expect(self.pid).toBe(process.pid);
-    expect(self.started).toMatch(/^\d+$/);
-    expect(engineAlive(self)).toBe(true);
-    expect(engineAlive({ ...self, started: String(Number(self.started) + 1) })).toBe(false);
-    const gone = spawnSync(process.execPath, ["-e", ""]).pid;
-    expect(engineNow(gone)).toBeUndefined();
   });
 });
 
