@@ -18,6 +18,7 @@ import { tagCollection } from "./resources/tag/collection";
 
 export class BatchedCollection<T> {
   #listing: Promise<T[] | null> | undefined;
+  #firstListing: Promise<T[] | null> | undefined;
   #snapshot: Promise<Map<string, T> | null> | undefined;
 
   constructor(
@@ -39,12 +40,15 @@ export class BatchedCollection<T> {
   }
 
   /**
-   * Every object of the collection, from the same listing the reads are answered from (listed once
-   * per snapshot, whether or not reads are batched), or null when it cannot be listed. A plan looks
-   * here for an object it is about to create again (`twins.ts`).
+   * Every object of the collection as this instance first listed it (the listing the reads start
+   * from, whether or not reads are batched), or null when it cannot be listed. A plan looks here
+   * for an object it is about to create again (`twins.ts`). The instance's own writes keep it: each
+   * object they touch is in the state the run works on, which a twin check leaves out, so listing
+   * again after every create (an apply plans each key again, one create after another) would find
+   * nothing more, at the price of a listing per key.
    */
   all(): Promise<readonly T[] | null> {
-    return this.#listed();
+    return (this.#firstListing ??= this.#listed());
   }
 
   /** After a write of this type: the next read lists again. */

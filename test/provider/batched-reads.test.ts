@@ -72,6 +72,21 @@ describe("batched reads", () => {
     await client.deleteSshKey(fresh.id);
   });
 
+  it("lists once for the twin checks of an apply's creates, though each create comes between two of them", async () => {
+    const p = await configured(null);
+    const made: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const config = { id: null, label: `apply-${i}`, ssh_key: sshKeyText("ed25519", `apply-${i}`), created: null };
+      const planned = await p.planResourceChange("mgmt_ssh_key", { priorState: null, proposedNewState: config, config });
+      expect(planned.diagnostics).toEqual([]);
+      const applied = await p.applyResourceChange("mgmt_ssh_key", { priorState: null, plannedState: planned.plannedState!, config });
+      made.push(Number(applied.newState!.id));
+    }
+    // The account's 600 keys are two pages, listed by the first plan; each later plan looks in that listing.
+    expect(proxy.counters.seen).toEqual(["GET /profile/sshkeys", "GET /profile/sshkeys", ...made.map(() => "POST /profile/sshkeys")]);
+    for (const id of made) await client.deleteSshKey(id);
+  });
+
   it("lists again after a write of the type", async () => {
     const p = await configured(true);
     await p.readResource("mgmt_ssh_key", states[1]!);
