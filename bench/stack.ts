@@ -56,11 +56,15 @@ const ARGS: Record<Step, string[]> = {
 type Contender = "terraform_data" | "mgmt_ssh_key" | "first" | "unshared" | "warm" | "base";
 const CONTENDERS: readonly Contender[] = ["mgmt_ssh_key", "terraform_data", "first", "unshared", "warm", ...(BASE ? (["base"] as const) : [])];
 
-/** A folder holding N resources of one contender. The keys are made once per N: generating them is not what is measured. */
-function writeStack(dir: string, contender: "terraform_data" | "mgmt_ssh_key", keys: readonly string[]): void {
+/**
+ * A folder holding N resources of one contender. The keys are made once per N: generating them is not what is measured.
+ * The labels are the contender's own: the stacks share one account, and a key with another stack's label and key would
+ * be a twin of it (src/provider/framework/twins.ts), each warned about, which no real stack pays.
+ */
+function writeStack(dir: string, contender: Contender, keys: readonly string[]): void {
   mkdirSync(dir, { recursive: true });
   const resources = Object.fromEntries(
-    keys.map((key, i) => [`r${i}`, contender === "terraform_data" ? { input: { label: `k${i}`, ssh_key: key } } : { label: `k${i}`, ssh_key: key }]),
+    keys.map((key, i) => [`r${i}`, contender === "terraform_data" ? { input: { label: `k${i}`, ssh_key: key } } : { label: `${contender}-k${i}`, ssh_key: key }]),
   );
   const config =
     contender === "terraform_data"
@@ -103,8 +107,8 @@ function setUp(api: LocalApi, engine: Engine, n: number, keys: readonly string[]
     base: join(root, "base"),
   };
   writeStack(dirs.terraform_data, "terraform_data", keys);
-  for (const c of ["mgmt_ssh_key", "first", "unshared", "warm"] as const) writeStack(dirs[c], "mgmt_ssh_key", keys);
-  if (BASE) writeStack(dirs.base, "mgmt_ssh_key", keys);
+  for (const c of ["mgmt_ssh_key", "first", "unshared", "warm"] as const) writeStack(dirs[c], c, keys);
+  if (BASE) writeStack(dirs.base, "base", keys);
   // Code caches of the bench's own (made by the untimed round): the user's folder is shared with every other build on the machine.
   const cache = (name: string) => {
     const dir = join(root, name);
