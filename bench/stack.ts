@@ -64,7 +64,10 @@ const CONTENDERS: readonly Contender[] = ["mgmt_ssh_key", "terraform_data", "fir
 function writeStack(dir: string, contender: Contender, keys: readonly string[]): void {
   mkdirSync(dir, { recursive: true });
   const resources = Object.fromEntries(
-    keys.map((key, i) => [`r${i}`, contender === "terraform_data" ? { input: { label: `k${i}`, ssh_key: key } } : { label: `${contender}-k${i}`, ssh_key: key }]),
+    keys.map((key, i) => [
+      `r${i}`,
+      contender === "terraform_data" ? { input: { label: `k${i}`, ssh_key: key } } : { label: `${contender}-k${i}`, ssh_key: key },
+    ]),
   );
   const config =
     contender === "terraform_data"
