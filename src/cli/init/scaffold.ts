@@ -12,6 +12,7 @@ import { liveImportsTs } from "./templates/live-imports";
 import { policyJson } from "./templates/policy";
 import { mainTs } from "./templates/stack";
 import { STACK_RUNNER, TRANSPILE_HOOK, stackRunner, transpileHook } from "./templates/stack-runner";
+import { TYPECHECK, typecheckScript } from "./templates/typecheck";
 import {
   JEST_GLOBAL_SETUP,
   JEST_GLOBAL_TEARDOWN,
@@ -48,6 +49,7 @@ export function scaffoldFiles(c: ScaffoldContext): Map<string, ScaffoldFile> {
     ["__tests__/example.test.ts", { text: exampleTest(c) }],
     [STACK_RUNNER, { text: stackRunner(c), executable: true }],
     [TRANSPILE_HOOK, { text: transpileHook() }],
+    [TYPECHECK, { text: typecheckScript() }],
   ]);
   // What init was asked, for `mgmt init --update` (./answers.ts).
   const answers = { version: c.provider.version, ci: c.ci, backend: c.backend, engine: c.engine, cdk: cdkOf(c), vendored: c.provider.file !== undefined };

@@ -2,6 +2,7 @@
 import { cdkDependencies, cdkModule, cdkOf, cdkDevDependencies, cdkInstallScripts, synthScript } from "./cdk";
 import { CDKTN_COMMANDS, CDKTN_SCRIPT, type CdktnCommand } from "./cdktn-script";
 import { STACK_RUNNER } from "./stack-runner";
+import { TYPECHECK } from "./typecheck";
 import { LOCK_TIMEOUT, dependencyOn, engineCommand, scriptEnvironment, type ScaffoldContext } from "./context";
 import { CDKTN_NODE_MAJOR, VERSIONS } from "./versions";
 
@@ -59,8 +60,8 @@ export function packageJson(c: ScaffoldContext): string {
       "install-provider": "mgmt install-provider",
       ...engineScripts(c),
       // The type check the scripts' synth leaves out, with the compiler's messages: CI's, and anyone's by hand.
-      // Incremental (tsconfig.tsbuildinfo): a second run checks only what changed.
-      typecheck: "tsc --noEmit --incremental",
+      // Left out while nothing changed since the last one passed (tools/typecheck.js).
+      typecheck: `node ${TYPECHECK}`,
       // One run of everything against a throwaway in-memory server: jest's global setup synthesizes main.ts
       // and starts the type check (typecheck's) beside the tests, a failure of which fails the run at its end;
       // the stack test runs the engine's own test command once per stack (apply, plan again, destroy) and
@@ -110,6 +111,8 @@ export function tsconfigJson(): string {
       esModuleInterop: true,
       skipLibCheck: true,
       noEmit: true,
+      // tools/typecheck.js: tsc -b keeps its record of the last check (tsconfig.tsbuildinfo).
+      incremental: true,
     },
     include: ["main.ts", "imports.ts", "live-imports.ts", "__tests__/**/*.ts"],
     exclude: ["node_modules", "cdktf.out"],
@@ -124,7 +127,7 @@ export function gitignore(c: ScaffoldContext): string {
 *.tfstate.*
 *.tfplan
 .terraform/
-# tsc's record of its last check (npm run typecheck).
+# tsc's record of its last check (npm run typecheck, tools/typecheck.js).
 /tsconfig.tsbuildinfo
 ${c.backend === "local" ? "" : "# PG_CONN_STR lives in your environment or the CI's secret store, never in a file here.\n"}`;
 }

@@ -20,7 +20,7 @@ export function transpileHook(): string {
   return `/**
  * Written by \`mgmt init\`. TypeScript on node without a type check: \`node ${TRANSPILE_HOOK} main.ts\` (what
  * \`npm run synth\` does) runs main.ts, and so does \`node -r ./${TRANSPILE_HOOK} main.ts\`. esbuild strips the
- * types of each .ts file as it is required; the types are checked by \`npm run typecheck\` (tsc --noEmit),
+ * types of each .ts file as it is required; the types are checked by \`npm run typecheck\` (tools/typecheck.js),
  * which \`npm test\` and CI run. Also a jest transformer (its \`process\`).
  */
 "use strict";

@@ -8,6 +8,7 @@ import { cdkModule } from "./cdk";
 import type { ScaffoldContext } from "./context";
 import { EXAMPLE_MARKER } from "./stack";
 import { STACK_RUNNER } from "./stack-runner";
+import { TYPECHECK } from "./typecheck";
 
 /** The jest global setup's file: the one synth before any test file, and the type check started beside the tests. */
 export const JEST_GLOBAL_SETUP = "jest.global-setup.js";
@@ -63,10 +64,10 @@ Testing.setupJest();
 }
 
 /**
- * Before any test: the synth (${STACK_RUNNER} synth), awaited, and \`tsc --noEmit --incremental\` (npm run
+ * Before any test: the synth (${STACK_RUNNER} synth), awaited, and the type check (${TYPECHECK}, npm run
  * typecheck) started beside it and the tests, its outcome awaited by the global teardown. The type check is
- * the run's slowest step and nothing else needs it; the tests apply to a throwaway server, so running them
- * beside it risks nothing, and a type error still fails the run with the compiler's messages.
+ * the run's slowest step when a file changed and nothing else needs it; the tests apply to a throwaway server,
+ * so running them beside it risks nothing, and a type error still fails the run with the compiler's messages.
  */
 export function jestGlobalSetup(): string {
   return `/**
@@ -99,7 +100,7 @@ function failure(what, step) {
 
 module.exports = async () => {
   // Awaited by ${JEST_GLOBAL_TEARDOWN}, which jest runs in this process.
-  globalThis.typecheck = node([require.resolve("typescript/bin/tsc"), "--noEmit", "--incremental"]).then((step) =>
+  globalThis.typecheck = node([join(__dirname, "${TYPECHECK}")]).then((step) =>
     step.code === 0 ? undefined : failure("the type check (npm run typecheck)", step),
   );
   const synth = await node([join(__dirname, "${STACK_RUNNER}"), "synth"]);
