@@ -1,10 +1,7 @@
 /**
- * The type check of a new repository (tools/typecheck.js): what `npm run typecheck` runs, CI's plan jobs
- * before their synth, and `npm test` beside its tests. tsc's build mode (`-b`) leaves a check out when no
- * file of the project changed since the last one passed (tsconfig.tsbuildinfo, with `incremental` on):
- * about 0.2 s instead of a 1.2 s check that takes a core from the tests beside it. Its up-to-date test
- * looks only at the project's own files, not at the packages' types, so after an install (npm writes
- * node_modules/.package-lock.json on each) everything is checked again.
+ * The type check of a new repository (tools/typecheck.js), which `npm run typecheck`, CI's plan jobs and
+ * `npm test` run: what it leaves out, and why it checks everything after an install, is the file's own
+ * comment below, for the team that reads it there.
  */
 
 export const TYPECHECK = "tools/typecheck.js";
